@@ -1,0 +1,277 @@
+//! The captured run: both streams' bytes in the order they arrived, the exit
+//! status, and the line index every later stage addresses.
+//!
+//! Line numbers are 1-based over the *interleaved* view (what a reader of a
+//! terminal would have seen). A line ends at `\n`; a final line without a
+//! newline still counts; a trailing `\n` does not open an extra line. The
+//! store indexes its records with the same rule, so a `Span` printed in a
+//! digest is a valid `ctx expand H --lines A-B` range.
+
+use serde::{Deserialize, Serialize};
+
+/// Which output stream a byte came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
+
+/// A run of consecutive bytes from one stream, in arrival order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    pub stream: Stream,
+    pub len: u64,
+}
+
+/// How the producing command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "value")]
+pub enum Exit {
+    /// Exited normally with this status (0–255).
+    Code(i32),
+    /// Killed by this signal number.
+    Signal(i32),
+    /// Not known: input came through a pipe or a saved file.
+    Unknown,
+}
+
+impl Exit {
+    /// True only when the command is known to have failed.
+    pub fn is_failure(self) -> bool {
+        matches!(self, Exit::Code(c) if c != 0) || matches!(self, Exit::Signal(_))
+    }
+
+    /// The text used in digest headers: `exit 1`, `signal 9`, or nothing.
+    pub fn describe(self) -> Option<String> {
+        match self {
+            Exit::Code(c) => Some(format!("exit {c}")),
+            Exit::Signal(s) => Some(format!("killed by signal {s}")),
+            Exit::Unknown => None,
+        }
+    }
+}
+
+/// An inclusive, 1-based range of lines of the interleaved view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Span {
+    pub first: usize,
+    pub last: usize,
+}
+
+impl Span {
+    pub fn new(first: usize, last: usize) -> Self {
+        debug_assert!(first >= 1 && first <= last);
+        Span { first, last }
+    }
+    pub fn line(n: usize) -> Self {
+        Span { first: n, last: n }
+    }
+    pub fn len(&self) -> usize {
+        self.last + 1 - self.first
+    }
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    pub fn contains(&self, n: usize) -> bool {
+        self.first <= n && n <= self.last
+    }
+}
+
+/// Everything ingest knows about a run. Read-only after capture.
+#[derive(Clone, Debug)]
+pub struct Artifact {
+    pub argv: Vec<String>,
+    pub cwd: Option<String>,
+    /// A name given with `--label` (pipe/digest) to stand in for argv.
+    pub label: Option<String>,
+    pub exit: Exit,
+    /// The producer's output was cut before ctx saw it (a size cap upstream,
+    /// a CI log's "truncated" notice). Profiles must not claim completeness.
+    pub truncated: bool,
+    bytes: Vec<u8>,
+    segments: Vec<Segment>,
+    line_starts: Vec<usize>,
+}
+
+impl Artifact {
+    /// Builds an artifact from bytes already in arrival order. The segment
+    /// lengths must add up to `bytes.len()`; a single-stream input passes
+    /// one segment (or none for empty input).
+    pub fn new(bytes: Vec<u8>, segments: Vec<Segment>, exit: Exit, argv: Vec<String>) -> Self {
+        debug_assert_eq!(
+            segments.iter().map(|s| s.len).sum::<u64>(),
+            bytes.len() as u64
+        );
+        let line_starts = index_lines(&bytes);
+        Artifact {
+            argv,
+            cwd: None,
+            label: None,
+            exit,
+            truncated: false,
+            bytes,
+            segments,
+            line_starts,
+        }
+    }
+
+    /// One stream's bytes as the whole input (pipe and digest modes).
+    pub fn from_stdout(bytes: Vec<u8>, exit: Exit, argv: Vec<String>) -> Self {
+        let segments = if bytes.is_empty() {
+            Vec::new()
+        } else {
+            vec![Segment {
+                stream: Stream::Stdout,
+                len: bytes.len() as u64,
+            }]
+        };
+        Artifact::new(bytes, segments, exit, argv)
+    }
+
+    /// The interleaved bytes, exactly as captured.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// The segments with their byte ranges into `bytes()`.
+    pub fn segment_ranges(&self) -> impl Iterator<Item = (Stream, std::ops::Range<usize>)> + '_ {
+        let mut at = 0usize;
+        self.segments.iter().map(move |s| {
+            let start = at;
+            at += s.len as usize;
+            (s.stream, start..at)
+        })
+    }
+
+    /// One stream's bytes, reassembled from its segments.
+    pub fn stream_bytes(&self, stream: Stream) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (s, range) in self.segment_ranges() {
+            if s == stream {
+                out.extend_from_slice(&self.bytes[range]);
+            }
+        }
+        out
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Line `n` (1-based) without its `\n`; empty for out-of-range numbers.
+    pub fn line(&self, n: usize) -> &[u8] {
+        if n == 0 || n > self.line_starts.len() {
+            return &[];
+        }
+        let start = self.line_starts[n - 1];
+        let end = match self.line_starts.get(n) {
+            Some(&next) => next - 1,
+            None => {
+                let len = self.bytes.len();
+                if len > start && self.bytes[len - 1] == b'\n' {
+                    len - 1
+                } else {
+                    len
+                }
+            }
+        };
+        &self.bytes[start..end]
+    }
+
+    /// The byte offset where line `n` (1-based) starts.
+    pub fn line_start(&self, n: usize) -> Option<usize> {
+        n.checked_sub(1).and_then(|i| self.line_starts.get(i).copied())
+    }
+
+    /// The stream line `n` started on.
+    pub fn stream_of_line(&self, n: usize) -> Stream {
+        let Some(offset) = self.line_start(n) else {
+            return Stream::Stdout;
+        };
+        for (stream, range) in self.segment_ranges() {
+            if range.contains(&offset) {
+                return stream;
+            }
+        }
+        Stream::Stdout
+    }
+
+    /// What to call this run in headers and the ledger.
+    pub fn display_command(&self) -> String {
+        if let Some(label) = &self.label {
+            return label.clone();
+        }
+        self.argv.join(" ")
+    }
+}
+
+/// Offsets of the first byte of every line.
+fn index_lines(bytes: &[u8]) -> Vec<usize> {
+    if bytes.is_empty() {
+        return Vec::new();
+    }
+    let mut starts = Vec::with_capacity(bytes.len() / 64 + 1);
+    starts.push(0);
+    for nl in memchr::memchr_iter(b'\n', bytes) {
+        if nl + 1 < bytes.len() {
+            starts.push(nl + 1);
+        }
+    }
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn art(s: &str) -> Artifact {
+        Artifact::from_stdout(s.as_bytes().to_vec(), Exit::Unknown, vec![])
+    }
+
+    #[test]
+    fn line_rules() {
+        assert_eq!(art("").line_count(), 0);
+        assert_eq!(art("a").line_count(), 1);
+        assert_eq!(art("a\n").line_count(), 1);
+        assert_eq!(art("a\n\n").line_count(), 2);
+        let a = art("one\ntwo\nthree");
+        assert_eq!(a.line_count(), 3);
+        assert_eq!(a.line(1), b"one");
+        assert_eq!(a.line(3), b"three");
+        assert_eq!(a.line(4), b"");
+        let b = art("x\n\n");
+        assert_eq!(b.line(2), b"");
+    }
+
+    #[test]
+    fn streams_reassemble() {
+        let a = Artifact::new(
+            b"out1\nerr1\nout2\n".to_vec(),
+            vec![
+                Segment { stream: Stream::Stdout, len: 5 },
+                Segment { stream: Stream::Stderr, len: 5 },
+                Segment { stream: Stream::Stdout, len: 5 },
+            ],
+            Exit::Code(1),
+            vec!["x".into()],
+        );
+        assert_eq!(a.stream_bytes(Stream::Stdout), b"out1\nout2\n");
+        assert_eq!(a.stream_bytes(Stream::Stderr), b"err1\n");
+        assert_eq!(a.stream_of_line(2), Stream::Stderr);
+        assert_eq!(a.stream_of_line(3), Stream::Stdout);
+    }
+}

@@ -1,0 +1,76 @@
+//! The command line: one file per verb. Errors become `anyhow` here, at the
+//! edge, and nowhere below.
+
+use clap::{Parser, Subcommand};
+
+pub mod digest;
+pub mod expand;
+pub mod explain;
+pub mod gain;
+pub mod pipe;
+pub mod profiles;
+pub mod run;
+pub mod store;
+
+/// Exit status for ctx's own failures (bad usage, unreadable input).
+pub const EXIT_CTX_ERROR: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ctx",
+    version,
+    about = "Digest command output for coding agents; archive the original for `ctx expand`."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub verb: Verb,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Verb {
+    /// Run a command and print a digest of its output; exit with its status.
+    Run(run::Args),
+    /// Digest standard input: `CMD | ctx pipe`.
+    Pipe(pipe::Args),
+    /// Digest saved logs, one digest per file (`-` is standard input).
+    Digest(digest::Args),
+    /// Bring back archived output, whole or zoomed.
+    Expand(expand::Args),
+    /// Inspect and maintain the archive.
+    Store(store::Args),
+    /// Tokens saved, per command and in total.
+    Gain(gain::Args),
+    /// List the profiles in the order they are tried.
+    Profiles(profiles::Args),
+    /// Show how an archived record was digested: profile, coverage, plan.
+    Explain(explain::Args),
+}
+
+/// Parses argv and runs the verb; returns the process exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_CTX_ERROR } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.verb {
+        Verb::Run(args) => run::execute(args),
+        Verb::Pipe(args) => pipe::execute(args),
+        Verb::Digest(args) => digest::execute(args),
+        Verb::Expand(args) => expand::execute(args),
+        Verb::Store(args) => store::execute(args),
+        Verb::Gain(args) => gain::execute(args),
+        Verb::Profiles(args) => profiles::execute(args),
+        Verb::Explain(args) => explain::execute(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("ctx: {e:#}");
+            EXIT_CTX_ERROR
+        }
+    }
+}

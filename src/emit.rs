@@ -1,0 +1,55 @@
+//! Writing what the pipeline delivered: a digest to stdout, or the raw
+//! streams replayed to where they came from, in the order they arrived.
+//! A reader that went away (EPIPE) is not an error: the command's exit
+//! status is what matters, and it is reported regardless.
+
+use std::io::{self, Write};
+
+use crate::artifact::{Artifact, Stream};
+use crate::pipeline::{Delivery, Output};
+
+/// Where raw output goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawTo {
+    /// Each stream to its own descriptor (`ctx run`).
+    Split,
+    /// Everything to stdout (`ctx pipe`, `ctx digest`).
+    Stdout,
+}
+
+/// Writes the delivery; ctx's note (if any) goes to stderr last.
+pub fn write(artifact: &Artifact, delivery: &Delivery, raw_to: RawTo) {
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+    let _ = match &delivery.output {
+        Output::Digest(bytes) => out.write_all(bytes),
+        Output::Raw => write_raw(artifact, raw_to, &mut out, &mut err),
+    };
+    let _ = out.flush();
+    if let Some(note) = delivery.note() {
+        let _ = writeln!(err, "{note}");
+    }
+}
+
+/// Replays the artifact's segments, each to its stream.
+pub fn write_raw(
+    artifact: &Artifact,
+    raw_to: RawTo,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<()> {
+    let bytes = artifact.bytes();
+    for (stream, range) in artifact.segment_ranges() {
+        match (raw_to, stream) {
+            (RawTo::Split, Stream::Stderr) => {
+                out.flush()?;
+                err.write_all(&bytes[range])?;
+                err.flush()?;
+            }
+            _ => out.write_all(&bytes[range])?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! Typed facts an extractor found, and its own account of what it understood.
+//!
+//! Extractors produce these; the planner selects over them; the renderer
+//! prints what the plan names. Nothing downstream re-parses rendered text.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::artifact::Span;
+
+/// What kind of finding an item is. A closed vocabulary: planners and
+/// contracts match on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// A test that ran and failed.
+    FailingTest,
+    /// A setup/teardown/collection error attributed to a test or file.
+    TestError,
+    /// A suite, file or package that did not run (import error, build failure).
+    SuiteNotRun,
+    /// A compiler/linter diagnostic (severity in `Severity`).
+    Diagnostic,
+    /// A build step that failed without a diagnostic of its own (make, linker).
+    BuildFailure,
+    /// A line the generic text profile judged decisive (error, panic, fatal…).
+    DecisiveLine,
+    /// A warning that is not a diagnostic (deprecations, runner warnings).
+    Warning,
+}
+
+/// How serious a finding is, for ordering and grouping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+    Help,
+    Info,
+}
+
+/// A source coordinate named by the tool.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Location {
+    pub file: String,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+}
+
+/// One typed finding, with spans into the artifact for every claim.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EvidenceItem {
+    pub kind: ItemKind,
+    pub severity: Severity,
+    /// Stable identity: a test node id, `file:line:col code`, a package name.
+    pub identity: String,
+    /// Failure class or diagnostic code (`AssertionError`, `E0308`, `no-unused-vars`).
+    pub class: Option<String>,
+    /// A one-line summary as the tool worded it.
+    pub summary: Option<String>,
+    pub location: Option<Location>,
+    /// The raw line that names this item, when there is one.
+    pub headline: Option<Span>,
+    /// The few decisive lines (preferred detail), in display order.
+    pub detail: Vec<Span>,
+    /// The item's whole block (retrievable with `--item`).
+    pub block: Option<Span>,
+    /// Further typed fields a profile wants to keep (stable order).
+    pub fields: BTreeMap<String, String>,
+}
+
+impl EvidenceItem {
+    pub fn new(kind: ItemKind, severity: Severity, identity: impl Into<String>) -> Self {
+        EvidenceItem {
+            kind,
+            severity,
+            identity: identity.into(),
+            class: None,
+            summary: None,
+            location: None,
+            headline: None,
+            detail: Vec::new(),
+            block: None,
+            fields: BTreeMap::new(),
+        }
+    }
+
+    /// Items whose identity the census must keep at every budget.
+    pub fn is_census(&self) -> bool {
+        match self.kind {
+            ItemKind::FailingTest
+            | ItemKind::TestError
+            | ItemKind::SuiteNotRun
+            | ItemKind::BuildFailure => true,
+            ItemKind::Diagnostic => self.severity == Severity::Error,
+            ItemKind::DecisiveLine | ItemKind::Warning => false,
+        }
+    }
+}
+
+/// The run's outcome as the facts and the exit status together tell it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Outcome {
+    Passed,
+    Failed,
+    Error,
+    Ok,
+    Interrupted,
+    /// The facts and the exit status disagree, or nothing could be told.
+    Unknown,
+}
+
+impl Outcome {
+    pub fn word(self) -> &'static str {
+        match self {
+            Outcome::Passed => "PASSED",
+            Outcome::Failed => "FAILED",
+            Outcome::Error => "ERROR",
+            Outcome::Ok => "OK",
+            Outcome::Interrupted => "INTERRUPTED",
+            Outcome::Unknown => "UNKNOWN",
+        }
+    }
+}
+
+/// Everything an extractor found in one artifact.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EvidenceGraph {
+    /// The tool name used in the header (`pytest`, `cargo test`); empty for text.
+    pub tool: String,
+    pub outcome: Outcome,
+    /// Aggregate counts in display order (`failed`, `passed`, `skipped`…).
+    pub counts: Vec<(String, u64)>,
+    pub items: Vec<EvidenceItem>,
+    /// Raw lines that carry the tool's own conclusion (summary lines).
+    pub conclusion: Vec<Span>,
+}
+
+impl EvidenceGraph {
+    pub fn empty() -> Self {
+        EvidenceGraph {
+            tool: String::new(),
+            outcome: Outcome::Unknown,
+            counts: Vec::new(),
+            items: Vec::new(),
+            conclusion: Vec::new(),
+        }
+    }
+
+    pub fn census(&self) -> impl Iterator<Item = &EvidenceItem> {
+        self.items.iter().filter(|i| i.is_census())
+    }
+}
+
+/// How much of its input the extractor understood.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "label", content = "why")]
+pub enum Precision {
+    Full,
+    Degraded(String),
+}
+
+/// The extractor's attestation, computed before anything is rendered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CoverageReceipt {
+    /// Census items parsed.
+    pub items_parsed: u64,
+    /// Census items the tool itself announced (summary line), when it did.
+    pub items_announced: Option<u64>,
+    /// Detail blocks (tracebacks, snippets) parsed, of census items.
+    pub blocks_parsed: u64,
+    pub lines_total: u64,
+    /// Lines no rule of the profile recognised.
+    pub lines_unmatched: u64,
+    /// The input was cut before ctx saw it.
+    pub truncated: bool,
+    pub precision: Precision,
+}
+
+impl CoverageReceipt {
+    pub fn new(lines_total: u64) -> Self {
+        CoverageReceipt {
+            items_parsed: 0,
+            items_announced: None,
+            blocks_parsed: 0,
+            lines_total,
+            lines_unmatched: 0,
+            truncated: false,
+            precision: Precision::Full,
+        }
+    }
+
+    /// True when every announced census item was parsed and nothing was cut.
+    pub fn is_complete(&self) -> bool {
+        !self.truncated
+            && self.precision == Precision::Full
+            && self.items_announced.is_none_or(|n| n == self.items_parsed)
+    }
+}

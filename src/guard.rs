@@ -1,0 +1,118 @@
+//! The last checks before a digest is printed. Any doubt prints the raw
+//! output instead: a digest must be smaller than what it replaces (invariant
+//! 3), declare each omission with exactly one marker (5), contain only raw
+//! lines or visibly-ctx lines (9), and never come from a profile that
+//! panicked (8).
+
+use std::panic::{self, AssertUnwindSafe};
+
+use crate::artifact::Artifact;
+use crate::normalize;
+use crate::plan::{Address, Block, DeliveryPlan};
+use crate::render::{CTX_PREFIX, Origin, Rendered};
+use crate::store::ArchiveKey;
+use crate::tokens;
+
+/// Why the raw output was printed instead of a digest.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    #[error("the digest would not be smaller than the output")]
+    NotSmaller,
+    #[error("the original could not be archived: {0}")]
+    NotArchived(String),
+    #[error("{0} panicked: {1}")]
+    Panicked(&'static str, String),
+    #[error("the plan breaks the marker invariant: {0}")]
+    Markers(String),
+    #[error("line {0} of the digest is neither raw output nor a ctx line")]
+    Untruthful(usize),
+    #[error("no usable contract: {0}")]
+    Contract(String),
+}
+
+/// Runs `f`, turning a panic into a `Rejection` (and keeping the default
+/// panic message off the reader's terminal).
+pub fn isolate<T>(stage: &'static str, f: impl FnOnce() -> T) -> Result<T, Rejection> {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    panic::set_hook(previous);
+    result.map_err(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        Rejection::Panicked(stage, msg)
+    })
+}
+
+/// Accepts the rendered digest, or says why the raw output must go instead.
+pub fn accept(
+    artifact: &Artifact,
+    plan: &DeliveryPlan,
+    rendered: &Rendered,
+    key: Option<&ArchiveKey>,
+) -> Result<Vec<u8>, Rejection> {
+    if plan.omits() && key.is_none() {
+        return Err(Rejection::NotArchived("no archive key".into()));
+    }
+    check_markers(artifact, plan)?;
+    for (i, line) in rendered.lines.iter().enumerate() {
+        let truthful = !line.text.contains('\n')
+            && match line.origin {
+                Origin::Raw(n) => n >= 1 && line.text == normalize::line(artifact.line(n)),
+                Origin::Ctx => line.text.starts_with(CTX_PREFIX),
+                Origin::Header => !line.text.starts_with(CTX_PREFIX),
+            };
+        if !truthful {
+            return Err(Rejection::Untruthful(i + 1));
+        }
+    }
+    let bytes = rendered.to_bytes();
+    if tokens::estimate(&bytes) >= tokens::estimate(artifact.bytes()) {
+        return Err(Rejection::NotSmaller);
+    }
+    Ok(bytes)
+}
+
+/// Every omission has exactly one marker; raw spans and omitted line
+/// ranges never overlap and stay inside the artifact.
+fn check_markers(artifact: &Artifact, plan: &DeliveryPlan) -> Result<(), Rejection> {
+    let bad = |why: String| Err(Rejection::Markers(why));
+    let mut referenced = vec![0usize; plan.omissions.len()];
+    let mut ranges = Vec::new();
+    for block in &plan.blocks {
+        match block {
+            Block::Marker(i) => match referenced.get_mut(*i) {
+                Some(r) => *r += 1,
+                None => return bad(format!("marker for omission {i}, which does not exist")),
+            },
+            Block::Raw(span) => ranges.push(*span),
+            _ => {}
+        }
+    }
+    if let Some(i) = referenced.iter().position(|&r| r != 1) {
+        return bad(format!("omission {i} has {} markers", referenced[i]));
+    }
+    for o in &plan.omissions {
+        if let Address::Lines(span) = &o.address {
+            if span.len() != o.count {
+                return bad(format!("{:?} claims {} lines", span, o.count));
+            }
+            ranges.push(*span);
+        }
+    }
+    ranges.sort();
+    for pair in ranges.windows(2) {
+        if pair[0].last >= pair[1].first {
+            return bad(format!("{:?} overlaps {:?}", pair[0], pair[1]));
+        }
+    }
+    if let Some(last) = ranges.last() {
+        if last.last > artifact.line_count() || ranges[0].first == 0 {
+            return bad(format!("{last:?} is outside the output"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,26 @@
+//! ctx: capture a command's output, extract typed facts, print the smallest
+//! digest that still supports the next decision, and archive the original so
+//! that anything left out comes back with `ctx expand`.
+//!
+//! The modules follow the pipeline in `pipeline.rs`, one stage each:
+//! ingest (`capture`, `artifact`) → `archive` → `classify` → extract
+//! (`profiles`, `evidence`) → `plan` → `render` → `guard` → `ledger`.
+
+pub mod archive;
+pub mod artifact;
+pub mod capture;
+pub mod classify;
+pub mod cli;
+pub mod contract;
+pub mod emit;
+pub mod evidence;
+pub mod guard;
+pub mod home;
+pub mod ledger;
+pub mod normalize;
+pub mod pipeline;
+pub mod plan;
+pub mod profiles;
+pub mod render;
+pub mod store;
+pub mod tokens;

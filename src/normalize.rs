@@ -1,0 +1,84 @@
+//! Turning a raw line into what a reader of a terminal saw: ANSI and other
+//! control sequences removed, carriage-return progress collapsed to its final
+//! state, invalid UTF-8 replaced. Extractors match on this form and the
+//! renderer prints it; the archive keeps the raw bytes.
+
+use std::borrow::Cow;
+
+/// The visible text of one raw line (without its `\n`).
+pub fn line(raw: &[u8]) -> Cow<'_, str> {
+    let plain = !raw.iter().any(|&b| b == 0x1b || b == b'\r' || b == 0x9b);
+    if plain {
+        if let Ok(s) = std::str::from_utf8(raw) {
+            if !s.bytes().any(is_stray_control) {
+                return Cow::Borrowed(s);
+            }
+        }
+    }
+    let last = final_overwrite(raw);
+    let mut visible = Visible(String::with_capacity(last.len()));
+    let mut parser = vte::Parser::new();
+    parser.advance(&mut visible, last);
+    Cow::Owned(visible.0)
+}
+
+/// Collects what a terminal would print: text and tabs; escape sequences,
+/// other control characters and invalid bytes (as U+FFFD) handled by `vte`.
+struct Visible(String);
+
+impl vte::Perform for Visible {
+    fn print(&mut self, c: char) {
+        self.0.push(c);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        if byte == b'\t' {
+            self.0.push('\t');
+        }
+    }
+}
+
+/// What remains visible after carriage returns: the last non-empty segment
+/// (`50%\r100%\r` shows `100%`; a CRLF ending shows the line itself).
+fn final_overwrite(bytes: &[u8]) -> &[u8] {
+    bytes
+        .split(|&b| b == b'\r')
+        .rev()
+        .find(|seg| !seg.is_empty())
+        .unwrap_or(&[])
+}
+
+fn is_stray_control(b: u8) -> bool {
+    (b < 0x20 && b != b'\t') || b == 0x7f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_is_borrowed() {
+        assert!(matches!(line(b"hello world"), Cow::Borrowed("hello world")));
+    }
+
+    #[test]
+    fn ansi_is_removed() {
+        assert_eq!(line(b"\x1b[31mFAILED\x1b[0m test_x"), "FAILED test_x");
+        assert_eq!(line(b"\x1b[1m\x1b[38;5;9merror\x1b[0m: boom"), "error: boom");
+    }
+
+    #[test]
+    fn carriage_returns_collapse_to_final_state() {
+        assert_eq!(line(b"10%\r50%\r100%"), "100%");
+        assert_eq!(line(b"done\r"), "done");
+        assert_eq!(line(b"a line\r"), "a line");
+        assert_eq!(line(b"\r\r"), "");
+    }
+
+    #[test]
+    fn invalid_utf8_and_controls() {
+        assert_eq!(line(b"a\xffb"), "a\u{fffd}b");
+        assert_eq!(line(b"bell\x07 tab\tend"), "bell tab\tend");
+        assert_eq!(line(b"nul\x00"), "nul");
+    }
+}

@@ -1,0 +1,164 @@
+//! The pipeline, top to bottom, as DESIGN.md §1 draws it:
+//! classify → extract → plan → archive → render → guard → emit → ledger.
+//! Ingest happens before (each verb captures its own way) and hands over a
+//! read-only `Artifact`.
+//!
+//! The archive comes after planning and before rendering: a plan that
+//! omits nothing (the output fits) needs no archive write, and a digest that
+//! omits anything is only rendered once its original is safely stored.
+
+use crate::archive::Archive;
+use crate::artifact::Artifact;
+use crate::classify::{self, UnknownFamily};
+use crate::contract;
+use crate::emit::{self, RawTo};
+use crate::evidence::{CoverageReceipt, EvidenceGraph};
+use crate::guard::{self, Rejection};
+use crate::ledger::LedgerSink;
+use crate::plan::{self, Budget, DeliveryPlan};
+use crate::profiles::Match;
+use crate::render;
+use crate::store::ArchiveKey;
+use crate::tokens;
+
+/// What the caller may choose.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--as FAMILY`: skip classification.
+    pub family: Option<String>,
+    /// `--budget N`: tokens the digest should fit in.
+    pub budget: Option<usize>,
+}
+
+/// What reaches the reader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The raw output, unchanged.
+    Raw,
+    /// A digest.
+    Digest(Vec<u8>),
+}
+
+/// The facts and the plan behind a delivery, for `ctx explain`.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub graph: EvidenceGraph,
+    pub receipt: CoverageReceipt,
+    pub plan: DeliveryPlan,
+    pub budget: Budget,
+}
+
+/// The pipeline's result.
+#[derive(Clone, Debug)]
+pub struct Delivery {
+    pub output: Output,
+    /// `<family>/vN` of the profile that read the output.
+    pub profile: &'static str,
+    pub matched: Match,
+    pub key: Option<ArchiveKey>,
+    pub raw_tokens: usize,
+    /// Tokens the reader got: the digest's, or the raw output's.
+    pub delivered_tokens: usize,
+    /// Why a planned digest was not delivered.
+    pub rejection: Option<Rejection>,
+    pub trace: Option<Trace>,
+}
+
+impl Delivery {
+    /// The ctx note for the reader, when the raw output went out for a
+    /// reason worth knowing (a fault, not merely small output).
+    pub fn note(&self) -> Option<String> {
+        match &self.rejection {
+            None | Some(Rejection::NotSmaller) => None,
+            Some(r) => Some(format!("[ctx] {r}; output not shortened")),
+        }
+    }
+}
+
+/// Where the pipeline's effects go.
+pub struct Sinks<'a> {
+    pub archive: &'a dyn Archive,
+    pub ledger: &'a dyn LedgerSink,
+    pub raw_to: RawTo,
+}
+
+/// Digests, emits and records one artifact.
+pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Delivery, UnknownFamily> {
+    let delivery = digest(artifact, sinks.archive, options)?;
+    emit::write(artifact, &delivery, sinks.raw_to);
+    sinks.ledger.record(artifact, &delivery);
+    Ok(delivery)
+}
+
+/// classify → extract → plan → archive → render → guard.
+pub fn digest(
+    artifact: &Artifact,
+    archive: &dyn Archive,
+    options: &Options,
+) -> Result<Delivery, UnknownFamily> {
+    let (profile, matched) = classify::choose(artifact, options.family.as_deref())?;
+    let raw_tokens = tokens::estimate(artifact.bytes());
+    let mut delivery = Delivery {
+        output: Output::Raw,
+        profile: profile.version(),
+        matched,
+        key: None,
+        raw_tokens,
+        delivered_tokens: raw_tokens,
+        rejection: None,
+        trace: None,
+    };
+    let contract = match contract::for_family(profile.family()) {
+        Ok(contract) => contract,
+        Err(e) => {
+            delivery.rejection = Some(Rejection::Contract(e.to_string()));
+            return Ok(delivery);
+        }
+    };
+    let budget = Budget::from_contract(&contract, options.budget);
+
+    let staged = guard::isolate(profile.version(), || {
+        let (graph, receipt) = profile.extract(artifact);
+        let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget);
+        (graph, receipt, plan)
+    });
+    let (graph, receipt, plan) = match staged {
+        Ok(staged) => staged,
+        Err(rejection) => {
+            delivery.rejection = Some(rejection);
+            return Ok(delivery);
+        }
+    };
+    let omits = plan.omits();
+    delivery.trace = Some(Trace {
+        graph,
+        receipt,
+        plan,
+        budget,
+    });
+    if !omits {
+        return Ok(delivery);
+    }
+    let trace = delivery.trace.as_ref().expect("set above");
+
+    let key = match archive.put(artifact) {
+        Ok(key) => key,
+        Err(e) => {
+            delivery.rejection = Some(Rejection::NotArchived(e.to_string()));
+            return Ok(delivery);
+        }
+    };
+    delivery.key = Some(key);
+
+    let rendered = guard::isolate("render", || {
+        render::render(artifact, &trace.graph, &trace.plan, Some(&key))
+    });
+    match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key))) {
+        Ok(bytes) => {
+            delivery.delivered_tokens = tokens::estimate(&bytes);
+            delivery.output = Output::Digest(bytes);
+        }
+        Err(rejection) => delivery.rejection = Some(rejection),
+    }
+    Ok(delivery)
+}

@@ -1,0 +1,281 @@
+//! Line selection for output read as lines (text/v1, and any family that
+//! falls back to raw text): collapse runs of identical lines, then keep the
+//! decisive tail, the decisive lines of the middle and the head, in that
+//! order of priority, and declare every removed region with one marker.
+
+use std::borrow::Cow;
+
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{EvidenceGraph, ItemKind};
+use crate::normalize;
+use crate::tokens;
+
+use super::{Address, Block, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung};
+
+/// A run of identical lines is collapsed when it is at least this long.
+const MIN_RUN: usize = 3;
+
+/// Shares of the budget, in percent, for the tail and the decisive middle;
+/// the head gets what is left.
+const TAIL_SHARE: usize = 45;
+const DECISIVE_SHARE: usize = 30;
+
+struct Lines<'a> {
+    text: Vec<Cow<'a, str>>,
+    cost: Vec<usize>,
+    /// Line i (0-based) repeats line i-1 inside a collapsible run.
+    collapsed: Vec<bool>,
+}
+
+impl<'a> Lines<'a> {
+    fn read(artifact: &'a Artifact) -> Self {
+        let n = artifact.line_count();
+        let mut text = Vec::with_capacity(n);
+        let mut cost = Vec::with_capacity(n);
+        for i in 1..=n {
+            let t = normalize::line(artifact.line(i));
+            cost.push(tokens::estimate(t.as_bytes()) + 1);
+            text.push(t);
+        }
+        let mut collapsed = vec![false; n];
+        let mut start = 0;
+        while start < n {
+            let mut end = start + 1;
+            while end < n && text[end] == text[start] {
+                end += 1;
+            }
+            let repeats = end - start - 1;
+            if end - start >= MIN_RUN && repeats * cost[start] > MARKER_TOKENS {
+                collapsed[start + 1..end].iter_mut().for_each(|c| *c = true);
+            }
+            start = end;
+        }
+        Lines { text, cost, collapsed }
+    }
+
+    fn len(&self) -> usize {
+        self.text.len()
+    }
+}
+
+/// Plans a digest of `artifact` as lines within `budget` tokens.
+pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: usize) -> DeliveryPlan {
+    let lines = Lines::read(artifact);
+    let n = lines.len();
+
+    // Rung 1: only runs of identical lines collapsed.
+    let kept: Vec<bool> = lines.collapsed.iter().map(|c| !c).collect();
+    let estimate = digest_cost(&lines, &kept);
+    if estimate <= budget {
+        return build(
+            &lines,
+            kept,
+            Rung::Dense,
+            budget,
+            estimate,
+            "runs of identical lines collapsed",
+        );
+    }
+
+    // Rung 2: select the tail, the decisive middle and the head.
+    let avail = budget.saturating_sub(FRAME_TOKENS + MARKER_TOKENS);
+    let longest = avail / 4;
+    let eligible = |i: usize| !lines.collapsed[i] && lines.cost[i] <= longest;
+    let mut kept = vec![false; n];
+    let mut spent = 0usize;
+
+    // The decisive tail: where tools print their conclusion.
+    let mut tail_from = n;
+    let tail_budget = avail * TAIL_SHARE / 100;
+    let mut tail_spent = 0;
+    while tail_from > 0 {
+        let i = tail_from - 1;
+        if lines.collapsed[i] {
+            tail_from -= 1;
+            continue;
+        }
+        if !eligible(i) || tail_spent + lines.cost[i] > tail_budget {
+            break;
+        }
+        kept[i] = true;
+        tail_spent += lines.cost[i];
+        tail_from -= 1;
+    }
+    spent += tail_spent + repeat_markers(&lines, tail_from, n);
+
+    // Decisive lines of the middle, alternating first and last, distinct texts.
+    let decisive: Vec<usize> = graph
+        .items
+        .iter()
+        .filter(|it| it.kind == ItemKind::DecisiveLine)
+        .filter_map(|it| it.headline.map(|s| s.first - 1))
+        .filter(|&i| i < tail_from && eligible(i))
+        .collect();
+    let decisive_budget = spent + avail * DECISIVE_SHARE / 100;
+    let mut seen = std::collections::HashSet::new();
+    let (mut lo, mut hi) = (0usize, decisive.len());
+    let mut take_low = true;
+    while lo < hi {
+        let i = if take_low {
+            lo += 1;
+            decisive[lo - 1]
+        } else {
+            hi -= 1;
+            decisive[hi]
+        };
+        take_low = !take_low;
+        if !seen.insert(lines.text[i].as_ref()) {
+            continue;
+        }
+        let cost = lines.cost[i] + MARKER_TOKENS;
+        if spent + cost > decisive_budget {
+            break;
+        }
+        kept[i] = true;
+        spent += cost;
+    }
+
+    // The head: what the command printed first (banners, the first error).
+    let mut i = 0;
+    while i < tail_from {
+        if lines.collapsed[i] || kept[i] {
+            i += 1;
+            continue;
+        }
+        if !eligible(i) || spent + lines.cost[i] > avail {
+            break;
+        }
+        kept[i] = true;
+        spent += lines.cost[i];
+        i += 1;
+    }
+
+    let estimate = digest_cost(&lines, &kept);
+    build(
+        &lines,
+        kept,
+        Rung::Dense,
+        budget,
+        estimate,
+        "over budget: head, decisive lines and tail kept",
+    )
+}
+
+/// Markers the collapsed runs between `from` and `to` (0-based, half-open) need.
+fn repeat_markers(lines: &Lines, from: usize, to: usize) -> usize {
+    (from..to)
+        .filter(|&i| lines.collapsed[i] && (i == 0 || !lines.collapsed[i - 1]))
+        .count()
+        * MARKER_TOKENS
+}
+
+/// The digest's estimated tokens: frame, kept lines, one marker per gap.
+fn digest_cost(lines: &Lines, kept: &[bool]) -> usize {
+    let mut total = FRAME_TOKENS;
+    for i in 0..lines.len() {
+        if kept[i] {
+            total += lines.cost[i];
+        } else if i == 0 || kept[i - 1] {
+            total += MARKER_TOKENS;
+        }
+    }
+    total
+}
+
+/// Turns a keep-mask into blocks: kept lines as raw spans, every maximal
+/// run of removed lines as exactly one omission with its marker.
+fn build(
+    lines: &Lines,
+    kept: Vec<bool>,
+    rung: Rung,
+    budget: usize,
+    estimate: usize,
+    why: &str,
+) -> DeliveryPlan {
+    let n = lines.len();
+    let mut blocks = vec![Block::Header];
+    let mut omissions = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let start = i;
+        let keep = kept[i];
+        while i < n && kept[i] == keep {
+            i += 1;
+        }
+        let span = Span::new(start + 1, i);
+        if keep {
+            blocks.push(Block::Raw(span));
+        } else {
+            let repeats = start > 0
+                && kept[start - 1]
+                && (start..i).all(|j| lines.text[j] == lines.text[start - 1]);
+            omissions.push(Omission {
+                what: if repeats { Omitted::Repeats } else { Omitted::Lines },
+                count: span.len(),
+                address: Address::Lines(span),
+            });
+            blocks.push(Block::Marker(omissions.len() - 1));
+        }
+    }
+    blocks.push(Block::Footer);
+    DeliveryPlan {
+        rung,
+        blocks,
+        omissions,
+        budget,
+        estimate,
+        why: why.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::Exit;
+    use crate::profiles::{Profile, text::Text};
+
+    fn plan_of(s: &str, budget: usize) -> DeliveryPlan {
+        let a = Artifact::from_stdout(s.as_bytes().to_vec(), Exit::Code(1), vec![]);
+        let (g, _) = Text.extract(&a);
+        plan(&a, &g, budget)
+    }
+
+    #[test]
+    fn repeats_collapse_with_exact_counts() {
+        let text = format!("start\n{}end\n", "same line again and again\n".repeat(50));
+        let p = plan_of(&text, 400);
+        assert_eq!(p.omissions.len(), 1);
+        assert_eq!(p.omissions[0].what, Omitted::Repeats);
+        assert_eq!(p.omissions[0].count, 49);
+        assert_eq!(p.omissions[0].address, Address::Lines(Span::new(3, 51)));
+    }
+
+    #[test]
+    fn keeps_tail_and_middle_error() {
+        let mut text = String::new();
+        for i in 0..2000 {
+            text.push_str(&format!("step {i} compiling module number {i}\n"));
+            if i == 1000 {
+                text.push_str("error: the decisive failure\n");
+            }
+        }
+        text.push_str("build finished with 1 error\n");
+        let p = plan_of(&text, 600);
+        let n = 2002;
+        let kept: Vec<usize> = p
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Raw(s) => Some((s.first..=s.last).collect::<Vec<_>>()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        assert!(kept.contains(&n), "tail kept");
+        assert!(kept.contains(&1002), "middle error kept");
+        assert!(kept.contains(&1), "head kept");
+        let omitted: usize = p.omissions.iter().map(|o| o.count).sum();
+        assert_eq!(kept.len() + omitted, n);
+        assert_eq!(p.marker_count(), p.omissions.len());
+    }
+}

@@ -1,0 +1,200 @@
+//! The resolver: evidence graph + contract + budget → a `DeliveryPlan`.
+//!
+//! The plan is the whole policy: which rung of the ladder, which lines and
+//! items stay, which leave and by what address they come back. The renderer
+//! only executes it, so the same graph, contract and plan always give the
+//! same bytes.
+
+use serde::Serialize;
+
+use crate::artifact::{Artifact, Span};
+use crate::contract::Contract;
+use crate::evidence::{CoverageReceipt, EvidenceGraph};
+use crate::tokens;
+
+pub mod lines;
+
+/// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
+pub const MARKER_TOKENS: usize = 28;
+/// Tokens the header and the footer cost together, for planning.
+pub const FRAME_TOKENS: usize = 40;
+
+/// The rungs of the degradation ladder, least lossy first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Rung {
+    /// Fits the budget: the raw bytes, unchanged, no footer.
+    Verbatim,
+    /// A green run: one line of counts, everything else retrievable.
+    PassSummary,
+    /// Every required identity plus ranked detail.
+    FailCensus,
+    /// Detail thinned to decisive lines; identities still complete.
+    Dense,
+    /// The census itself exceeds the ceiling: identities grouped with exact counts.
+    Flood,
+}
+
+/// Where omitted evidence comes back from (the `ctx expand` arguments).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "by", content = "arg")]
+pub enum Address {
+    /// `--lines A-B`
+    Lines(Span),
+    /// `--item ID`
+    Item(String),
+    /// `--items`
+    Items,
+}
+
+impl Address {
+    /// The arguments after `ctx expand H`, shell-quoted where needed.
+    pub fn args(&self) -> String {
+        match self {
+            Address::Lines(s) => format!("--lines {}-{}", s.first, s.last),
+            Address::Item(id) => format!("--item {}", shell_quote(id)),
+            Address::Items => "--items".to_string(),
+        }
+    }
+}
+
+/// What an omission region held.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Omitted {
+    /// Lines of any content.
+    Lines,
+    /// Lines identical to the line kept just before them.
+    Repeats,
+    /// Census items grouped or detail blocks left out.
+    Items,
+}
+
+/// One region left out of the digest, declared by exactly one marker.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Omission {
+    pub what: Omitted,
+    /// How many lines (or items) left.
+    pub count: usize,
+    pub address: Address,
+}
+
+/// One piece of the digest, in output order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "block", content = "of")]
+pub enum Block {
+    /// `<tool>: <OUTCOME> · <counts> · exit N`.
+    Header,
+    /// Raw lines, after normalization.
+    Raw(Span),
+    /// The marker of `omissions[i]`.
+    Marker(usize),
+    /// A ctx line whose words the planner chose.
+    Note(String),
+    /// `[ctx] full output (N lines): ctx expand H`.
+    Footer,
+}
+
+/// What the renderer executes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DeliveryPlan {
+    pub rung: Rung,
+    pub blocks: Vec<Block>,
+    pub omissions: Vec<Omission>,
+    /// The token budget the plan was made for.
+    pub budget: usize,
+    /// The planner's estimate of the digest's tokens.
+    pub estimate: usize,
+    /// Why this rung, in a few words (for `ctx explain`).
+    pub why: String,
+}
+
+impl DeliveryPlan {
+    /// The raw output as it is: nothing omitted, nothing added.
+    pub fn verbatim(budget: usize, estimate: usize, why: impl Into<String>) -> Self {
+        DeliveryPlan {
+            rung: Rung::Verbatim,
+            blocks: Vec::new(),
+            omissions: Vec::new(),
+            budget,
+            estimate,
+            why: why.into(),
+        }
+    }
+
+    /// True when the digest leaves anything out (so it needs an archive key).
+    pub fn omits(&self) -> bool {
+        self.rung != Rung::Verbatim
+    }
+
+    /// How many marker blocks the plan has (one per omission, by construction).
+    pub fn marker_count(&self) -> usize {
+        self.blocks
+            .iter()
+            .filter(|b| matches!(b, Block::Marker(_)))
+            .count()
+    }
+}
+
+/// The budget a plan is made for, from the contract and any override.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    /// What the digest should fit in.
+    pub target: usize,
+    /// What the census alone may use before it is grouped.
+    pub ceiling: usize,
+}
+
+impl Budget {
+    /// The contract's ceiling, or an override clamped to the evidence floor.
+    pub fn from_contract(contract: &Contract, requested: Option<usize>) -> Budget {
+        let r = &contract.rendering;
+        let target = requested
+            .unwrap_or(r.hard_ceiling_tokens)
+            .max(r.evidence_floor_tokens);
+        Budget {
+            target,
+            ceiling: r.hard_ceiling_tokens.max(target),
+        }
+    }
+}
+
+/// Chooses the rung and what stays for this artifact.
+pub fn resolve(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    _receipt: &CoverageReceipt,
+    _contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
+    let raw_tokens = tokens::estimate(artifact.bytes());
+    if raw_tokens <= budget.target {
+        return DeliveryPlan::verbatim(budget.target, raw_tokens, "fits the budget");
+    }
+    lines::plan(artifact, graph, budget.target)
+}
+
+/// Quotes an argument for a POSIX shell when it needs it.
+pub fn shell_quote(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("tests/a.py::t"), "tests/a.py::t");
+        assert_eq!(shell_quote("t[a b]"), "'t[a b]'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}
