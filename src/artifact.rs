@@ -94,6 +94,8 @@ pub struct Artifact {
     pub cwd: Option<String>,
     /// A name given with `--label` (pipe/digest) to stand in for argv.
     pub label: Option<String>,
+    /// The family named with `--as` at ingest; classification obeys it.
+    pub family: Option<String>,
     pub exit: Exit,
     /// The producer's output was cut before ctx saw it (a size cap upstream,
     /// a CI log's "truncated" notice). Profiles must not claim completeness.
@@ -117,6 +119,7 @@ impl Artifact {
             argv,
             cwd: None,
             label: None,
+            family: None,
             exit,
             truncated: false,
             bytes,

