@@ -14,6 +14,7 @@ pub mod cli;
 pub mod contract;
 pub mod emit;
 pub mod evidence;
+pub mod fixture;
 pub mod guard;
 pub mod home;
 pub mod ledger;

@@ -1,9 +1,59 @@
-//! `ctx profiles`.
+//! `ctx profiles`: the registry, in the order classification tries it.
+
+use crate::contract;
+use crate::profiles;
 
 /// Arguments of `ctx profiles`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// `text` or `json`.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub format: String,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("`ctx profiles` is not built yet")
+pub fn execute(args: Args) -> anyhow::Result<i32> {
+    let mut rows = Vec::new();
+    for (i, profile) in profiles::registry().iter().enumerate() {
+        let (contract_file, contract_state) = match contract::for_family(profile.family()) {
+            Ok(c) => (
+                format!("contracts/{}.toml", c.family),
+                format!(
+                    "valid (floor {} / ceiling {} tokens)",
+                    c.rendering.evidence_floor_tokens, c.rendering.hard_ceiling_tokens
+                ),
+            ),
+            Err(e) => (format!("contracts/{}.toml", profile.family()), format!("{e}")),
+        };
+        rows.push(serde_json::json!({
+            "order": i + 1,
+            "version": profile.version(),
+            "family": profile.family(),
+            "contract": contract_file,
+            "contract_state": contract_state,
+            "commands": profile.commands(),
+        }));
+    }
+    if args.format == "json" {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(0);
+    }
+    for row in &rows {
+        let commands: Vec<&str> = row["commands"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|c| c.as_str()).collect())
+            .unwrap_or_default();
+        let commands = if commands.is_empty() {
+            "(content sniffing / fallback)".to_string()
+        } else {
+            commands.join(", ")
+        };
+        println!(
+            "{:>2}. {:<16} {}  [{}]  {}",
+            row["order"], row["version"].as_str().unwrap_or(""),
+            row["contract"].as_str().unwrap_or(""),
+            row["contract_state"].as_str().unwrap_or(""),
+            commands
+        );
+    }
+    Ok(0)
 }

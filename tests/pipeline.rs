@@ -1,0 +1,222 @@
+//! The pipeline's invariants on the library, without the store: markers
+//! (5), never worse (3), determinism (6), fail-open (8), truthful lines (9).
+
+use ctx::archive::{Archive, Disabled};
+use ctx::artifact::{Artifact, Exit};
+use ctx::normalize;
+use ctx::pipeline::{self, Options, Output};
+use ctx::store::{ArchiveKey, StoreError};
+use ctx::tokens;
+use proptest::prelude::*;
+use regex::Regex;
+
+/// Archives nothing, answers with a fixed key: the tests check addresses
+/// against the artifact's own line rule, which the store shares.
+struct FixedKey;
+
+const KEY: ArchiveKey = ArchiveKey([0xab; 32]);
+
+impl Archive for FixedKey {
+    fn put(&self, _artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        Ok(KEY)
+    }
+}
+
+fn digest_of(artifact: &Artifact, budget: usize) -> (Output, pipeline::Delivery) {
+    let d = pipeline::digest(artifact, &FixedKey, &Options { budget: Some(budget) })
+        .expect("text needs no family");
+    (d.output.clone(), d)
+}
+
+/// Walks a digest against its artifact: every kept line is the next raw
+/// line, every marker names exactly the next region of omitted lines, no
+/// two markers touch, and together they account for every line once.
+fn check_accounting(artifact: &Artifact, digest: &[u8]) -> Result<(), String> {
+    let marker = Regex::new(
+        r"^\[ctx\] … (?:([\d,]+) lines? omitted|previous line repeated ([\d,]+) more times?): ctx expand abababababab --lines (\d+)-(\d+)$",
+    )
+    .unwrap();
+    let footer = format!(
+        "[ctx] full output ({} lines): ctx expand abababababab",
+        ctx::render::count(artifact.line_count())
+    );
+    let text = String::from_utf8(digest.to_vec()).map_err(|e| e.to_string())?;
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() < 2 || !lines[0].starts_with("[ctx] ") || lines[lines.len() - 1] != footer {
+        return Err(format!("frame wrong: {:?} … {:?}", lines.first(), lines.last()));
+    }
+    let mut next = 1usize;
+    let mut markers = 0;
+    let mut previous_was_marker = false;
+    for line in &lines[1..lines.len() - 1] {
+        if let Some(c) = marker.captures(line) {
+            if previous_was_marker {
+                return Err(format!("two markers touch at line {next}"));
+            }
+            let claimed: usize = c
+                .get(1)
+                .or(c.get(2))
+                .unwrap()
+                .as_str()
+                .replace(',', "")
+                .parse()
+                .unwrap();
+            let first: usize = c[3].parse().unwrap();
+            let last: usize = c[4].parse().unwrap();
+            if first != next || last < first || last - first + 1 != claimed {
+                return Err(format!("marker {line:?} at line {next}"));
+            }
+            next = last + 1;
+            markers += 1;
+            previous_was_marker = true;
+        } else {
+            if line.starts_with("[ctx]") {
+                return Err(format!("unexpected ctx line {line:?}"));
+            }
+            if *line != normalize::line(artifact.line(next)) {
+                return Err(format!("line {next} is not the raw line: {line:?}"));
+            }
+            next += 1;
+            previous_was_marker = false;
+        }
+    }
+    if next != artifact.line_count() + 1 {
+        return Err(format!("accounted {} of {} lines", next - 1, artifact.line_count()));
+    }
+    if markers == 0 {
+        return Err("a digest with no marker".into());
+    }
+    Ok(())
+}
+
+fn line_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-z ]{0,60}",
+        1 => Just("error: something broke".to_string()),
+        1 => Just("the same line".to_string()),
+        1 => "[0-9]{1,12}",
+        1 => Just("\x1b[31mred\x1b[0m text".to_string()),
+        1 => Just("progress 10%\rprogress 100%".to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn markers_account_for_every_line(
+        lines in prop::collection::vec(line_strategy(), 0..3000),
+        runs in prop::collection::vec((0usize..3000, 1usize..200), 0..4),
+        budget in 256usize..2000,
+        trailing_newline in any::<bool>(),
+    ) {
+        let mut lines = lines;
+        for (at, len) in runs {
+            let at = at.min(lines.len());
+            lines.splice(at..at, std::iter::repeat_n("repeated line of output".to_string(), len));
+        }
+        let mut text = lines.join("\n");
+        if trailing_newline && !text.is_empty() {
+            text.push('\n');
+        }
+        let artifact = Artifact::from_stdout(text.into_bytes(), Exit::Code(1), vec!["tool".into()]);
+        let (output, delivery) = digest_of(&artifact, budget);
+        match output {
+            Output::Raw => {
+                // Raw only when it fits, or when a digest would not be smaller.
+                let fits = delivery.trace.as_ref().is_some_and(|t| !t.plan.omits());
+                prop_assert!(fits || delivery.rejection == Some(ctx::guard::Rejection::NotSmaller),
+                    "raw for {:?}", delivery.rejection);
+            }
+            Output::Digest(bytes) => {
+                prop_assert!(tokens::estimate(&bytes) < tokens::estimate(artifact.bytes()));
+                if let Err(why) = check_accounting(&artifact, &bytes) {
+                    prop_assert!(false, "{}", why);
+                }
+            }
+        }
+    }
+}
+
+fn big_log() -> Artifact {
+    let mut text = String::new();
+    for i in 0..5000 {
+        text.push_str(&format!("[{i:05}] processing item {i} of 5000\n"));
+        if i == 2500 {
+            text.push_str("error: item 2500 could not be processed: disk quota exceeded\n");
+        }
+    }
+    text.push_str("done: 4999 ok, 1 failed\n");
+    Artifact::from_stdout(text.into_bytes(), Exit::Code(1), vec!["batch".into()])
+}
+
+#[test]
+fn same_input_gives_identical_bytes() {
+    let a = big_log();
+    let (first, _) = digest_of(&a, 800);
+    let (second, _) = digest_of(&a.clone(), 800);
+    assert!(matches!(first, Output::Digest(_)));
+    assert_eq!(first, second);
+}
+
+#[test]
+fn decisive_middle_and_tail_survive_with_exit_status() {
+    let a = big_log();
+    let (out, _) = digest_of(&a, 800);
+    let Output::Digest(bytes) = out else { panic!("expected a digest") };
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(text.starts_with("[ctx] batch: 5,002 lines · exit 1\n"), "{text}");
+    assert!(text.contains("\nerror: item 2500 could not be processed: disk quota exceeded\n"));
+    assert!(text.contains("\ndone: 4999 ok, 1 failed\n"));
+    check_accounting(&a, &bytes).unwrap();
+}
+
+#[test]
+fn small_output_is_verbatim() {
+    let a = Artifact::from_stdout(b"\x1b[1mhello\x1b[0m\r\nworld".to_vec(), Exit::Code(0), vec![]);
+    let (out, d) = digest_of(&a, 1200);
+    assert_eq!(out, Output::Raw);
+    assert!(d.key.is_none(), "nothing omitted, nothing archived");
+    assert!(d.rejection.is_none());
+}
+
+#[test]
+fn archive_failure_omits_nothing() {
+    let a = big_log();
+    let d = pipeline::digest(&a, &Disabled("read-only".into()), &Options { budget: Some(800) }).unwrap();
+    assert_eq!(d.output, Output::Raw);
+    let note = d.note().expect("a note says why");
+    assert!(note.starts_with("[ctx] ") && note.contains("read-only"), "{note}");
+}
+
+#[test]
+fn panics_are_isolated() {
+    let r: Result<(), _> = ctx::guard::isolate("test/v1", || panic!("boom {}", 7));
+    assert_eq!(
+        r.unwrap_err(),
+        ctx::guard::Rejection::Panicked("test/v1", "boom 7".to_string())
+    );
+}
+
+#[test]
+fn guard_rejects_untruthful_lines() {
+    use ctx::render::{Origin, Rendered, RenderedLine};
+    let a = big_log();
+    let d = pipeline::digest(&a, &FixedKey, &Options { budget: Some(800) }).unwrap();
+    let plan = &d.trace.as_ref().unwrap().plan;
+    let mut rendered = ctx::render::render(&a, &d.trace.as_ref().unwrap().graph, plan, Some(&KEY));
+    assert!(ctx::guard::accept(&a, plan, &rendered, Some(&KEY)).is_ok());
+    let raw_at = rendered
+        .lines
+        .iter()
+        .position(|l| matches!(l.origin, Origin::Raw(_)))
+        .unwrap();
+    rendered.lines[raw_at].text.push_str(" (all good)");
+    assert!(matches!(
+        ctx::guard::accept(&a, plan, &rendered, Some(&KEY)),
+        Err(ctx::guard::Rejection::Untruthful(_))
+    ));
+    let mut forged = Rendered::default();
+    forged.lines.push(RenderedLine { origin: Origin::Ctx, text: "tests passed".into() });
+    assert!(ctx::guard::accept(&a, plan, &forged, Some(&KEY)).is_err());
+}
