@@ -50,7 +50,11 @@ impl<'a> Lines<'a> {
             }
             start = end;
         }
-        Lines { text, cost, collapsed }
+        Lines {
+            text,
+            cost,
+            collapsed,
+        }
     }
 
     fn len(&self) -> usize {
@@ -210,7 +214,11 @@ fn build(
                 && kept[start - 1]
                 && (start..i).all(|j| lines.text[j] == lines.text[start - 1]);
             omissions.push(Omission {
-                what: if repeats { Omitted::Repeats } else { Omitted::Lines },
+                what: if repeats {
+                    Omitted::Repeats
+                } else {
+                    Omitted::Lines
+                },
                 count: span.len(),
                 address: Address::Lines(span),
             });
@@ -220,6 +228,7 @@ fn build(
     blocks.push(Block::Footer);
     DeliveryPlan {
         rung,
+        outcome: None,
         blocks,
         omissions,
         budget,

@@ -9,9 +9,10 @@ use serde::Serialize;
 
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
-use crate::evidence::{CoverageReceipt, EvidenceGraph};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 use crate::tokens;
 
+pub mod census;
 pub mod lines;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -43,8 +44,10 @@ pub enum Address {
     Lines(Span),
     /// `--item ID`
     Item(String),
-    /// `--items`
-    Items,
+    /// `--items [FILTER…]`
+    Items(Option<String>),
+    /// `--details`: the detail blocks of every census item.
+    Details,
 }
 
 impl Address {
@@ -53,7 +56,9 @@ impl Address {
         match self {
             Address::Lines(s) => format!("--lines {}-{}", s.first, s.last),
             Address::Item(id) => format!("--item {}", shell_quote(id)),
-            Address::Items => "--items".to_string(),
+            Address::Items(None) => "--items".to_string(),
+            Address::Items(Some(filter)) => format!("--items {filter}"),
+            Address::Details => "--details".to_string(),
         }
     }
 }
@@ -66,8 +71,8 @@ pub enum Omitted {
     Lines,
     /// Lines identical to the line kept just before them.
     Repeats,
-    /// Census items grouped or detail blocks left out.
-    Items,
+    /// Items (warnings, detail blocks…) left out; the words name them.
+    Items(String),
 }
 
 /// One region left out of the digest, declared by exactly one marker.
@@ -89,8 +94,15 @@ pub enum Block {
     Raw(Span),
     /// The marker of `omissions[i]`.
     Marker(usize),
+    /// A census entry: `items[index]`'s identity line, or with `detail`
+    /// its decisive lines inline when they name it themselves.
+    Item { index: usize, detail: bool },
+    /// `items[index]`'s detail under a `[ctx] --- identity (location)` line.
+    Detail(usize),
     /// A ctx line whose words the planner chose.
     Note(String),
+    /// `[ctx] next: ctx expand H <address>`.
+    Next(Address),
     /// `[ctx] full output (N lines): ctx expand H`.
     Footer,
 }
@@ -99,6 +111,9 @@ pub enum Block {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DeliveryPlan {
     pub rung: Rung,
+    /// The outcome the header states, when the planner corrects the
+    /// extractor's (facts and exit status disagree: invariant 10).
+    pub outcome: Option<Outcome>,
     pub blocks: Vec<Block>,
     pub omissions: Vec<Omission>,
     /// The token budget the plan was made for.
@@ -114,6 +129,7 @@ impl DeliveryPlan {
     pub fn verbatim(budget: usize, estimate: usize, why: impl Into<String>) -> Self {
         DeliveryPlan {
             rung: Rung::Verbatim,
+            outcome: None,
             blocks: Vec::new(),
             omissions: Vec::new(),
             budget,
@@ -163,7 +179,7 @@ impl Budget {
 pub fn resolve(
     artifact: &Artifact,
     graph: &EvidenceGraph,
-    _receipt: &CoverageReceipt,
+    receipt: &CoverageReceipt,
     _contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
@@ -171,7 +187,12 @@ pub fn resolve(
     if raw_tokens <= budget.target {
         return DeliveryPlan::verbatim(budget.target, raw_tokens, "fits the budget");
     }
-    lines::plan(artifact, graph, budget.target)
+    // A family profile names its tool; text/v1 reads lines only.
+    if graph.tool.is_empty() {
+        lines::plan(artifact, graph, budget.target)
+    } else {
+        census::plan(artifact, graph, receipt, budget)
+    }
 }
 
 /// Quotes an argument for a POSIX shell when it needs it.

@@ -2,8 +2,8 @@
 //! No clock, no environment, no I/O, no decisions: what to show is the
 //! plan's; how a ctx line is worded is here, in one place.
 
-use crate::artifact::Artifact;
-use crate::evidence::EvidenceGraph;
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
 use crate::normalize;
 use crate::plan::{Block, DeliveryPlan, Omission, Omitted};
 use crate::store::ArchiveKey;
@@ -61,10 +61,42 @@ pub fn render(
     let mut out = Rendered::default();
     for block in &plan.blocks {
         match block {
-            Block::Header => header(&mut out, artifact, graph),
+            Block::Header => header(&mut out, artifact, graph, plan),
+            Block::Item {
+                index,
+                detail: false,
+            } => census_line(&mut out, artifact, &graph.items[*index]),
+            Block::Item {
+                index,
+                detail: true,
+            } => raw_spans(&mut out, artifact, &graph.items[*index].detail),
+            Block::Detail(index) => {
+                let item = &graph.items[*index];
+                let location = item
+                    .location
+                    .as_ref()
+                    .map(location)
+                    .map(|l| format!(" ({l})"));
+                out.push(
+                    Origin::Ctx,
+                    format!(
+                        "{CTX_PREFIX} --- {}{}",
+                        item.identity,
+                        location.unwrap_or_default()
+                    ),
+                );
+                raw_spans(&mut out, artifact, &item.detail);
+            }
+            Block::Next(address) => out.push(
+                Origin::Ctx,
+                format!("{CTX_PREFIX} next: ctx expand {key} {}", address.args()),
+            ),
             Block::Raw(span) => {
                 for n in span.first..=span.last {
-                    out.push(Origin::Raw(n), normalize::line(artifact.line(n)).into_owned());
+                    out.push(
+                        Origin::Raw(n),
+                        normalize::line(artifact.line(n)).into_owned(),
+                    );
                 }
             }
             Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
@@ -81,17 +113,83 @@ pub fn render(
     out
 }
 
-fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph) {
+fn raw_spans(out: &mut Rendered, artifact: &Artifact, spans: &[Span]) {
+    for span in spans {
+        for n in span.first..=span.last {
+            out.push(
+                Origin::Raw(n),
+                normalize::line(artifact.line(n)).into_owned(),
+            );
+        }
+    }
+}
+
+/// An item's identity line: its raw headline when that names it, else a
+/// ctx line built from the typed fields.
+fn census_line(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem) {
+    if let Some(h) = item.headline {
+        let text = normalize::line(artifact.line(h.first));
+        if text.contains(item.identity.as_str()) {
+            out.push(Origin::Raw(h.first), text.into_owned());
+            return;
+        }
+    }
+    let word = match item.kind {
+        ItemKind::FailingTest => "FAILED",
+        ItemKind::TestError => "ERROR",
+        ItemKind::SuiteNotRun => "NOT RUN",
+        ItemKind::BuildFailure => "BUILD FAILED",
+        ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => match item.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+            Severity::Help => "help",
+            Severity::Info => "info",
+        },
+    };
+    let mut line = format!("{CTX_PREFIX} {word} {}", item.identity);
+    if let Some(loc) = &item.location {
+        if !item.identity.contains(&loc.file) {
+            line.push_str(&format!(" ({})", location(loc)));
+        }
+    }
+    if let Some(summary) = &item.summary {
+        line.push_str(" - ");
+        line.push_str(summary);
+    }
+    out.push(Origin::Ctx, line);
+}
+
+fn location(loc: &Location) -> String {
+    let mut s = loc.file.clone();
+    if let Some(line) = loc.line {
+        s.push_str(&format!(":{line}"));
+        if let Some(col) = loc.column {
+            s.push_str(&format!(":{col}"));
+        }
+    }
+    s
+}
+
+fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) {
     let exit = artifact.exit.describe();
     if graph.tool.is_empty() {
         let mut parts = vec![format!("{} lines", count(artifact.line_count()))];
         parts.extend(exit);
         let command = artifact.display_command();
-        let name = if command.is_empty() { "output".to_string() } else { clip(&command, 80) };
-        out.push(Origin::Ctx, format!("{CTX_PREFIX} {name}: {}", parts.join(" · ")));
+        let name = if command.is_empty() {
+            "output".to_string()
+        } else {
+            clip(&command, 80)
+        };
+        out.push(
+            Origin::Ctx,
+            format!("{CTX_PREFIX} {name}: {}", parts.join(" · ")),
+        );
         return;
     }
-    let mut parts = vec![graph.outcome.word().to_string()];
+    let outcome = plan.outcome.unwrap_or(graph.outcome);
+    let mut parts = vec![outcome.word().to_string()];
     if !graph.counts.is_empty() {
         let counts: Vec<String> = graph
             .counts
@@ -101,20 +199,23 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph) {
         parts.push(counts.join(", "));
     }
     parts.extend(exit);
-    out.push(Origin::Header, format!("{}: {}", graph.tool, parts.join(" · ")));
+    out.push(
+        Origin::Header,
+        format!("{}: {}", graph.tool, parts.join(" · ")),
+    );
 }
 
 fn marker(omission: &Omission, key: &str) -> String {
     let args = omission.address.args();
     let n = omission.count;
-    let what = match omission.what {
+    let what = match &omission.what {
         Omitted::Lines => format!("{} {} omitted", count(n), plural(n, "line", "lines")),
         Omitted::Repeats => format!(
             "previous line repeated {} more {}",
             count(n),
             plural(n, "time", "times")
         ),
-        Omitted::Items => format!("{} more {}", count(n), plural(n, "item", "items")),
+        Omitted::Items(what) => format!("{} {what}", count(n)),
     };
     format!("{CTX_PREFIX} … {what}: ctx expand {key} {args}")
 }

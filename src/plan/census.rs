@@ -1,0 +1,484 @@
+//! Census planning, for families whose facts are identities (failing tests,
+//! error diagnostics). Identity survives before detail:
+//!
+//! - PASS_SUMMARY: nothing failed — the header's counts, warnings counted.
+//! - FAIL_CENSUS: every census identity, and every distinct cause's detail.
+//! - DENSE: every census identity; detail for as many causes as fit, the
+//!   rest declared (`ctx expand H --details`).
+//! - FLOOD: the census alone exceeds the ceiling — identities grouped by
+//!   class with exact counts and examples, all of them behind `--items`.
+//!
+//! When the exit status says failure and no census item was parsed, the
+//! facts and the status disagree: the header says UNKNOWN and more raw
+//! output is kept, never less (invariant 10).
+
+use std::collections::BTreeMap;
+
+use crate::artifact::Artifact;
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Severity};
+use crate::normalize;
+use crate::render::count;
+use crate::tokens;
+
+use super::{
+    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    lines,
+};
+
+/// Tokens reserved for the notes around the census (coverage, next, counts).
+const NOTES_TOKENS: usize = 120;
+/// How many classes or files a counting note names before "… N more".
+const TOP: usize = 8;
+
+/// A census identity with every occurrence of it (the same diagnostic from
+/// 40 translation units is one entry, ×40).
+struct Entry {
+    first: usize,
+    times: usize,
+}
+
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    receipt: &CoverageReceipt,
+    budget: Budget,
+) -> DeliveryPlan {
+    let census: Vec<usize> = (0..graph.items.len())
+        .filter(|&i| graph.items[i].is_census())
+        .collect();
+    if census.is_empty() && artifact.exit.is_failure() {
+        return disagreement(artifact, graph, budget);
+    }
+    let mut p = Planner::new(artifact, graph, budget);
+    if census.is_empty() {
+        p.rung = Rung::PassSummary;
+    } else {
+        let entries = dedupe(graph, &census);
+        let census_cost: usize = entries.iter().map(|e| p.line_cost(e.first)).sum();
+        if census_cost + FRAME_TOKENS + NOTES_TOKENS > budget.ceiling {
+            p.flood(&census, budget.ceiling);
+        } else {
+            p.census(&entries, census_cost);
+        }
+    }
+    p.secondary();
+    p.coverage(receipt, census.len());
+    if let Some(&first) = census.first() {
+        p.blocks.push(Block::Next(Address::Item(
+            graph.items[first].identity.clone(),
+        )));
+    }
+    p.finish()
+}
+
+/// Exit says failure, the facts found none: UNKNOWN, and the output's head,
+/// decisive lines and tail with a larger budget than usual.
+fn disagreement(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+    let mut plan = lines::plan(artifact, graph, budget.target + budget.target / 2);
+    plan.outcome = Some(Outcome::Unknown);
+    let exit = artifact.exit.describe().unwrap_or_default();
+    plan.blocks.insert(
+        1,
+        Block::Note(format!(
+            "{exit} but no failure was parsed: the head, decisive lines and tail of the output follow"
+        )),
+    );
+    plan.why = "the exit status and the parsed facts disagree".into();
+    plan
+}
+
+/// Groups census items by identity and summary, in order of first occurrence.
+fn dedupe(graph: &EvidenceGraph, census: &[usize]) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut index: BTreeMap<(&str, Option<&str>), usize> = BTreeMap::new();
+    for &i in census {
+        let item = &graph.items[i];
+        let key = (item.identity.as_str(), item.summary.as_deref());
+        match index.get(&key) {
+            Some(&e) => entries[e].times += 1,
+            None => {
+                index.insert(key, entries.len());
+                entries.push(Entry { first: i, times: 1 });
+            }
+        }
+    }
+    entries
+}
+
+/// What a census unit is called in ctx's notes.
+fn unit(graph: &EvidenceGraph) -> &'static str {
+    let tests = graph.census().any(|i| {
+        matches!(
+            i.kind,
+            ItemKind::FailingTest | ItemKind::TestError | ItemKind::SuiteNotRun
+        )
+    });
+    if tests { "failures" } else { "errors" }
+}
+
+struct Planner<'a> {
+    artifact: &'a Artifact,
+    graph: &'a EvidenceGraph,
+    budget: Budget,
+    rung: Rung,
+    blocks: Vec<Block>,
+    omissions: Vec<Omission>,
+    spent: usize,
+}
+
+impl<'a> Planner<'a> {
+    fn new(artifact: &'a Artifact, graph: &'a EvidenceGraph, budget: Budget) -> Self {
+        Planner {
+            artifact,
+            graph,
+            budget,
+            rung: Rung::FailCensus,
+            blocks: vec![Block::Header],
+            omissions: Vec::new(),
+            spent: FRAME_TOKENS + NOTES_TOKENS,
+        }
+    }
+
+    fn item(&self, i: usize) -> &'a EvidenceItem {
+        &self.graph.items[i]
+    }
+
+    /// Tokens of an item's census line (its raw headline when that names it).
+    fn line_cost(&self, i: usize) -> usize {
+        let item = self.item(i);
+        if let Some(h) = item.headline {
+            let text = normalize::line(self.artifact.line(h.first));
+            if text.contains(item.identity.as_str()) {
+                return tokens::estimate(text.as_bytes()) + 1;
+            }
+        }
+        let synthetic = item.identity.len() + item.summary.as_ref().map_or(0, |s| s.len() + 3) + 16;
+        synthetic / 3 + 6
+    }
+
+    /// Tokens of an item's detail lines.
+    fn detail_cost(&self, i: usize) -> usize {
+        self.item(i)
+            .detail
+            .iter()
+            .flat_map(|s| s.first..=s.last)
+            .map(|n| tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1)
+            .sum::<usize>()
+            + 12
+    }
+
+    /// True when the item's detail contains its own headline, so showing the
+    /// detail in place names the item (a compiler error's block).
+    fn detail_names_item(&self, i: usize) -> bool {
+        let item = self.item(i);
+        item.headline
+            .is_some_and(|h| item.detail.iter().any(|s| s.contains(h.first)))
+    }
+
+    fn omit(&mut self, what: Omitted, count: usize, address: Address) {
+        self.omissions.push(Omission {
+            what,
+            count,
+            address,
+        });
+        self.blocks.push(Block::Marker(self.omissions.len() - 1));
+        self.spent += MARKER_TOKENS;
+    }
+
+    /// Every identity, then the detail of each distinct cause while it fits.
+    fn census(&mut self, entries: &[Entry], census_cost: usize) {
+        self.spent += census_cost;
+        let census_at = self.blocks.len();
+        for e in entries {
+            self.blocks.push(Block::Item {
+                index: e.first,
+                detail: false,
+            });
+            if e.times > 1 {
+                self.blocks.push(Block::Note(format!(
+                    "the line above ×{} (identical occurrences)",
+                    count(e.times)
+                )));
+            }
+        }
+        // One detail per cause: items sharing class and summary show it once.
+        let mut causes: Vec<(Option<&str>, Option<&str>, Vec<usize>)> = Vec::new();
+        for e in entries {
+            let item = self.item(e.first);
+            let key = (item.class.as_deref(), item.summary.as_deref());
+            match causes
+                .iter_mut()
+                .find(|c| key.1.is_some() && (c.0, c.1) == key)
+            {
+                Some(c) => c.2.push(e.first),
+                None => causes.push((key.0, key.1, vec![e.first])),
+            }
+        }
+        let mut detail_blocks = Vec::new();
+        let mut missing = 0usize;
+        for (_, summary, members) in &causes {
+            let rep = members[0];
+            if self.item(rep).detail.is_empty() {
+                continue;
+            }
+            let cost = self.detail_cost(rep);
+            if self.spent + cost > self.budget.target {
+                missing += members.len();
+                continue;
+            }
+            self.spent += cost;
+            let note = (members.len() > 1).then(|| {
+                Block::Note(format!(
+                    "same cause in {} {}: {}",
+                    members.len(),
+                    unit(self.graph),
+                    summary.unwrap_or("")
+                ))
+            });
+            let in_census = self.blocks[census_at..]
+                .iter()
+                .position(|b| matches!(b, Block::Item { index, .. } if *index == rep));
+            match in_census {
+                // The block names the item itself: shown in place of its census line.
+                Some(pos) if self.detail_names_item(rep) => {
+                    self.blocks[census_at + pos] = Block::Item {
+                        index: rep,
+                        detail: true,
+                    };
+                    if let Some(note) = note {
+                        self.blocks.insert(census_at + pos, note);
+                    }
+                }
+                _ => {
+                    detail_blocks.extend(note);
+                    detail_blocks.push(Block::Detail(rep));
+                }
+            }
+        }
+        self.blocks.extend(detail_blocks);
+        if missing > 0 {
+            self.rung = Rung::Dense;
+            let what = format!("{} without their detail", unit(self.graph));
+            self.omit(Omitted::Items(what), missing, Address::Details);
+        }
+    }
+
+    /// The census exceeds the ceiling: group by class with exact counts.
+    fn flood(&mut self, census: &[usize], ceiling: usize) {
+        self.rung = Rung::Flood;
+        let unit = unit(self.graph);
+        self.blocks.push(Block::Note(format!(
+            "census grouped: {} {unit} exceed the {}-token ceiling",
+            count(census.len()),
+            count(ceiling)
+        )));
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        for &i in census {
+            let item = self.item(i);
+            let key = item
+                .class
+                .clone()
+                .or_else(|| item.location.as_ref().map(|l| l.file.clone()))
+                .unwrap_or_else(|| "(unclassified)".to_string());
+            match groups.iter_mut().find(|g| g.0 == key) {
+                Some(g) => g.1.push(i),
+                None => groups.push((key, vec![i])),
+            }
+        }
+        groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1[0].cmp(&b.1[0])));
+        let width = groups
+            .iter()
+            .map(|g| g.0.chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(40);
+        let mut shown = 0usize;
+        let mut examples = 0usize;
+        for (key, members) in &groups {
+            let ids: Vec<&str> = members
+                .iter()
+                .take(2)
+                .map(|&i| self.item(i).identity.as_str())
+                .collect();
+            let more = if members.len() > 2 { ", …" } else { "" };
+            let line = format!(
+                "  {key:<width$} ×{}  {}{more}",
+                count(members.len()),
+                ids.join(", ")
+            );
+            let cost = tokens::estimate(line.as_bytes()) + 2;
+            if self.spent + cost > ceiling {
+                break;
+            }
+            self.spent += cost;
+            self.blocks.push(Block::Note(line));
+            shown += 1;
+            examples += ids.len();
+        }
+        if shown < groups.len() {
+            let rest: usize = groups[shown..].iter().map(|g| g.1.len()).sum();
+            self.blocks.push(Block::Note(format!(
+                "  … {} more groups holding {} {unit}",
+                count(groups.len() - shown),
+                count(rest)
+            )));
+        }
+        self.top_files(census, "top files");
+        let listed = census.len() - examples;
+        self.omit(
+            Omitted::Items(format!("{unit} counted above but not named")),
+            listed,
+            Address::Items(None),
+        );
+    }
+
+    /// `[ctx] <label>: a ×390, b ×288, … N more files`.
+    fn top_files(&mut self, items: &[usize], label: &str) {
+        let files = tally(
+            items
+                .iter()
+                .filter_map(|&i| self.item(i).location.as_ref().map(|l| l.file.as_str())),
+        );
+        if files.len() > 1 {
+            self.blocks.push(Block::Note(format!(
+                "{label}: {}",
+                top_list(&files, "files")
+            )));
+        }
+    }
+
+    /// Warnings and other non-census findings: counted by class and file,
+    /// named while the budget allows, declared when it does not.
+    fn secondary(&mut self) {
+        let items: Vec<usize> = (0..self.graph.items.len())
+            .filter(|&i| {
+                let it = self.item(i);
+                !it.is_census() && matches!(it.kind, ItemKind::Diagnostic | ItemKind::Warning)
+            })
+            .collect();
+        if items.is_empty() {
+            return;
+        }
+        let noun = match self.item(items[0]).severity {
+            Severity::Warning => "warnings",
+            _ => "findings",
+        };
+        let classes = tally(items.iter().filter_map(|&i| self.item(i).class.as_deref()));
+        if !classes.is_empty() {
+            self.blocks.push(Block::Note(format!(
+                "{noun} by code: {}",
+                top_list(&classes, "codes")
+            )));
+        }
+        self.top_files(&items, &format!("{noun} by file"));
+        let mut named = 0;
+        for &i in &items {
+            let cost = self.line_cost(i);
+            if self.spent + cost + MARKER_TOKENS > self.budget.target {
+                break;
+            }
+            self.spent += cost;
+            self.blocks.push(Block::Item {
+                index: i,
+                detail: false,
+            });
+            named += 1;
+        }
+        if named < items.len() {
+            let filter = match noun {
+                "warnings" => Some("--severity warning".to_string()),
+                _ => None,
+            };
+            self.omit(
+                Omitted::Items(format!("{noun} not named")),
+                items.len() - named,
+                Address::Items(filter),
+            );
+        }
+    }
+
+    /// Says what the extractor did not understand; silent when complete.
+    fn coverage(&mut self, receipt: &CoverageReceipt, census: usize) {
+        let mut parts = Vec::new();
+        if let Some(announced) = receipt.items_announced {
+            parts.push(format!(
+                "{}/{} {} parsed",
+                count(receipt.items_parsed as usize),
+                count(announced as usize),
+                unit(self.graph)
+            ));
+        } else if census > 0 {
+            parts.push(format!(
+                "{} {} parsed",
+                count(receipt.items_parsed as usize),
+                unit(self.graph)
+            ));
+        }
+        if census > 0 {
+            parts.push(format!(
+                "{}/{} detail blocks",
+                count(receipt.blocks_parsed as usize),
+                count(receipt.items_parsed as usize)
+            ));
+        }
+        parts.push(format!(
+            "{} unmatched lines",
+            count(receipt.lines_unmatched as usize)
+        ));
+        if receipt.truncated {
+            parts.push("input truncated upstream: the census may be incomplete".into());
+        }
+        if let crate::evidence::Precision::Degraded(why) = &receipt.precision {
+            parts.push(format!("degraded: {why}"));
+        }
+        if census > 0 || !receipt.is_complete() {
+            self.blocks
+                .push(Block::Note(format!("coverage: {}", parts.join(" · "))));
+        }
+    }
+
+    fn finish(mut self) -> DeliveryPlan {
+        self.blocks.push(Block::Footer);
+        let why = match self.rung {
+            Rung::PassSummary => "nothing failed: counts only",
+            Rung::FailCensus => "every identity and every cause's detail fit",
+            Rung::Dense => "every identity; detail thinned to the budget",
+            Rung::Flood => "the census exceeds the ceiling: grouped",
+            Rung::Verbatim => "fits",
+        };
+        DeliveryPlan {
+            rung: self.rung,
+            outcome: None,
+            blocks: self.blocks,
+            omissions: self.omissions,
+            budget: self.budget.target,
+            estimate: self.spent,
+            why: why.to_string(),
+        }
+    }
+}
+
+/// Counts in order of first appearance, then sorted by count (stable).
+fn tally<'s>(values: impl Iterator<Item = &'s str>) -> Vec<(&'s str, usize)> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for v in values {
+        match counts.iter_mut().find(|c| c.0 == v) {
+            Some(c) => c.1 += 1,
+            None => counts.push((v, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts
+}
+
+fn top_list(counts: &[(&str, usize)], noun: &str) -> String {
+    let mut parts: Vec<String> = counts
+        .iter()
+        .take(TOP)
+        .map(|(v, n)| format!("{v} ×{}", count(*n)))
+        .collect();
+    if counts.len() > TOP {
+        parts.push(format!("… {} more {noun}", count(counts.len() - TOP)));
+    }
+    parts.join(", ")
+}
