@@ -25,3 +25,4 @@ pub mod profiles;
 pub mod render;
 pub mod store;
 pub mod tokens;
+pub mod zoom;

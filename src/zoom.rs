@@ -1,0 +1,108 @@
+//! Census zooms for `ctx expand`: `--item ID`, `--items [filters]`,
+//! `--details`. They re-read an archived record with the profile that
+//! digested it (classification is deterministic over argv, `--as` and
+//! content), so every identity a digest named or grouped can be listed and
+//! every block it left out can be printed.
+
+use crate::artifact::{Artifact, Span};
+use crate::classify;
+use crate::evidence::{EvidenceGraph, EvidenceItem, Severity};
+use crate::profiles::Profile;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ZoomError {
+    #[error("{0}")]
+    Family(#[from] classify::UnknownFamily),
+    #[error("no item {id:?} in this record ({profile} found {count} items; `--items` lists them)")]
+    NoItem {
+        id: String,
+        profile: &'static str,
+        count: usize,
+    },
+}
+
+/// Filters of `--items`.
+#[derive(Clone, Debug, Default)]
+pub struct ItemFilter {
+    pub code: Option<String>,
+    pub file: Option<String>,
+    pub severity: Option<String>,
+}
+
+impl ItemFilter {
+    fn accepts(&self, item: &EvidenceItem) -> bool {
+        let code_ok = self
+            .code
+            .as_deref()
+            .is_none_or(|c| item.class.as_deref() == Some(c));
+        let file_ok = self.file.as_deref().is_none_or(|f| {
+            item.location
+                .as_ref()
+                .is_some_and(|l| l.file == f || l.file.ends_with(&format!("/{f}")))
+        });
+        let severity_ok = self
+            .severity
+            .as_deref()
+            .is_none_or(|s| severity_word(item.severity) == s);
+        code_ok && file_ok && severity_ok
+    }
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+        Severity::Help => "help",
+        Severity::Info => "info",
+    }
+}
+
+/// The record's evidence, as its profile reads it.
+pub fn evidence(artifact: &Artifact) -> Result<(&'static dyn Profile, EvidenceGraph), ZoomError> {
+    let (profile, _) = classify::choose(artifact, artifact.family.as_deref())?;
+    let (graph, _) = profile.extract(artifact);
+    Ok((profile, graph))
+}
+
+/// `--items`: one identity per line, every census item (or, with a filter,
+/// every item that passes it), complete and in occurrence order.
+pub fn items(graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
+    let filtered = filter.code.is_some() || filter.file.is_some() || filter.severity.is_some();
+    graph
+        .items
+        .iter()
+        .filter(|i| if filtered { filter.accepts(i) } else { i.is_census() })
+        .map(|i| i.identity.clone())
+        .collect()
+}
+
+/// `--item ID`: the spans of that item's whole block (every occurrence).
+pub fn item_spans(
+    profile: &'static dyn Profile,
+    graph: &EvidenceGraph,
+    id: &str,
+) -> Result<Vec<Span>, ZoomError> {
+    let spans: Vec<Span> = graph
+        .items
+        .iter()
+        .filter(|i| i.identity == id)
+        .filter_map(|i| i.block.or(i.headline))
+        .collect();
+    if spans.is_empty() {
+        return Err(ZoomError::NoItem {
+            id: id.to_string(),
+            profile: profile.version(),
+            count: graph.items.len(),
+        });
+    }
+    Ok(spans)
+}
+
+/// `--details`: the block spans of every census item, in order.
+pub fn detail_spans(graph: &EvidenceGraph) -> Vec<(String, Span)> {
+    graph
+        .census()
+        .filter_map(|i| i.block.or(i.headline).map(|s| (i.identity.clone(), s)))
+        .collect()
+}
