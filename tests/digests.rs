@@ -1,0 +1,127 @@
+//! Every captured fixture, digested at its contract's default budget:
+//! an insta snapshot per case, and the census invariant — every census
+//! identity the profile extracted is named in the digest, or (FLOOD) listed
+//! by `--items` — checked on each.
+
+use std::path::{Path, PathBuf};
+
+use ctx::archive::Archive;
+use ctx::artifact::Artifact;
+use ctx::pipeline::{self, Options, Output};
+use ctx::plan::Rung;
+use ctx::store::{ArchiveKey, StoreError};
+use ctx::zoom;
+
+struct FixedKey;
+
+impl Archive for FixedKey {
+    fn put(&self, _artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        Ok(ArchiveKey([0x5c; 32]))
+    }
+}
+
+/// Every `fixtures/<family>/<case>/` with a case.json, sorted.
+fn cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut out = Vec::new();
+    for family in std::fs::read_dir(&root).unwrap().flatten() {
+        if !family.path().is_dir() {
+            continue;
+        }
+        for case in std::fs::read_dir(family.path()).unwrap().flatten() {
+            if case.path().join("case.json").is_file() {
+                out.push(case.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn name(case: &Path) -> String {
+    let family = case.parent().unwrap().file_name().unwrap().to_string_lossy();
+    let case = case.file_name().unwrap().to_string_lossy();
+    format!("{family}__{case}")
+}
+
+fn digest(artifact: &Artifact) -> (String, pipeline::Delivery) {
+    let d = pipeline::digest(artifact, &FixedKey, &Options::default()).unwrap();
+    let text = match &d.output {
+        Output::Digest(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Output::Raw => format!(
+            "(raw output delivered: {} lines, {} bytes; profile {}; {})\n",
+            artifact.line_count(),
+            artifact.bytes().len(),
+            d.profile,
+            d.rejection
+                .as_ref()
+                .map_or("fits the budget".to_string(), |r| r.to_string())
+        ),
+    };
+    (text, d)
+}
+
+#[test]
+fn fixtures_digest_as_snapshotted() {
+    let cases = cases();
+    assert!(cases.len() > 20, "fixtures missing: {}", cases.len());
+    for case in cases {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (text, _) = digest(&artifact);
+        insta::assert_snapshot!(name(&case), text);
+    }
+}
+
+#[test]
+fn every_census_identity_survives() {
+    for case in cases() {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (text, d) = digest(&artifact);
+        let Some(trace) = &d.trace else { continue };
+        if d.output == Output::Raw {
+            // Raw output holds every identity by definition.
+            continue;
+        }
+        let listed = zoom::items(&trace.graph, &zoom::ItemFilter::default());
+        for item in trace.graph.census() {
+            let named = text.contains(&item.identity);
+            let grouped = trace.plan.rung == Rung::Flood && listed.contains(&item.identity);
+            assert!(
+                named || grouped,
+                "{}: census identity {:?} lost (rung {:?})",
+                name(&case),
+                item.identity,
+                trace.plan.rung
+            );
+        }
+    }
+}
+
+#[test]
+fn failed_runs_never_read_as_success() {
+    for case in cases() {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        if !artifact.exit.is_failure() {
+            continue;
+        }
+        let (text, d) = digest(&artifact);
+        if d.output == Output::Raw {
+            continue;
+        }
+        let first = text.lines().next().unwrap_or("");
+        assert!(
+            !first.contains("PASSED") && !first.contains(": OK"),
+            "{}: {first}",
+            name(&case)
+        );
+        assert!(first.contains("exit ") || first.contains("signal"), "{}: {first}", name(&case));
+    }
+}
+
+#[test]
+fn digests_are_deterministic() {
+    for case in cases() {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        assert_eq!(digest(&artifact).0, digest(&artifact.clone()).0, "{}", name(&case));
+    }
+}
