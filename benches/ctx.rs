@@ -178,6 +178,64 @@ fn expand_group(home: &Path, dir: &Path) {
     );
 }
 
+/// A shim passing through (stdout a file) vs the bare command, and a
+/// digesting shim (stdout a pipe, no shell: the agent's own) vs `ctx run`.
+fn shim_group(home: &Path, dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    println!("## shims (medians of 200 interleaved runs)");
+    let (tools, shims) = (dir.join("shim-tools"), dir.join("shim-dir"));
+    std::fs::create_dir_all(&tools).expect("tools dir");
+    let tool = tools.join("fake-pytest");
+    std::fs::write(&tool, "#!/bin/sh\nseq 1 3000\nexit 1\n").expect("tool");
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = Command::new(CTX)
+        .env("CTX_HOME", home)
+        .args(["shims", "install", "--dir"])
+        .arg(&shims)
+        .arg("fake-pytest")
+        .output()
+        .expect("ctx shims install");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let path = format!("{}:{}:/usr/bin:/bin", shims.display(), tools.display());
+    let sink = dir.join("shim-out");
+    let to_file = |cmd: &mut Command| {
+        let file = std::fs::File::create(&sink).expect("sink");
+        let start = Instant::now();
+        let status = cmd.stdin(Stdio::null()).stdout(file).stderr(Stdio::null()).status();
+        let took = start.elapsed();
+        assert!(status.is_ok());
+        took
+    };
+    let shim = shims.join("fake-pytest");
+    let (mut bare, mut passthrough, mut run, mut digest) = (vec![], vec![], vec![], vec![]);
+    for i in 0..205 {
+        let b = to_file(Command::new(&tool).env("PATH", &path));
+        let p = to_file(Command::new(&shim).env("PATH", &path).env("CTX_HOME", home));
+        let r = time_once(Command::new(CTX).env("CTX_HOME", home).args(["run", "--"]).arg(&tool));
+        let d = time_once(Command::new(&shim).env("PATH", &path).env("CTX_HOME", home));
+        if i >= 5 {
+            bare.push(b);
+            passthrough.push(p);
+            run.push(r);
+            digest.push(d);
+        }
+    }
+    let (b, p) = (median(bare), median(passthrough));
+    let (r, d) = (median(run), median(digest));
+    println!(
+        "- passthrough (stdout a file): bare {:.2} ms, shim {:.2} ms, added {:.2} ms",
+        ms(b),
+        ms(p),
+        ms(p.saturating_sub(b))
+    );
+    println!(
+        "- digesting (stdout a pipe): ctx run {:.2} ms, shim {:.2} ms, difference {:+.2} ms",
+        ms(r),
+        ms(d),
+        ms(d) - ms(r)
+    );
+}
+
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wants = |g: &str| filter.is_empty() || filter.iter().any(|f| f == g);
@@ -191,5 +249,8 @@ fn main() {
     }
     if wants("expand") {
         expand_group(&home, dir.path());
+    }
+    if wants("shim") {
+        shim_group(&home, dir.path());
     }
 }

@@ -2,8 +2,10 @@
 //! omitted. A failed archive is not an error for the command: the digest
 //! simply omits nothing.
 
+use std::cell::OnceCell;
+
 use crate::artifact::Artifact;
-use crate::store::{ArchiveKey, StoreError};
+use crate::store::{self, ArchiveKey, SqliteStore, Store, StoreError};
 
 /// Where the pipeline archives originals.
 pub trait Archive {
@@ -19,8 +21,33 @@ impl Archive for Disabled {
     }
 }
 
+/// The default store, opened on the first `put`: a digest that omits
+/// nothing (most small outputs) never touches the database at all.
+#[derive(Default)]
+pub struct Lazy {
+    /// The open store, or why it could not be opened (not retried within
+    /// one process: a broken store stays broken for this run).
+    store: OnceCell<Result<SqliteStore, StoreError>>,
+}
+
+impl Archive for Lazy {
+    fn put(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        let opened = self.store.get_or_init(store::open_default);
+        match opened {
+            Ok(s) => Store::put(s, artifact),
+            Err(why) => Err(why.clone()),
+        }
+    }
+}
+
+/// Any store is an archive.
+impl Archive for SqliteStore {
+    fn put(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        Store::put(self, artifact)
+    }
+}
+
 /// The archive the CLI uses: the default store, opened on first use.
-/// (Until the store lands this archives nothing, so nothing is omitted.)
 pub fn open_default() -> Box<dyn Archive> {
-    Box::new(Disabled("the store is not built yet".into()))
+    Box::new(Lazy::default())
 }

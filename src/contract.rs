@@ -55,6 +55,17 @@ pub struct Rendering {
     pub stable_order: String,
     pub evidence_floor_tokens: usize,
     pub hard_ceiling_tokens: usize,
+    /// What a digest aims for (detail is thinned to it); output within it
+    /// is printed verbatim. The census alone may grow to the hard ceiling.
+    /// Defaults to the hard ceiling.
+    #[serde(default)]
+    pub target_tokens: Option<usize>,
+}
+
+impl Rendering {
+    pub fn target(&self) -> usize {
+        self.target_tokens.unwrap_or(self.hard_ceiling_tokens)
+    }
 }
 
 /// A validated contract.
@@ -160,6 +171,13 @@ impl Contract {
                 "evidence_floor_tokens ({}) must be above 0 and below hard_ceiling_tokens ({})",
                 r.evidence_floor_tokens, r.hard_ceiling_tokens
             ));
+        }
+        if let Some(t) = r.target_tokens {
+            if t < r.evidence_floor_tokens || t > r.hard_ceiling_tokens {
+                return Err(format!(
+                    "target_tokens ({t}) must lie between evidence_floor_tokens and hard_ceiling_tokens"
+                ));
+            }
         }
         Ok(())
     }

@@ -6,6 +6,7 @@
 //! ingest (`capture`, `artifact`) → `archive` → `classify` → extract
 //! (`profiles`, `evidence`) → `plan` → `render` → `guard` → `ledger`.
 
+pub mod agents;
 pub mod archive;
 pub mod artifact;
 pub mod capture;
@@ -23,6 +24,8 @@ pub mod pipeline;
 pub mod plan;
 pub mod profiles;
 pub mod render;
+pub mod rewrite;
+pub mod shim;
 pub mod store;
 pub mod tokens;
 pub mod zoom;

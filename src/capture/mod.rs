@@ -1,2 +1,109 @@
 //! Ingest for `ctx run`: the child process, its two streams and their order,
 //! signals, and the exit status ctx must reproduce.
+//!
+//! - `resolve`: finding the program as a shell does; 127/126 and their
+//!   messages; exec in place for the live terminal path.
+//! - `signals`: SIGINT/SIGTERM/SIGHUP/SIGQUIT forwarded through a signalfd.
+//! - `streams`: the poll loop that records both streams in arrival order.
+//! - `exit`: dying the way the child died.
+//!
+//! stdin is never touched: the child inherits ctx's descriptor 0 as it is
+//! (invariant 2). docs/capture.md has the whole story and the limits.
+
+pub mod exit;
+pub mod resolve;
+mod signals;
+mod streams;
+
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+pub use exit::exit_like;
+pub use resolve::{LaunchError, exec, exec_program, resolve};
+pub use signals::FORWARDED;
+
+use crate::artifact::{Artifact, Exit};
+
+/// Why a capture did not produce an artifact.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// The command could not be started; the child never ran.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// ctx itself failed while the child ran.
+    #[error("capturing the command's output: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Runs `argv` to completion and returns what it wrote and how it ended.
+/// Memory grows with the output: there is no cap.
+pub fn run(argv: &[OsString]) -> Result<Artifact, CaptureError> {
+    let Some(cmd) = argv.first() else {
+        return Err(LaunchError::NotFound(String::new()).into());
+    };
+    let program = resolve(cmd)?;
+    run_program(&program, argv)
+}
+
+/// `run` for a program already found (a shim resolves past itself);
+/// `argv[0]` is still what the child sees as its name.
+pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Artifact, CaptureError> {
+    let Some(cmd) = argv.first() else {
+        return Err(LaunchError::NotFound(String::new()).into());
+    };
+    let forwarder = signals::Forwarder::install().map_err(io::Error::from)?;
+    let child = spawn(program, cmd, &argv[1..])?;
+    let collected = streams::collect(child, &forwarder)?;
+    drop(forwarder);
+
+    let exit = match (collected.status.code(), collected.status.signal()) {
+        (Some(code), _) => Exit::Code(code),
+        (None, Some(signal)) => Exit::Signal(signal),
+        // Only stopped or continued processes have neither, and those are
+        // never reported as ended.
+        (None, None) => Exit::Unknown,
+    };
+    let argv = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut artifact = Artifact::new(collected.bytes, collected.segments, exit, argv);
+    artifact.cwd = std::env::current_dir()
+        .ok()
+        .map(|d| d.to_string_lossy().into_owned());
+    Ok(artifact)
+}
+
+/// Starts the child with stdin inherited and both output streams on pipes.
+fn spawn(program: &Path, cmd: &OsString, args: &[OsString]) -> Result<Child, CaptureError> {
+    let start = |path: &Path, argv0: &OsString, args: &[OsString]| {
+        Command::new(path)
+            .arg0(argv0)
+            .args(args)
+            .stdin(Stdio::inherit())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+    };
+    let err = match start(program, cmd, args) {
+        Ok(child) => return Ok(child),
+        Err(err) => err,
+    };
+    let Some(errno) = err.raw_os_error().map(nix::errno::Errno::from_raw) else {
+        return Err(err.into());
+    };
+    if errno == nix::errno::Errno::ENOEXEC && !resolve::looks_binary(program) {
+        // A text file without `#!`: a shell runs it as a script.
+        let mut script_args = vec![program.as_os_str().to_os_string()];
+        script_args.extend(args.iter().cloned());
+        let shell = Path::new(resolve::SCRIPT_SHELL);
+        return start(shell, &"sh".into(), &script_args).map_err(|e| {
+            let errno = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(0));
+            LaunchError::from_exec(program, errno).into()
+        });
+    }
+    Err(LaunchError::from_exec(program, errno).into())
+}

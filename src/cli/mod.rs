@@ -7,9 +7,13 @@ pub mod digest;
 pub mod expand;
 pub mod explain;
 pub mod gain;
+pub mod hook;
+pub mod init;
 pub mod pipe;
 pub mod profiles;
+pub mod rewrite;
 pub mod run;
+pub mod shims;
 pub mod store;
 
 /// Exit status for ctx's own failures (bad usage, unreadable input).
@@ -44,6 +48,14 @@ pub enum Verb {
     Profiles(profiles::Args),
     /// Show how an archived record was digested: profile, coverage, plan.
     Explain(explain::Args),
+    /// Install, list or remove PATH shims (links named after commands).
+    Shims(shims::Args),
+    /// Print a shell line with the commands ctx knows run through `ctx run`.
+    Rewrite(rewrite::Args),
+    /// Print (or apply with --write) the setup that lets an agent use ctx.
+    Init(init::Args),
+    /// An agent's hook protocol: `ctx hook claude` (PreToolUse, JSON on stdin).
+    Hook(hook::Args),
 }
 
 /// Parses argv and runs the verb; returns the process exit status.
@@ -65,6 +77,10 @@ pub fn main() -> i32 {
         Verb::Gain(args) => gain::execute(args),
         Verb::Profiles(args) => profiles::execute(args),
         Verb::Explain(args) => explain::execute(args),
+        Verb::Shims(args) => shims::execute(args),
+        Verb::Rewrite(args) => rewrite::execute(args),
+        Verb::Init(args) => init::execute(args),
+        Verb::Hook(args) => hook::execute(args),
     };
     match result {
         Ok(code) => code,

@@ -1,9 +1,224 @@
-//! `ctx store`.
+//! `ctx store stats|gc|purge`: inspect and maintain the archive.
+
+use std::time::Duration;
+
+use crate::render::count;
+use crate::store::retention::{self, Retention, clamp_min_age};
+use crate::store::sqlite::{self, SqliteStore};
+use crate::store::{self, Stats, Store, StoreError};
 
 /// Arguments of `ctx store`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("`ctx store` is not built yet")
+#[derive(clap::Subcommand, Debug)]
+pub enum Action {
+    /// Records, sizes, age range, location and retention settings.
+    Stats {
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Apply retention now: evict the least recently used records older
+    /// than the minimum age until the store fits its cap.
+    Gc {
+        /// Cap to apply instead of CTX_STORE_MAX_BYTES (e.g. 500MiB).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_bytes: Option<u64>,
+        /// Minimum age instead of CTX_STORE_MIN_AGE (never below 30m).
+        #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+        min_age: Option<Duration>,
+    },
+    /// Delete every record (or those unused for DURATION); asks nothing.
+    Purge {
+        #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+        older_than: Option<Duration>,
+    },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    retention::parse_bytes(s)
+        .ok_or_else(|| format!("`{s}` is not a size (e.g. 2GiB, 500M, 1048576)"))
+}
+
+pub fn execute(args: Args) -> anyhow::Result<i32> {
+    match args.action {
+        Action::Stats { format } => stats(format),
+        Action::Gc { max_bytes, min_age } => gc(max_bytes, min_age),
+        Action::Purge { older_than } => purge(older_than),
+    }
+}
+
+fn stats(format: Format) -> anyhow::Result<i32> {
+    let path = SqliteStore::default_path()?;
+    let (options, mut warnings) = sqlite::Options::from_env();
+    let totals = match store::open_existing()? {
+        Some(s) => {
+            warnings.extend(s.warnings.iter().cloned());
+            s.stats()?
+        }
+        None => Stats::default(),
+    };
+    warnings.dedup();
+    let r = options.retention;
+    let ratio = if totals.stored_bytes == 0 {
+        None
+    } else {
+        Some(totals.raw_bytes as f64 / totals.stored_bytes as f64)
+    };
+    if format == Format::Json {
+        let v = serde_json::json!({
+            "records": totals.records,
+            "raw_bytes": totals.raw_bytes,
+            "stored_bytes": totals.stored_bytes,
+            "ratio": ratio,
+            "oldest": totals.oldest_ms.map(when),
+            "newest": totals.newest_ms.map(when),
+            "db_path": path.display().to_string(),
+            "file_bytes": totals.file_bytes,
+            "max_bytes": r.max_bytes,
+            "min_age_secs": r.min_age.as_secs(),
+            "warnings": warnings,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
+    }
+    println!("records       {}", count(totals.records as usize));
+    println!("raw bytes     {}", size(totals.raw_bytes));
+    println!("stored bytes  {}", size(totals.stored_bytes));
+    match ratio {
+        Some(x) => println!("ratio         {x:.2}×"),
+        None => println!("ratio         -"),
+    }
+    println!(
+        "oldest        {}",
+        totals.oldest_ms.map_or_else(|| "-".into(), when)
+    );
+    println!(
+        "newest        {}",
+        totals.newest_ms.map_or_else(|| "-".into(), when)
+    );
+    println!(
+        "db            {} ({} on disk)",
+        path.display(),
+        size(totals.file_bytes)
+    );
+    println!("cap           {} (CTX_STORE_MAX_BYTES)", size(r.max_bytes));
+    println!(
+        "min age       {} (CTX_STORE_MIN_AGE)",
+        humantime::format_duration(r.min_age)
+    );
+    for w in warnings {
+        println!("[ctx] {w}");
+    }
+    Ok(0)
+}
+
+fn gc(max_bytes: Option<u64>, min_age: Option<Duration>) -> anyhow::Result<i32> {
+    let (options, _) = sqlite::Options::from_env();
+    let policy = Retention {
+        max_bytes: max_bytes.unwrap_or(options.retention.max_bytes),
+        min_age: min_age.map_or(options.retention.min_age, clamp_min_age),
+    };
+    let Some(s) = store::open_existing()? else {
+        println!("the store is empty: nothing to evict");
+        return Ok(0);
+    };
+    let report = s.gc(policy)?;
+    for e in report.evicted.iter().take(20) {
+        println!(
+            "evicted {}  {}  {}  {}",
+            e.key.short(),
+            when(e.used_ms),
+            size(e.stored_bytes),
+            e.command
+        );
+    }
+    if report.evicted.len() > 20 {
+        println!("… and {} more", count(report.evicted.len() - 20));
+    }
+    println!(
+        "evicted {} records ({}); {} records ({}) left; cap {}, min age {}",
+        count(report.evicted.len()),
+        size(report.evicted_bytes),
+        count(report.records_left as usize),
+        size(report.bytes_left),
+        size(policy.max_bytes),
+        humantime::format_duration(policy.min_age)
+    );
+    if report.bytes_left > policy.max_bytes {
+        println!("[ctx] still over the cap: the rest are younger than the minimum age");
+    }
+    Ok(0)
+}
+
+fn purge(older_than: Option<Duration>) -> anyhow::Result<i32> {
+    let path = SqliteStore::default_path()?;
+    let opened = match store::open_existing() {
+        Ok(o) => o,
+        // A damaged file cannot be purged record by record; without a
+        // filter the user asked for everything gone, so the file goes.
+        Err(StoreError::Corrupt(_)) if older_than.is_none() => {
+            SqliteStore::remove_files(&path)?;
+            println!(
+                "removed the damaged store {} (every record in it is gone)",
+                path.display()
+            );
+            return Ok(0);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let report = match opened {
+        Some(s) => s.purge(older_than)?,
+        None => Default::default(),
+    };
+    println!(
+        "purged {} records ({})",
+        count(report.records as usize),
+        size(report.stored_bytes)
+    );
+    Ok(0)
+}
+
+fn when(ms: i64) -> String {
+    let t = std::time::UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// `1536` → `1.5 KiB`; exact bytes below 1 KiB.
+fn size(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64;
+    let mut unit = "B";
+    for u in UNITS {
+        if v < 1024.0 {
+            break;
+        }
+        v /= 1024.0;
+        unit = u;
+    }
+    format!("{v:.1} {unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_well() {
+        assert_eq!(size(0), "0 B");
+        assert_eq!(size(1536), "1.5 KiB");
+        assert_eq!(size(2 << 30), "2.0 GiB");
+    }
 }

@@ -27,6 +27,8 @@ use super::{
 
 /// Tokens reserved for the notes around the census (coverage, next, counts).
 const NOTES_TOKENS: usize = 120;
+/// Tokens a single detail line may have to be printed inline.
+const LONGEST_DETAIL_LINE: usize = 300;
 /// How many classes or files a counting note names before "… N more".
 const TOP: usize = 8;
 
@@ -167,6 +169,16 @@ impl<'a> Planner<'a> {
             + 12
     }
 
+    /// True when the item has detail lines short enough to print (a JSON
+    /// message line or a minified bundle is retrievable, not printable).
+    fn detail_usable(&self, i: usize) -> bool {
+        let item = self.item(i);
+        !item.detail.is_empty()
+            && item.detail.iter().flat_map(|s| s.first..=s.last).all(|n| {
+                tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) <= LONGEST_DETAIL_LINE
+            })
+    }
+
     /// True when the item's detail contains its own headline, so showing the
     /// detail in place names the item (a compiler error's block).
     fn detail_names_item(&self, i: usize) -> bool {
@@ -214,19 +226,22 @@ impl<'a> Planner<'a> {
                 None => causes.push((key.0, key.1, vec![e.first])),
             }
         }
+        // Detail has the target to itself: the census never starves it.
+        let mut detail_spent = 0usize;
         let mut detail_blocks = Vec::new();
         let mut missing = 0usize;
         for (_, summary, members) in &causes {
             let rep = members[0];
-            if self.item(rep).detail.is_empty() {
+            if !self.detail_usable(rep) {
                 continue;
             }
             let cost = self.detail_cost(rep);
-            if self.spent + cost > self.budget.target {
+            if detail_spent + cost > self.budget.target {
                 missing += members.len();
                 continue;
             }
             self.spent += cost;
+            detail_spent += cost;
             let note = (members.len() > 1).then(|| {
                 Block::Note(format!(
                     "same cause in {} {}: {}",
@@ -272,14 +287,21 @@ impl<'a> Planner<'a> {
             count(census.len()),
             count(ceiling)
         )));
+        // Tests group by file and failure class; diagnostics by code.
+        let by_file = unit == "failures";
         let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
         for &i in census {
             let item = self.item(i);
-            let key = item
-                .class
-                .clone()
-                .or_else(|| item.location.as_ref().map(|l| l.file.clone()))
-                .unwrap_or_else(|| "(unclassified)".to_string());
+            let class = item.class.clone().unwrap_or_else(|| "(unclassified)".to_string());
+            let key = match (&item.location, by_file) {
+                (Some(l), true) => format!("{} {class}", l.file),
+                (None, true) => class,
+                (_, false) => item
+                    .class
+                    .clone()
+                    .or_else(|| item.location.as_ref().map(|l| l.file.clone()))
+                    .unwrap_or(class),
+            };
             match groups.iter_mut().find(|g| g.0 == key) {
                 Some(g) => g.1.push(i),
                 None => groups.push((key, vec![i])),
@@ -330,6 +352,20 @@ impl<'a> Planner<'a> {
             listed,
             Address::Items(None),
         );
+        // The first failure's detail, when it fits: the likeliest shared cause.
+        let first = census[0];
+        let with_detail = census.iter().filter(|&&i| self.detail_usable(i)).count();
+        if self.detail_usable(first) && self.spent + self.detail_cost(first) <= ceiling {
+            self.spent += self.detail_cost(first);
+            self.blocks.push(Block::Detail(first));
+            if with_detail > 1 {
+                let what = format!("more {unit} with detail");
+                self.omit(Omitted::Items(what), with_detail - 1, Address::Details);
+            }
+        } else if with_detail > 0 {
+            let what = format!("{unit} with detail");
+            self.omit(Omitted::Items(what), with_detail, Address::Details);
+        }
     }
 
     /// `[ctx] <label>: a ×390, b ×288, … N more files`.

@@ -166,7 +166,7 @@ impl Budget {
     pub fn from_contract(contract: &Contract, requested: Option<usize>) -> Budget {
         let r = &contract.rendering;
         let target = requested
-            .unwrap_or(r.hard_ceiling_tokens)
+            .unwrap_or_else(|| r.target())
             .max(r.evidence_floor_tokens);
         Budget {
             target,

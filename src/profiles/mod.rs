@@ -6,7 +6,23 @@
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
+pub mod cargo_build;
+pub mod cargo_test;
+pub(crate) mod diagnostic;
+pub mod eslint;
+pub mod gcc;
+pub mod go_test;
+pub mod jest;
+pub(crate) mod jestlike;
+pub mod junit;
+pub mod mypy;
+pub mod pyright;
+pub mod pytest;
+pub mod ruff;
+pub mod testrun;
 pub mod text;
+pub mod tsc;
+pub mod vitest;
 
 /// How a profile came to be chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -61,7 +77,7 @@ pub trait Profile: Sync {
 
 /// Every profile, in the order classification tries them; text/v1 last.
 pub fn registry() -> &'static [&'static dyn Profile] {
-    &[&text::Text]
+    &[&pytest::Pytest, &cargo_test::CargoTest, &go_test::GoTest, &jest::Jest, &vitest::Vitest, &junit::Junit, &cargo_build::CargoBuild, &tsc::Tsc, &gcc::Gcc, &eslint::Eslint, &mypy::Mypy, &ruff::Ruff, &pyright::Pyright, &text::Text]
 }
 
 /// The profile of a family (`--as`), by family name or full version.

@@ -1,28 +1,198 @@
 //! The CCR store: originals archived by content address so that anything a
 //! digest leaves out comes back with `ctx expand`.
+//!
+//! `Store` is what every backend provides (SQLite here, PostgreSQL later);
+//! line and byte zooms are built once on top of it in `reader.rs`, so a
+//! backend only moves records and chunks. docs/store.md has the schema,
+//! the key encoding, chunking, retention and fault behaviour.
 
+pub mod chunks;
 pub mod key;
+pub mod reader;
+pub mod record;
+pub mod retention;
+pub mod sqlite;
+
+use std::time::Duration;
 
 pub use key::ArchiveKey;
+pub use reader::Reader;
+pub use record::RecordMeta;
+pub use retention::Retention;
+pub use sqlite::SqliteStore;
 
 use crate::artifact::Artifact;
+use chunks::ChunkInfo;
+
+/// One record as listings show it (ambiguous prefixes, gc reports).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordSummary {
+    pub key: ArchiveKey,
+    /// Unix milliseconds of the last use.
+    pub used_ms: i64,
+    pub command: String,
+    pub stored_bytes: u64,
+}
 
 /// Why the store could not do what was asked.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("no record matches {0}")]
+    #[error("no record {0} (unknown or evicted)")]
     NotFound(String),
     #[error("{prefix} is ambiguous: {} records match", candidates.len())]
     Ambiguous {
         prefix: String,
-        candidates: Vec<String>,
+        candidates: Vec<RecordSummary>,
     },
+    /// The size cap cannot be met without evicting records younger than
+    /// the minimum age: the new record is refused.
+    #[error(
+        "store full: {needed} more bytes would exceed the {cap}-byte cap and \
+         the {floor} bytes left are records younger than the minimum age"
+    )]
+    Full { needed: u64, cap: u64, floor: u64 },
+    #[error("store damaged: {0}")]
+    Corrupt(String),
     #[error("store unavailable: {0}")]
     Unavailable(String),
 }
 
+/// Totals for `ctx store stats`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    pub records: u64,
+    pub raw_bytes: u64,
+    pub stored_bytes: u64,
+    /// Unix milliseconds of the oldest and newest first archiving.
+    pub oldest_ms: Option<i64>,
+    pub newest_ms: Option<i64>,
+    /// Bytes the backend's files take on disk (database, WAL).
+    pub file_bytes: u64,
+}
+
+/// What `gc` did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GcReport {
+    pub evicted: Vec<RecordSummary>,
+    pub evicted_bytes: u64,
+    pub records_left: u64,
+    pub bytes_left: u64,
+}
+
+/// What `purge` removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PurgeReport {
+    pub records: u64,
+    pub stored_bytes: u64,
+}
+
 /// A backend that keeps whole records.
 pub trait Store {
-    /// Archives the artifact; the same bytes twice give one record.
+    /// Archives the artifact; the same bytes twice give one record (whose
+    /// last-use time is refreshed). Refuses with `Full` when the size cap
+    /// cannot be met (see `retention`).
     fn put(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError>;
+
+    /// The one key starting with `prefix` (6–64 lowercase hex).
+    fn resolve(&self, prefix: &str) -> Result<ArchiveKey, StoreError>;
+
+    fn meta(&self, key: &ArchiveKey) -> Result<RecordMeta, StoreError>;
+
+    /// The chunk directory of a record, in order.
+    fn chunk_index(&self, meta: &RecordMeta) -> Result<Vec<ChunkInfo>, StoreError>;
+
+    /// Chunk `seq`'s original bytes.
+    fn chunk(&self, meta: &RecordMeta, seq: usize) -> Result<Vec<u8>, StoreError>;
+
+    /// Marks the record as just used (an expand read it), best effort.
+    fn touch(&self, key: &ArchiveKey) -> Result<(), StoreError>;
+
+    fn stats(&self) -> Result<Stats, StoreError>;
+
+    /// Applies `policy` now: least recently used records older than the
+    /// minimum age go until the store fits the cap (or none are left).
+    fn gc(&self, policy: Retention) -> Result<GcReport, StoreError>;
+
+    /// Deletes every record, or those last used longer than `older_than`
+    /// ago. Ignores the minimum age: the user asked.
+    fn purge(&self, older_than: Option<Duration>) -> Result<PurgeReport, StoreError>;
+
+    /// The whole record as an `Artifact`, metadata included.
+    fn load(&self, key: &ArchiveKey) -> Result<Artifact, StoreError> {
+        let meta = self.meta(key)?;
+        let index = self.chunk_index(&meta)?;
+        let mut bytes = Vec::with_capacity(meta.raw_bytes as usize);
+        for seq in 0..index.len() {
+            bytes.extend_from_slice(&self.chunk(&meta, seq)?);
+        }
+        if bytes.len() as u64 != meta.raw_bytes
+            || meta.segments.iter().map(|s| s.len).sum::<u64>() != meta.raw_bytes
+        {
+            return Err(StoreError::Corrupt(format!(
+                "record {} does not add up to its length",
+                meta.key
+            )));
+        }
+        let mut artifact = Artifact::new(bytes, meta.segments, meta.exit, meta.argv);
+        artifact.cwd = meta.cwd;
+        artifact.label = meta.label;
+        artifact.family = meta.family;
+        artifact.truncated = meta.truncated;
+        Ok(artifact)
+    }
+}
+
+/// A line reader over a stored record's interleaved bytes.
+pub fn reader<'s>(store: &'s dyn Store, meta: &RecordMeta) -> Result<Reader<'s>, StoreError> {
+    let index = store.chunk_index(meta)?;
+    let owned = meta.clone();
+    Reader::new(
+        index,
+        meta.line_count,
+        Box::new(move |seq| store.chunk(&owned, seq)),
+    )
+}
+
+/// One stream's bytes, reassembled from the record's segments.
+pub fn stream_bytes(
+    store: &dyn Store,
+    meta: &RecordMeta,
+    stream: crate::artifact::Stream,
+) -> Result<Vec<u8>, StoreError> {
+    let mut r = reader(store, meta)?;
+    let mut out = Vec::new();
+    let mut at = 0u64;
+    for s in &meta.segments {
+        if s.stream == stream {
+            r.copy_range(at, at + s.len, &mut |b| {
+                out.extend_from_slice(b);
+                true
+            })?;
+        }
+        at += s.len;
+    }
+    Ok(out)
+}
+
+/// The store the CLI uses: `$CTX_HOME/store.db` (SQLite), created on
+/// first use. `CTX_STORE` names another backend once one exists.
+pub fn open_default() -> Result<SqliteStore, StoreError> {
+    check_backend()?;
+    SqliteStore::open_default()
+}
+
+/// The default store if it exists, without creating anything (reads must
+/// not leave a database behind in a directory that never had one).
+pub fn open_existing() -> Result<Option<SqliteStore>, StoreError> {
+    check_backend()?;
+    SqliteStore::open_existing_default()
+}
+
+fn check_backend() -> Result<(), StoreError> {
+    match std::env::var("CTX_STORE") {
+        Ok(v) if !v.is_empty() && v != "sqlite" => Err(StoreError::Unavailable(format!(
+            "CTX_STORE={v}: only the SQLite backend is built"
+        ))),
+        _ => Ok(()),
+    }
 }

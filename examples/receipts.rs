@@ -1,0 +1,189 @@
+//! Savings receipts over every captured fixture, rerunnable by anyone:
+//!
+//!     cargo run --release --example receipts
+//!
+//! For each fixture: raw and digest tokens (exact o200k_base counts), the
+//! rung the plan chose, and how many of the truth file's identities (derived
+//! from the tool's machine-readable output, never from ctx) the digest names
+//! — inline, or through `ctx expand H --items` when the census was grouped.
+//! Writes docs/receipts/test-runners.md and docs/receipts/diagnostics.md.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ctx::archive::Archive;
+use ctx::artifact::Artifact;
+use ctx::pipeline::{self, Options, Output};
+use ctx::store::{ArchiveKey, StoreError};
+use ctx::{tokens, zoom};
+
+struct FixedKey;
+
+impl Archive for FixedKey {
+    fn put(&self, _artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        Ok(ArchiveKey([0x5c; 32]))
+    }
+}
+
+const TEST_RUNNERS: &[&str] = &["pytest", "cargo-test", "go-test", "jest", "vitest", "junit"];
+const DIAGNOSTICS: &[&str] = &["cargo-build", "tsc", "eslint", "gcc", "mypy", "ruff", "pyright"];
+
+struct Row {
+    case: String,
+    profile: String,
+    raw: usize,
+    digest: usize,
+    rung: String,
+    truth: usize,
+    inline: usize,
+    listed: usize,
+}
+
+/// The identities a truth file requires, each as the words that must appear:
+/// a failing test's id, or an error diagnostic's `file:line` and code.
+fn truth_identities(case: &Path) -> Vec<Vec<String>> {
+    let Ok(text) = std::fs::read_to_string(case.join("truth.json")) else {
+        return Vec::new();
+    };
+    let Ok(truth) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for f in truth["failures"].as_array().into_iter().flatten() {
+        if let Some(id) = f["id"].as_str() {
+            out.push(vec![id.to_string()]);
+        }
+    }
+    for d in truth["diagnostics"].as_array().into_iter().flatten() {
+        if d["severity"].as_str() != Some("error") {
+            continue;
+        }
+        let mut words = Vec::new();
+        if let (Some(file), Some(line)) = (d["file"].as_str(), d["line"].as_u64()) {
+            let file = file.trim_start_matches("./");
+            words.push(format!("{}:{line}", file.rsplit('/').next().unwrap_or(file)));
+        }
+        if let Some(code) = d["code"].as_str() {
+            words.push(code.to_string());
+        }
+        if words.is_empty() {
+            if let Some(msg) = d["message"].as_str() {
+                words.push(msg.chars().take(40).collect());
+            }
+        }
+        out.push(words);
+    }
+    out
+}
+
+fn receipt(case: &Path) -> Option<Row> {
+    let artifact = ctx::fixture::load(case).ok()?;
+    let d = pipeline::digest(&artifact, &FixedKey, &Options::default()).ok()?;
+    let digest_bytes = match &d.output {
+        Output::Digest(b) => b.clone(),
+        Output::Raw => artifact.bytes().to_vec(),
+    };
+    let digest_text = String::from_utf8_lossy(&digest_bytes).into_owned();
+    let raw_text = String::from_utf8_lossy(artifact.bytes()).into_owned();
+    let listed_text = d
+        .trace
+        .as_ref()
+        .map(|t| zoom::items(&t.graph, &zoom::ItemFilter::default()).join("\n"))
+        .unwrap_or_default();
+    let truth = truth_identities(case);
+    let named = |hay: &str, words: &[String]| words.iter().all(|w| hay.contains(w.as_str()));
+    let inline = truth.iter().filter(|w| named(&digest_text, w)).count();
+    let listed = truth
+        .iter()
+        .filter(|w| !named(&digest_text, w) && (named(&listed_text, w) || d.output == Output::Raw && named(&raw_text, w)))
+        .count();
+    let rung = match (&d.output, &d.trace) {
+        (Output::Raw, _) => "raw".to_string(),
+        (_, Some(t)) => format!("{:?}", t.plan.rung),
+        _ => "?".into(),
+    };
+    let family = case.parent()?.file_name()?.to_string_lossy().into_owned();
+    Some(Row {
+        case: format!("{family}/{}", case.file_name()?.to_string_lossy()),
+        profile: d.profile.to_string(),
+        raw: tokens::exact(artifact.bytes()),
+        digest: tokens::exact(&digest_bytes),
+        rung,
+        truth: truth.len(),
+        inline,
+        listed,
+    })
+}
+
+fn cases(families: &[&str]) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut out = Vec::new();
+    for family in families {
+        let Ok(dir) = std::fs::read_dir(root.join(family)) else { continue };
+        for case in dir.flatten() {
+            if case.path().join("case.json").is_file() {
+                out.push(case.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn report(title: &str, families: &[&str], goals: &str) -> String {
+    let rows: Vec<Row> = cases(families).iter().filter_map(|c| receipt(c)).collect();
+    let mut md = String::new();
+    let _ = writeln!(md, "# Receipts: {title}\n");
+    let _ = writeln!(
+        md,
+        "Generated by `cargo run --release --example receipts` over every fixture in\n\
+         fixtures/{{{}}}. Tokens are exact o200k_base counts. *Identities* are\n\
+         the truth file's (from the tool's machine-readable output): named in the\n\
+         digest inline, or listed by `ctx expand H --items` when the census was\n\
+         grouped. `raw` means the output was delivered unchanged.\n\n{goals}\n",
+        families.join(",")
+    );
+    let _ = writeln!(md, "| fixture | profile | raw tokens | digest tokens | saved | rung | identities inline | via --items |");
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---|---:|---:|");
+    let (mut raw_total, mut digest_total, mut truth_total, mut kept_total) = (0, 0, 0, 0);
+    for r in &rows {
+        let saved = if r.raw == 0 { 0.0 } else { 100.0 * (r.raw as f64 - r.digest as f64) / r.raw as f64 };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {saved:.0} % | {} | {}/{} | {} |",
+            r.case, r.profile, r.raw, r.digest, r.rung, r.inline, r.truth, r.listed
+        );
+        raw_total += r.raw;
+        digest_total += r.digest;
+        truth_total += r.truth;
+        kept_total += r.inline + r.listed;
+    }
+    let saved = 100.0 * (raw_total as f64 - digest_total as f64) / raw_total.max(1) as f64;
+    let _ = writeln!(
+        md,
+        "\n**Total:** {raw_total} → {digest_total} tokens ({saved:.1} % saved, size-weighted); \
+         identities kept: {kept_total}/{truth_total}.\n"
+    );
+    let big: Vec<&Row> = rows.iter().filter(|r| r.raw > 5000).collect();
+    let big_ok = big.iter().filter(|r| r.digest * 10 <= r.raw).count();
+    let _ = writeln!(md, "Runs over 5,000 tokens reduced by ≥ 90 %: {big_ok}/{}.", big.len());
+    md
+}
+
+fn main() {
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/receipts");
+    std::fs::create_dir_all(&out).expect("docs/receipts");
+    let runners = report(
+        "test runners",
+        TEST_RUNNERS,
+        "Goals: every identity kept; runs over 5,000 tokens reduced by ≥ 90 %; failing runs over 1,000 tokens by ≥ 60 %.",
+    );
+    std::fs::write(out.join("test-runners.md"), &runners).expect("write receipts");
+    let diags = report(
+        "diagnostics",
+        DIAGNOSTICS,
+        "Goals: every error identity inline; runs over 5,000 tokens reduced by ≥ 90 %.",
+    );
+    std::fs::write(out.join("diagnostics.md"), &diags).expect("write receipts");
+    print!("{runners}\n{diags}");
+}

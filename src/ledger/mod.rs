@@ -1,0 +1,616 @@
+//! The ledger: one row per digested run and per `ctx expand`, for
+//! `ctx gain` (docs/ledger.md has the schema and the arithmetic).
+//!
+//! `$CTX_HOME/ledger.db` is SQLite in WAL mode, 0600 like the store. It is
+//! written at the end of every run, after the output is out, so recording
+//! must be cheap and can never fail a command: the connection is opened
+//! only then, the DDL runs only when `PRAGMA user_version` is behind, a
+//! lock held by another process is waited for at most [`RECORD_WAIT`], and
+//! any error drops the row silently.
+//!
+//! Token figures recorded on the hot path are estimates
+//! (`tokens::estimate`). The delivered digest's bytes are kept so that
+//! `ctx gain` can count them exactly later, and the original's exact count
+//! comes from the archive while it still holds the record; both are cached
+//! in the row once counted.
+
+pub mod gain;
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, params};
+
+use crate::artifact::{Artifact, Exit};
+use crate::pipeline::{Delivery, Output};
+use crate::store::ArchiveKey;
+
+/// Where the pipeline records what it delivered. Recording never fails a
+/// command: an implementation swallows its own errors.
+pub trait LedgerSink {
+    fn record(&self, artifact: &Artifact, delivery: &Delivery);
+}
+
+/// Records nothing (`CTX_NO_LEDGER`, tests).
+pub struct NoLedger;
+
+impl LedgerSink for NoLedger {
+    fn record(&self, _artifact: &Artifact, _delivery: &Delivery) {}
+}
+
+/// The file name under the data directory.
+pub const FILE_NAME: &str = "ledger.db";
+/// Bump with a migration whenever the schema changes.
+pub const SCHEMA_VERSION: i64 = 1;
+/// The longest a run waits for another process's lock before it drops its
+/// row: a lost row costs a statistic, a wait costs the agent time.
+pub const RECORD_WAIT: Duration = Duration::from_millis(500);
+/// How long `ctx gain` waits for a lock.
+pub const READ_WAIT: Duration = Duration::from_secs(5);
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id               INTEGER PRIMARY KEY,
+    at_ms            INTEGER NOT NULL,
+    argv             TEXT    NOT NULL,
+    label            TEXT,
+    family           TEXT    NOT NULL,
+    profile          TEXT    NOT NULL,
+    exit_kind        TEXT    NOT NULL,
+    exit_value       INTEGER,
+    raw_bytes        INTEGER NOT NULL,
+    raw_tokens       INTEGER NOT NULL,
+    delivered_tokens INTEGER NOT NULL,
+    delivered        TEXT    NOT NULL CHECK (delivered IN ('digest', 'raw')),
+    rejection        TEXT,
+    key_hex          TEXT,
+    digest           BLOB,
+    raw_exact        INTEGER,
+    delivered_exact  INTEGER
+);
+CREATE INDEX IF NOT EXISTS runs_at ON runs (at_ms);
+CREATE INDEX IF NOT EXISTS runs_key ON runs (key_hex);
+CREATE TABLE IF NOT EXISTS expands (
+    id      INTEGER PRIMARY KEY,
+    at_ms   INTEGER NOT NULL,
+    key_hex TEXT    NOT NULL,
+    tokens  INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS expands_key ON expands (key_hex);
+";
+
+/// Why the ledger could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error("ledger {path}: {source}")]
+    Sqlite {
+        path: String,
+        source: rusqlite::Error,
+    },
+    #[error("ledger {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("ledger {path} has schema v{found}, newer than this ctx (v{SCHEMA_VERSION})")]
+    Newer { path: String, found: i64 },
+}
+
+/// One run, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunRow {
+    pub id: i64,
+    /// Unix milliseconds.
+    pub at_ms: i64,
+    pub argv: Vec<String>,
+    pub label: Option<String>,
+    pub family: String,
+    pub profile: String,
+    pub exit: Exit,
+    pub raw_bytes: u64,
+    /// Estimates made on the hot path.
+    pub raw_tokens: u64,
+    pub delivered_tokens: u64,
+    /// A digest went out (else the raw output did).
+    pub digest: bool,
+    pub rejection: Option<String>,
+    pub key_hex: Option<String>,
+    /// Exact o200k counts, once `ctx gain` has made them.
+    pub raw_exact: Option<u64>,
+    pub delivered_exact: Option<u64>,
+}
+
+/// One `ctx expand`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpandRow {
+    pub at_ms: i64,
+    pub key_hex: String,
+    /// Tokens it printed (an estimate).
+    pub tokens: u64,
+}
+
+/// A run that still lacks an exact count, with what it takes to count it.
+#[derive(Clone, Debug)]
+pub struct Uncounted {
+    pub id: i64,
+    pub key_hex: Option<String>,
+    /// The delivered digest's bytes (None when the raw output went out).
+    pub digest: Option<Vec<u8>>,
+    pub raw_exact: Option<u64>,
+    pub delivered_exact: Option<u64>,
+}
+
+/// The SQLite ledger.
+pub struct Ledger {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Ledger {
+    /// `$CTX_HOME/ledger.db`, without creating anything.
+    pub fn default_path() -> std::io::Result<PathBuf> {
+        crate::home::data_dir().map(|d| d.join(FILE_NAME))
+    }
+
+    /// Opens the ledger at `path`, creating it (0600) if missing.
+    pub fn open(path: &Path, wait: Duration) -> Result<Ledger, LedgerError> {
+        create_private(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite(path, e))?;
+        let ledger = Ledger {
+            conn,
+            path: path.to_path_buf(),
+        };
+        ledger.configure(wait).map_err(|e| sqlite(path, e))?;
+        ledger.migrate()?;
+        Ok(ledger)
+    }
+
+    /// The default ledger, or None when no run was ever recorded.
+    pub fn open_existing_default() -> Result<Option<Ledger>, LedgerError> {
+        let path = Self::default_path().map_err(|e| io("data directory", e))?;
+        if !path.exists() {
+            return Ok(None);
+        }
+        Ledger::open(&path, READ_WAIT).map(Some)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn configure(&self, wait: Duration) -> rusqlite::Result<()> {
+        let c = &self.conn;
+        c.busy_timeout(wait)?;
+        // As for the store: each ctx process is usually the only connection,
+        // and checkpointing on close would cost fsyncs on every run. The WAL
+        // persists and is checkpointed every 256 pages instead.
+        c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        // NORMAL in WAL mode may lose the last rows on power loss, never
+        // consistency; FULL would fsync on every run.
+        c.execute_batch(
+            "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 256; \
+             PRAGMA journal_size_limit = 4194304;",
+        )
+    }
+
+    fn migrate(&self) -> Result<(), LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err)?;
+        if version == SCHEMA_VERSION {
+            return Ok(());
+        }
+        if version > SCHEMA_VERSION {
+            return Err(LedgerError::Newer {
+                path: self.path.display().to_string(),
+                found: version,
+            });
+        }
+        // Not allowed inside a transaction; takes effect on a fresh file.
+        let _mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(err)?;
+        let tx =
+            Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate).map_err(err)?;
+        // Another process may have migrated while this one waited.
+        let v: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err)?;
+        if v < SCHEMA_VERSION {
+            tx.execute_batch(SCHEMA).map_err(err)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
+                .map_err(err)?;
+        }
+        tx.commit().map_err(err)
+    }
+
+    /// Records one run at `at_ms` (unix milliseconds).
+    pub fn record_run_at(
+        &self,
+        artifact: &Artifact,
+        delivery: &Delivery,
+        at_ms: i64,
+    ) -> Result<(), LedgerError> {
+        // argv only: the environment is never recorded.
+        let argv = serde_json::to_string(&artifact.argv).unwrap_or_else(|_| "[]".into());
+        let family = delivery
+            .profile
+            .split_once('/')
+            .map_or(delivery.profile, |(f, _)| f);
+        let (exit_kind, exit_value) = match artifact.exit {
+            Exit::Code(c) => ("code", Some(c)),
+            Exit::Signal(s) => ("signal", Some(s)),
+            Exit::Unknown => ("unknown", None),
+        };
+        let digest = match &delivery.output {
+            Output::Digest(bytes) => Some(bytes.as_slice()),
+            Output::Raw => None,
+        };
+        self.conn
+            .prepare_cached(
+                "INSERT INTO runs (at_ms, argv, label, family, profile, exit_kind, exit_value,
+                     raw_bytes, raw_tokens, delivered_tokens, delivered, rejection, key_hex, digest)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    at_ms,
+                    argv,
+                    artifact.label,
+                    family,
+                    delivery.profile,
+                    exit_kind,
+                    exit_value,
+                    artifact.bytes().len() as i64,
+                    delivery.raw_tokens as i64,
+                    delivery.delivered_tokens as i64,
+                    if digest.is_some() { "digest" } else { "raw" },
+                    delivery.rejection.as_ref().map(|r| r.to_string()),
+                    delivery.key.map(|k| k.hex()),
+                    digest,
+                ])
+            })
+            .map(drop)
+            .map_err(|e| sqlite(&self.path, e))
+    }
+
+    /// Records one `ctx expand` of `key` that printed `tokens`.
+    pub fn record_expand_at(
+        &self,
+        key: &ArchiveKey,
+        tokens: usize,
+        at_ms: i64,
+    ) -> Result<(), LedgerError> {
+        self.conn
+            .execute(
+                "INSERT INTO expands (at_ms, key_hex, tokens) VALUES (?1, ?2, ?3)",
+                params![at_ms, key.hex(), tokens as i64],
+            )
+            .map(drop)
+            .map_err(|e| sqlite(&self.path, e))
+    }
+
+    /// Runs recorded at or after `since_ms` (all when None), oldest first.
+    pub fn runs(&self, since_ms: Option<i64>) -> Result<Vec<RunRow>, LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT id, at_ms, argv, label, family, profile, exit_kind, exit_value, raw_bytes,
+                        raw_tokens, delivered_tokens, delivered, rejection, key_hex,
+                        raw_exact, delivered_exact
+                 FROM runs WHERE at_ms >= ?1 ORDER BY at_ms, id",
+            )
+            .map_err(err)?;
+        let rows = st
+            .query_map([since_ms.unwrap_or(i64::MIN)], |r| {
+                let argv: String = r.get(2)?;
+                let exit_kind: String = r.get(6)?;
+                let exit_value: Option<i32> = r.get(7)?;
+                let delivered: String = r.get(11)?;
+                Ok(RunRow {
+                    id: r.get(0)?,
+                    at_ms: r.get(1)?,
+                    argv: serde_json::from_str(&argv).unwrap_or_default(),
+                    label: r.get(3)?,
+                    family: r.get(4)?,
+                    profile: r.get(5)?,
+                    exit: match (exit_kind.as_str(), exit_value) {
+                        ("code", Some(c)) => Exit::Code(c),
+                        ("signal", Some(s)) => Exit::Signal(s),
+                        _ => Exit::Unknown,
+                    },
+                    raw_bytes: count(r.get(8)?),
+                    raw_tokens: count(r.get(9)?),
+                    delivered_tokens: count(r.get(10)?),
+                    digest: delivered == "digest",
+                    rejection: r.get(12)?,
+                    key_hex: r.get(13)?,
+                    raw_exact: r.get::<_, Option<i64>>(14)?.map(count),
+                    delivered_exact: r.get::<_, Option<i64>>(15)?.map(count),
+                })
+            })
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
+    /// Every expand, oldest first (attribution needs those of older runs
+    /// too; `gain` filters).
+    pub fn expands(&self) -> Result<Vec<ExpandRow>, LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let mut st = self
+            .conn
+            .prepare("SELECT at_ms, key_hex, tokens FROM expands ORDER BY at_ms, id")
+            .map_err(err)?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(ExpandRow {
+                    at_ms: r.get(0)?,
+                    key_hex: r.get(1)?,
+                    tokens: count(r.get(2)?),
+                })
+            })
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
+    /// (unix ms, key) of every run that archived its output, for
+    /// attributing expands to runs outside a `--since` window.
+    pub fn keyed_runs(&self) -> Result<Vec<(i64, i64, String)>, LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let mut st = self
+            .conn
+            .prepare("SELECT id, at_ms, key_hex FROM runs WHERE key_hex IS NOT NULL")
+            .map_err(err)?;
+        let rows = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
+    /// Runs since `since_ms` that lack an exact count and might get one:
+    /// a digest not yet counted, or an archived original not yet counted.
+    pub fn uncounted(&self, since_ms: Option<i64>) -> Result<Vec<Uncounted>, LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT id, key_hex, CASE WHEN delivered = 'digest' THEN digest END,
+                        raw_exact, delivered_exact
+                 FROM runs
+                 WHERE at_ms >= ?1
+                   AND ((delivered = 'digest' AND delivered_exact IS NULL)
+                        OR (raw_exact IS NULL AND key_hex IS NOT NULL)
+                        OR (delivered = 'raw' AND raw_exact IS NOT NULL
+                            AND delivered_exact IS NULL))
+                 ORDER BY id",
+            )
+            .map_err(err)?;
+        let rows = st
+            .query_map([since_ms.unwrap_or(i64::MIN)], |r| {
+                Ok(Uncounted {
+                    id: r.get(0)?,
+                    key_hex: r.get(1)?,
+                    digest: r.get(2)?,
+                    raw_exact: r.get::<_, Option<i64>>(3)?.map(count),
+                    delivered_exact: r.get::<_, Option<i64>>(4)?.map(count),
+                })
+            })
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
+    /// Caches exact counts (None leaves a count as it was).
+    pub fn set_exact(
+        &self,
+        id: i64,
+        raw_exact: Option<u64>,
+        delivered_exact: Option<u64>,
+    ) -> Result<(), LedgerError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET raw_exact = COALESCE(?2, raw_exact),
+                                 delivered_exact = COALESCE(?3, delivered_exact)
+                 WHERE id = ?1",
+                params![
+                    id,
+                    raw_exact.map(|n| n as i64),
+                    delivered_exact.map(|n| n as i64)
+                ],
+            )
+            .map(drop)
+            .map_err(|e| sqlite(&self.path, e))
+    }
+}
+
+impl LedgerSink for Ledger {
+    fn record(&self, artifact: &Artifact, delivery: &Delivery) {
+        let _ = self.record_run_at(artifact, delivery, now_ms());
+    }
+}
+
+/// The ledger the CLI uses, opened on first use (after the output is out),
+/// so that a run pays nothing for it before then. Records nothing when
+/// `CTX_NO_LEDGER` is set or the ledger cannot be opened.
+struct DefaultLedger;
+
+impl LedgerSink for DefaultLedger {
+    fn record(&self, artifact: &Artifact, delivery: &Delivery) {
+        if let Some(ledger) = open_for_recording() {
+            ledger.record(artifact, delivery);
+        }
+    }
+}
+
+/// The ledger the CLI uses. Opening never fails: a broken ledger records
+/// nothing, and says nothing (the reader of a command's output is no place
+/// for ctx's bookkeeping; `ctx gain` reports the error).
+pub fn open_default() -> Box<dyn LedgerSink> {
+    if disabled() {
+        Box::new(NoLedger)
+    } else {
+        Box::new(DefaultLedger)
+    }
+}
+
+/// Records the tokens one `ctx expand` gave back. Never fails the expand.
+pub fn record_expand(key: &ArchiveKey, tokens: usize) {
+    if disabled() {
+        return;
+    }
+    if let Some(ledger) = open_for_recording() {
+        let _ = ledger.record_expand_at(key, tokens, now_ms());
+    }
+}
+
+fn disabled() -> bool {
+    std::env::var_os("CTX_NO_LEDGER").is_some_and(|v| !v.is_empty())
+}
+
+fn open_for_recording() -> Option<Ledger> {
+    let dir = crate::home::ensure_data_dir().ok()?;
+    Ledger::open(&dir.join(FILE_NAME), RECORD_WAIT).ok()
+}
+
+/// Now, in unix milliseconds.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn count(n: i64) -> u64 {
+    n.max(0) as u64
+}
+
+fn sqlite(path: &Path, source: rusqlite::Error) -> LedgerError {
+    LedgerError::Sqlite {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn io(what: &str, source: std::io::Error) -> LedgerError {
+    LedgerError::Io {
+        path: what.to_string(),
+        source,
+    }
+}
+
+/// Creates the file 0600 before SQLite does (SQLite would follow the umask,
+/// and its WAL files copy the database's mode): argv can hold secrets.
+fn create_private(path: &Path) -> Result<(), LedgerError> {
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            if meta.permissions().mode() & 0o077 != 0 {
+                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+            }
+            Ok(())
+        }
+        Err(_) => OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)
+            .map(drop)
+            .map_err(|e| io(&path.display().to_string(), e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profiles::{Match, MatchedBy};
+
+    fn delivery(output: Output, raw: usize, delivered: usize, key: Option<ArchiveKey>) -> Delivery {
+        Delivery {
+            output,
+            profile: "pytest/v1",
+            matched: Match {
+                by: MatchedBy::Command,
+                reason: "argv".into(),
+            },
+            key,
+            raw_tokens: raw,
+            delivered_tokens: delivered,
+            rejection: None,
+            trace: None,
+        }
+    }
+
+    #[test]
+    fn records_and_reads_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(FILE_NAME);
+        let ledger = Ledger::open(&path, READ_WAIT).expect("open");
+        let art = Artifact::from_stdout(
+            b"x\n".to_vec(),
+            Exit::Code(1),
+            vec!["pytest".into(), "-x".into()],
+        );
+        let key = ArchiveKey([7; 32]);
+        ledger
+            .record_run_at(
+                &art,
+                &delivery(Output::Digest(b"d\n".to_vec()), 100, 10, Some(key)),
+                5,
+            )
+            .expect("record");
+        ledger.record_expand_at(&key, 3, 6).expect("expand");
+        let runs = ledger.runs(None).expect("runs");
+        assert_eq!(runs.len(), 1);
+        let r = &runs[0];
+        assert_eq!(r.argv, ["pytest", "-x"]);
+        assert_eq!(
+            (r.family.as_str(), r.profile.as_str()),
+            ("pytest", "pytest/v1")
+        );
+        assert_eq!(r.exit, Exit::Code(1));
+        assert_eq!(
+            (r.raw_bytes, r.raw_tokens, r.delivered_tokens),
+            (2, 100, 10)
+        );
+        assert!(r.digest);
+        assert_eq!(r.key_hex.as_deref(), Some(key.hex().as_str()));
+        assert_eq!(ledger.runs(Some(6)).expect("runs").len(), 0);
+        let ex = ledger.expands().expect("expands");
+        assert_eq!(
+            ex,
+            [ExpandRow {
+                at_ms: 6,
+                key_hex: key.hex(),
+                tokens: 3
+            }]
+        );
+        let todo = ledger.uncounted(None).expect("uncounted");
+        assert_eq!(todo.len(), 1);
+        assert_eq!(todo[0].digest.as_deref(), Some(&b"d\n"[..]));
+        ledger.set_exact(r.id, None, Some(2)).expect("set");
+        ledger.set_exact(r.id, Some(90), None).expect("set");
+        let r = &ledger.runs(None).expect("runs")[0];
+        assert_eq!((r.raw_exact, r.delivered_exact), (Some(90), Some(2)));
+        assert!(ledger.uncounted(None).expect("uncounted").is_empty());
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // Reopening skips the DDL and keeps the rows.
+        drop(ledger);
+        let again = Ledger::open(&path, READ_WAIT).expect("reopen");
+        assert_eq!(again.runs(None).expect("runs").len(), 1);
+    }
+
+    #[test]
+    fn a_damaged_ledger_fails_to_open_and_records_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(&path, vec![0x55u8; 8192]).expect("write");
+        assert!(Ledger::open(&path, RECORD_WAIT).is_err());
+    }
+}

@@ -1,0 +1,298 @@
+//! junit/v1 — JUnit XML reports from any producer (pytest `--junitxml`,
+//! jest-junit, Maven Surefire, Gradle, nextest), as `ctx digest report.xml`.
+//!
+//! **Decision.** Which test cases failed or errored, with what message,
+//! and where in the report (and the code) is each one? The reader opens
+//! the failing case's XML or the file it names.
+//!
+//! **Unsafe loss.** A case named by its `name` only (the same name under
+//! many classnames), an `<error>` case (setup error, suite that failed to
+//! run) left out because it is not a `<failure>`, a truncated report read
+//! as complete.
+//!
+//! **Typed facts.** `FailingTest` per `<testcase>` with a `<failure>`,
+//! `TestError` per one with only an `<error>`; identity
+//! `<classname>::<name>` (just `<name>` when the classname is empty): the
+//! only pair every producer fills. class = the `type` attribute, else the
+//! element name; summary = the `message` attribute, else the first line of
+//! the element's text; location = `file`/`line` attributes, else the last
+//! `path:line` frame in the text outside site-packages and node_modules,
+//! else the classname; no headline (the `<testcase>` line carries `time`);
+//! detail = the `<failure>` line and `E` / Expected / Received lines; block
+//! = the raw XML lines of the whole `<testcase>`. Counts: cases by result;
+//! announced = the `<testsuite>` elements' `failures` + `errors`.
+//!
+//! **Ladder.** PASS_SUMMARY (counts) → FAIL_CENSUS (every identity, detail
+//! while the budget lasts) → DENSE (census only; each case's XML by `--item
+//! ID`) → FLOOD (grouped by classname and class with exact counts; `--items`).
+
+use std::sync::LazyLock;
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::{Reader, XmlVersion};
+use regex::Regex;
+
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
+
+use super::Profile;
+use super::testrun::{self, Facts};
+
+pub struct Junit;
+
+/// A `path:line` a traceback names: `tests/x.py:7: Error`, `(src/a.js:15:39)`.
+static FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"([\w./@-]+\.(?:py|js|ts|jsx|tsx|mjs|java|kt|go|rs|rb|cs)):(\d+)")
+        .expect("static pattern")
+});
+static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(E\s|Expected|Received|- Expected|\+ Received)").expect("static pattern")
+});
+
+/// A `<testcase>` being read.
+#[derive(Default)]
+struct Case {
+    classname: String,
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+    first: usize,
+    failure: Option<(bool, usize)>, // (is a <failure>, line)
+    class: Option<String>,
+    message: Option<String>,
+    text: String,
+    skipped: bool,
+}
+
+impl Profile for Junit {
+    fn version(&self) -> &'static str {
+        "junit/v1"
+    }
+
+    fn by_content(&self, head: &str) -> Option<String> {
+        let start = head.trim_start();
+        let xml = start.starts_with("<?xml") || start.starts_with("<testsuite");
+        (xml && head.contains("<testsuite")).then(|| "JUnit XML `<testsuite>`".to_string())
+    }
+
+    fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
+        let cwd = artifact.cwd.as_deref();
+        let mut graph = EvidenceGraph::empty();
+        graph.tool = "junit".into();
+        let mut reader = Reader::from_reader(artifact.bytes());
+        reader.config_mut().trim_text(false);
+        let line_of = |offset: u64| line_of(artifact, offset as usize);
+        let (mut case, mut in_text) = (None::<Case>, false);
+        let (mut announced, mut suites, mut complete) = (0u64, 0usize, false);
+        let [mut failed, mut errors, mut skipped, mut passed] = [0u64; 4];
+        loop {
+            let before = reader.buffer_position();
+            let event = match reader.read_event() {
+                Ok(Event::Eof) => break,
+                Ok(e) => e,
+                Err(_) => break, // cut or malformed: what was read stands, the receipt says so
+            };
+            let empty = matches!(event, Event::Empty(_));
+            match event {
+                Event::Start(e) | Event::Empty(e) if e.name().into_inner() == "testsuite" => {
+                    suites += 1;
+                    announced += attr(&e, "failures")
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(0);
+                    announced += attr(&e, "errors").and_then(|v| v.parse().ok()).unwrap_or(0);
+                }
+                Event::End(e) if e.name().into_inner() == "testsuites" => complete = true,
+                Event::End(e) if e.name().into_inner() == "testsuite" => complete = true,
+                Event::Start(e) if e.name().into_inner() == "testsuite" => {}
+                Event::Start(e) | Event::Empty(e) if e.name().into_inner() == "testcase" => {
+                    complete = false;
+                    let c = Case {
+                        classname: attr(&e, "classname").unwrap_or_default(),
+                        name: attr(&e, "name").unwrap_or_default(),
+                        file: attr(&e, "file"),
+                        line: attr(&e, "line").and_then(|v| v.parse().ok()),
+                        first: line_of(before),
+                        ..Case::default()
+                    };
+                    case = Some(c);
+                    if empty {
+                        passed += 1;
+                        case = None;
+                    }
+                }
+                Event::Start(e) | Event::Empty(e)
+                    if matches!(e.name().into_inner(), "failure" | "error") =>
+                {
+                    if let Some(c) = case.as_mut() {
+                        let is_failure = e.name().into_inner() == "failure";
+                        // A <failure> outranks an <error> in the same case.
+                        if c.failure.is_none_or(|(f, _)| !f && is_failure) {
+                            c.failure = Some((is_failure, line_of(before)));
+                            c.class = attr(&e, "type").filter(|t| !t.is_empty());
+                            c.message = attr(&e, "message").filter(|m| !m.trim().is_empty());
+                        }
+                        in_text = !empty;
+                    }
+                }
+                Event::End(e) if matches!(e.name().into_inner(), "failure" | "error") => {
+                    in_text = false
+                }
+                Event::Start(e) | Event::Empty(e) if e.name().into_inner() == "skipped" => {
+                    if let Some(c) = case.as_mut() {
+                        c.skipped = true;
+                    }
+                }
+                Event::Text(t) if in_text => {
+                    if let Some(c) = case.as_mut().filter(|c| c.text.len() < 64 * 1024) {
+                        c.text.push_str(&t);
+                    }
+                }
+                Event::CData(t) if in_text => {
+                    if let Some(c) = case.as_mut().filter(|c| c.text.len() < 64 * 1024) {
+                        c.text.push_str(&t);
+                    }
+                }
+                Event::GeneralRef(r) if in_text => {
+                    if let Some(c) = case.as_mut() {
+                        c.text.push_str(entity(&r[..]));
+                    }
+                }
+                Event::End(e) if e.name().into_inner() == "testcase" => {
+                    let Some(c) = case.take() else { continue };
+                    let last = line_of(reader.buffer_position().saturating_sub(1));
+                    match c.failure {
+                        Some((true, _)) => failed += 1,
+                        Some((false, _)) => errors += 1,
+                        None if c.skipped => skipped += 1,
+                        None => passed += 1,
+                    }
+                    if c.failure.is_some() {
+                        graph.items.push(item(artifact, c, last, cwd));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (word, k) in [
+            ("failures", failed),
+            ("errors", errors),
+            ("skipped", skipped),
+            ("passed", passed),
+        ] {
+            if k > 0 || word == "passed" {
+                graph.counts.push((word.into(), k));
+            }
+        }
+        let summary_seen = complete && suites > 0;
+        let facts = Facts {
+            failures: graph.items.len(),
+            summary_seen,
+            ..Facts::default()
+        };
+        graph.outcome = testrun::outcome(artifact.exit, facts);
+        let n = graph.items.len();
+        let receipt = testrun::receipt(
+            artifact,
+            n,
+            summary_seen.then_some(announced),
+            n,
+            0,
+            summary_seen,
+        );
+        (graph, receipt)
+    }
+}
+
+fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> EvidenceItem {
+    let identity = if c.classname.is_empty() {
+        c.name.clone()
+    } else {
+        format!("{}::{}", c.classname, c.name)
+    };
+    let (is_failure, failure_line) = c.failure.unwrap_or((true, c.first));
+    let kind = if is_failure {
+        ItemKind::FailingTest
+    } else {
+        ItemKind::TestError
+    };
+    let mut it = EvidenceItem::new(kind, Severity::Error, identity);
+    let first_text = c
+        .text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(String::from);
+    it.summary = c.message.clone().or(first_text);
+    it.class = c
+        .class
+        .clone()
+        .or_else(|| Some(if is_failure { "failure" } else { "error" }.into()));
+    let frame = c
+        .text
+        .lines()
+        .filter(|l| {
+            !l.contains("site-packages") && !l.contains("node_modules") && !l.contains("<frozen")
+        })
+        .filter_map(|l| FRAME.captures(l))
+        .map(|m| (testrun::relative(&m[1], cwd), m[2].parse().ok()))
+        .rfind(|(f, _)| !f.starts_with('/'));
+    it.location = Some(match (&c.file, frame) {
+        (Some(file), _) => Location {
+            file: file.clone(),
+            line: c.line,
+            column: None,
+        },
+        (None, Some((file, line))) => Location {
+            file,
+            line,
+            column: None,
+        },
+        (None, None) => Location {
+            file: c.classname.clone(),
+            line: None,
+            column: None,
+        },
+    });
+    it.block = Some(Span::new(c.first, last.max(c.first)));
+    let mut lines = vec![failure_line];
+    for n in failure_line..=last.min(failure_line + 400) {
+        let text = crate::normalize::line(artifact.line(n));
+        if DECISIVE.is_match(&text) {
+            lines.push(n);
+        }
+    }
+    it.detail = testrun::spans(&lines, 10);
+    it
+}
+
+/// An attribute's value, entities resolved.
+fn attr(e: &BytesStart, name: &str) -> Option<String> {
+    let a = e.try_get_attribute(name).ok()??;
+    a.normalized_value(XmlVersion::Implicit1_0)
+        .ok()
+        .map(|v| v.into_owned())
+}
+
+fn entity(r: &str) -> &'static str {
+    match r {
+        "quot" => "\"",
+        "amp" => "&",
+        "lt" => "<",
+        "gt" => ">",
+        "apos" => "'",
+        _ => "?",
+    }
+}
+
+/// The 1-based line a byte offset falls on.
+fn line_of(artifact: &Artifact, offset: usize) -> usize {
+    let (mut lo, mut hi) = (1usize, artifact.line_count().max(1));
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        match artifact.line_start(mid) {
+            Some(start) if start <= offset => lo = mid,
+            _ => hi = mid - 1,
+        }
+    }
+    lo
+}

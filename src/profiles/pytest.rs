@@ -1,0 +1,495 @@
+//! pytest/v1 — pytest's terminal report, any verbosity, `--tb` style,
+//! colour, and pytest-xdist.
+//!
+//! **Decision.** Which tests failed or errored (setup, teardown,
+//! collection), how did each fail, and where is its traceback? A reader
+//! fixes failures one node id at a time and reruns exactly those ids.
+//!
+//! **Unsafe loss.** A node id shortened to its last segment (ambiguous
+//! across files and parameter sets), a collection error counted as "no
+//! tests", an exit-5 run ("no tests ran") or a run whose summary line is
+//! missing read as green, a census that silently stops at N entries.
+//!
+//! **Typed facts.** One item per `FAILED` / `ERROR` line of the short test
+//! summary: `FailingTest` or `TestError`, identity = the node id exactly as
+//! pytest prints it (file, classes, parameters; non-ASCII escaped by
+//! pytest), class = exception class (`XPASS(strict)` for strict xpasses),
+//! summary = the first `E` line of its block (else the summary line's
+//! message), location = the last traceback frame outside site-packages and
+//! the interpreter, headline = the summary line, detail = the `>` line, the
+//! `E` lines and the crash line, block = the `___ title ___` section with
+//! captured output. Counts come from the final `= N failed, … in Xs =`
+//! line (duration dropped). Without a short summary (`-rN`) identities are
+//! rebuilt from block titles and the receipt says so.
+//!
+//! **Ladder.** PASS_SUMMARY (counts, warnings count; everything else by
+//! `ctx expand`) → FAIL_CENSUS (every summary line, plus decisive lines per
+//! failure while the budget lasts) → DENSE (census only; each block by
+//! `--item ID`) → FLOOD (census grouped by file and class with exact counts;
+//! the full list by `--items`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Precision, Severity,
+};
+use crate::normalize;
+
+use super::Profile;
+use super::testrun::{self, Facts};
+
+pub struct Pytest;
+
+static SECTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^=+ (.+?) =+$").expect("static pattern"));
+/// The final line: counts and a duration, with or without `=` rules (`-q`).
+static FINAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:=+ )?((?:\d+ [a-z]+(?:, )?)+|no tests ran) in \d[\d.]*s(?: \([\d:]+\))?(?: =+)?$",
+    )
+    .expect("static pattern")
+});
+static BLOCK_TITLE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^_{2,} (.+?) _{2,}$").expect("static pattern"));
+static SUMMARY_ITEM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(FAILED|ERROR) (.+)$").expect("static pattern"));
+/// A traceback frame or crash line: `path.py:12: in fn` / `path.py:12: KeyError`.
+static FRAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([^\s:][^:]*\.py):(\d+):(?: (.*))?$").expect("static pattern"));
+/// A SyntaxError's own frame, inside `E` lines.
+static SYNTAX_FRAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"^E\s+File "([^"]+)", line (\d+)"#).expect("static pattern"));
+static E_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^E(?:\s+(.*))?$").expect("static pattern"));
+/// Session header and progress lines: recognised, carry no facts.
+static CHROME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:[a-z][\w -]*: .*|collect(?:ed|ing) .*|\d+ workers? \[.*\]|.*\[\s*\d+%\]|[.FEsxXR]+|!+ .* !+|-- Docs: .*|\(to show a full traceback.*|.*: KeyboardInterrupt|\s*)$")
+        .expect("static pattern")
+});
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Session,
+    Errors,
+    Failures,
+    ShortSummary,
+    Other,
+}
+
+/// One `___ title ___` section of ERRORS or FAILURES.
+struct Block {
+    title: String,
+    in_errors: bool,
+    span: Span,
+    gt: Option<usize>,
+    e_lines: Vec<usize>,
+    message: Option<String>,
+    /// (file, line, source line) of every frame, in order.
+    frames: Vec<(String, u32, usize)>,
+    /// The crash line `path:N: Class` and its class.
+    crash: Option<(usize, String)>,
+    claimed: bool,
+}
+
+struct SummaryEntry {
+    error: bool,
+    id: String,
+    message: Option<String>,
+    line: usize,
+}
+
+impl Profile for Pytest {
+    fn version(&self) -> &'static str {
+        "pytest/v1"
+    }
+
+    fn commands(&self) -> &'static [&'static str] {
+        &["pytest", "py.test", "python -m pytest"]
+    }
+
+    fn by_command(&self, argv: &[String]) -> Option<String> {
+        let words = testrun::command_words(argv);
+        match words.first() {
+            Some(&w @ ("pytest" | "py.test")) => Some(format!("command {w}")),
+            _ => None,
+        }
+    }
+
+    fn by_content(&self, head: &str) -> Option<String> {
+        head.lines()
+            .any(|l| {
+                SECTION
+                    .captures(l)
+                    .is_some_and(|c| &c[1] == "test session starts")
+            })
+            .then(|| "pytest session banner".to_string())
+    }
+
+    fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
+        let cwd = artifact.cwd.as_deref();
+        let mut graph = EvidenceGraph::empty();
+        graph.tool = "pytest".into();
+        let mut section = Section::Session;
+        let mut blocks: Vec<Block> = Vec::new();
+        let mut entries: Vec<SummaryEntry> = Vec::new();
+        let mut final_line: Option<(usize, String)> = None;
+        let (mut interrupted, mut collection_interrupted) = (false, false);
+        let mut unmatched = 0usize;
+        for n in 1..=artifact.line_count() {
+            let text = normalize::line(artifact.line(n));
+            let text = text.trim_end();
+            if let Some(c) = FINAL.captures(text) {
+                final_line = Some((n, c[1].to_string()));
+                graph.conclusion.push(Span::line(n));
+                section = Section::Other;
+                continue;
+            }
+            if let Some(c) = SECTION.captures(text) {
+                section = match &c[1] {
+                    "ERRORS" => Section::Errors,
+                    "FAILURES" => Section::Failures,
+                    "short test summary info" => Section::ShortSummary,
+                    "test session starts" => Section::Session,
+                    _ => Section::Other,
+                };
+                continue;
+            }
+            if text.starts_with('!') {
+                // `!!! KeyboardInterrupt !!!`, `!!! Interrupted: 3 errors during collection !!!`,
+                // `!!! stopping after 1 failures !!!`: the run's own conclusion.
+                interrupted |= text.contains("KeyboardInterrupt");
+                collection_interrupted |= text.contains("during collection");
+                graph.conclusion.push(Span::line(n));
+                continue;
+            }
+            match section {
+                Section::Errors | Section::Failures => {
+                    if let Some(c) = BLOCK_TITLE.captures(text) {
+                        blocks.push(Block::new(&c[1], section == Section::Errors, n));
+                    } else if let Some(block) = blocks.last_mut().filter(|b| b.open_in(section)) {
+                        block.take(n, text, cwd);
+                    } else {
+                        unmatched += 1;
+                    }
+                }
+                Section::ShortSummary => {
+                    if let Some(c) = SUMMARY_ITEM.captures(text) {
+                        let (id, message) = split_summary(&c[2]);
+                        entries.push(SummaryEntry {
+                            error: &c[1] == "ERROR",
+                            id,
+                            message,
+                            line: n,
+                        });
+                    }
+                }
+                Section::Session | Section::Other => {
+                    if section == Section::Session && !CHROME.is_match(text) {
+                        unmatched += 1;
+                    }
+                }
+            }
+        }
+
+        let rebuilt = entries.is_empty();
+        if rebuilt {
+            entries = blocks.iter().map(Block::as_entry).collect();
+        }
+        for entry in &entries {
+            let block = claim(&mut blocks, entry);
+            graph.items.push(item(entry, block, rebuilt));
+        }
+        let blocks_parsed = graph.items.iter().filter(|i| i.block.is_some()).count();
+
+        let mut announced = None;
+        let mut no_tests = false;
+        if let Some((_, body)) = &final_line {
+            if body == "no tests ran" {
+                no_tests = true;
+                graph.counts.push(("tests ran".into(), 0));
+            } else {
+                graph.counts = parse_counts(body);
+                let sum = graph
+                    .counts
+                    .iter()
+                    .filter(|(w, _)| matches!(w.as_str(), "failed" | "error" | "errors"))
+                    .map(|(_, n)| n)
+                    .sum();
+                announced = Some(sum);
+            }
+        }
+        let facts = Facts {
+            failures: graph.items.len(),
+            summary_seen: final_line.is_some(),
+            interrupted,
+            not_run: collection_interrupted || no_tests,
+        };
+        graph.outcome = testrun::outcome(artifact.exit, facts);
+        let mut receipt = testrun::receipt(
+            artifact,
+            graph.items.len(),
+            announced,
+            blocks_parsed,
+            unmatched,
+            final_line.is_some(),
+        );
+        if rebuilt && !graph.items.is_empty() && receipt.precision == Precision::Full {
+            receipt.precision = Precision::Degraded(
+                "no short test summary: node ids rebuilt from block titles".into(),
+            );
+        }
+        (graph, receipt)
+    }
+}
+
+impl Block {
+    fn new(title: &str, in_errors: bool, n: usize) -> Self {
+        Block {
+            title: title.to_string(),
+            in_errors,
+            span: Span::line(n),
+            gt: None,
+            e_lines: Vec::new(),
+            message: None,
+            frames: Vec::new(),
+            crash: None,
+            claimed: false,
+        }
+    }
+
+    fn open_in(&self, section: Section) -> bool {
+        self.in_errors == (section == Section::Errors)
+    }
+
+    fn take(&mut self, n: usize, text: &str, cwd: Option<&str>) {
+        self.span.last = n;
+        if let Some(c) = E_LINE.captures(text) {
+            self.e_lines.push(n);
+            if let Some(c) = SYNTAX_FRAME.captures(text) {
+                self.frame(&c[1], &c[2], n, cwd);
+            }
+            let body = c.get(1).map_or("", |m| m.as_str()).trim();
+            if self.message.is_none() && !body.is_empty() {
+                self.message = Some(body.to_string());
+            }
+        } else if text.starts_with('>') && self.e_lines.is_empty() {
+            self.gt = Some(n);
+        } else if let Some(c) = FRAME.captures(text) {
+            self.frame(&c[1], &c[2], n, cwd);
+            let rest = c.get(3).map_or("", |m| m.as_str()).trim();
+            if !rest.is_empty() && !rest.starts_with("in ") {
+                self.crash = Some((n, class_of(rest)));
+            }
+        } else if self.message.is_none() && text.starts_with("[XPASS(strict)]") {
+            self.message = Some(text.to_string());
+            self.crash = Some((n, "XPASS(strict)".into()));
+        }
+    }
+
+    fn frame(&mut self, file: &str, line: &str, n: usize, cwd: Option<&str>) {
+        if let Ok(line) = line.parse() {
+            self.frames.push((testrun::relative(file, cwd), line, n));
+        }
+    }
+
+    /// The node id this block's title implies, for runs without a short summary.
+    fn as_entry(&self) -> SummaryEntry {
+        let (error, domain) = match self.title.split_once(" of ") {
+            Some((_, d)) if self.in_errors && self.title.starts_with("ERROR at ") => (true, d),
+            _ => match self.title.strip_prefix("ERROR collecting ") {
+                Some(path) if self.in_errors => (true, path),
+                _ => (self.in_errors, self.title.as_str()),
+            },
+        };
+        let file = self
+            .frames
+            .first()
+            .map(|f| f.0.as_str())
+            .filter(|f| !is_library(f));
+        let id = match file {
+            Some(file) if !domain.ends_with(".py") => format!("{file}::{}", domain_to_id(domain)),
+            _ => domain.to_string(),
+        };
+        SummaryEntry {
+            error,
+            id,
+            message: None,
+            line: self.span.first,
+        }
+    }
+}
+
+/// The block a summary entry refers to: the first unclaimed block whose
+/// title pytest would print for that node id. Order within each kind is the
+/// same in both places, so equal titles in different files pair correctly.
+fn claim<'b>(blocks: &'b mut [Block], entry: &SummaryEntry) -> Option<&'b Block> {
+    let domain = id_to_domain(&entry.id);
+    let wanted = |b: &Block| {
+        if entry.error != b.in_errors {
+            return false;
+        }
+        if !entry.error {
+            return b.title == domain;
+        }
+        b.title == format!("ERROR collecting {}", entry.id)
+            || b.title.strip_prefix("ERROR at setup of ") == Some(domain.as_str())
+            || b.title.strip_prefix("ERROR at teardown of ") == Some(domain.as_str())
+    };
+    let block = blocks.iter_mut().find(|b| !b.claimed && wanted(b))?;
+    block.claimed = true;
+    Some(block)
+}
+
+fn item(entry: &SummaryEntry, block: Option<&Block>, rebuilt: bool) -> EvidenceItem {
+    let kind = if entry.error {
+        ItemKind::TestError
+    } else {
+        ItemKind::FailingTest
+    };
+    let mut it = EvidenceItem::new(kind, Severity::Error, entry.id.clone());
+    if !rebuilt {
+        it.headline = Some(Span::line(entry.line));
+    }
+    let file = entry.id.split("::").next().unwrap_or(&entry.id).to_string();
+    it.location = Some(Location {
+        file,
+        line: None,
+        column: None,
+    });
+    it.summary = entry.message.clone();
+    it.class = entry.message.as_deref().map(class_of);
+    if let Some(b) = block {
+        it.block = Some(b.span);
+        if b.message.is_some() {
+            it.summary = b.message.clone();
+        }
+        if let Some((_, class)) = &b.crash {
+            it.class = Some(class.clone());
+        } else if let Some(m) = &b.message {
+            it.class = Some(class_of(m));
+        }
+        if let Some((file, line, _)) = b.frames.iter().rev().find(|f| !is_library(&f.0)) {
+            it.location = Some(Location {
+                file: file.clone(),
+                line: Some(*line),
+                column: None,
+            });
+        }
+        if let Some(phase) = b
+            .title
+            .strip_prefix("ERROR at ")
+            .and_then(|t| t.split(' ').next())
+        {
+            it.fields.insert("phase".into(), phase.into());
+        } else if b.title.starts_with("ERROR collecting ") {
+            it.fields.insert("phase".into(), "collection".into());
+        }
+        let mut lines: Vec<usize> = b.gt.into_iter().collect();
+        lines.extend(b.e_lines.iter().take(8));
+        lines.extend(b.crash.as_ref().map(|c| c.0));
+        it.detail = testrun::spans(&lines, 10);
+    }
+    it
+}
+
+/// `FAILED <nodeid> - <message>`: the node id ends at the first ` - ` that
+/// is outside its parameter brackets (ids may contain ` - ` themselves).
+fn split_summary(rest: &str) -> (String, Option<String>) {
+    let mut depth = 0i32;
+    let bytes = rest.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b' ' if depth <= 0 && rest[i..].starts_with(" - ") => {
+                return (rest[..i].to_string(), Some(rest[i + 3..].to_string()));
+            }
+            _ => {}
+        }
+    }
+    (rest.to_string(), None)
+}
+
+/// The title pytest prints over a node id's block: the part after the file,
+/// `::` turned into `.` outside the parameter brackets.
+fn id_to_domain(id: &str) -> String {
+    let Some((_, rest)) = id.split_once("::") else {
+        return id.to_string();
+    };
+    let (name, params) = rest.find('[').map_or((rest, ""), |i| rest.split_at(i));
+    format!("{}{params}", name.replace("::", "."))
+}
+
+fn domain_to_id(domain: &str) -> String {
+    let (name, params) = domain
+        .find('[')
+        .map_or((domain, ""), |i| domain.split_at(i));
+    format!("{}{params}", name.replace('.', "::"))
+}
+
+/// The exception class a message or crash line names.
+fn class_of(message: &str) -> String {
+    if message.starts_with("[XPASS(strict)]") {
+        return "XPASS(strict)".into();
+    }
+    if message.starts_with("assert ") {
+        return "AssertionError".into();
+    }
+    let head = message.split(':').next().unwrap_or(message).trim();
+    let looks_like_class = !head.is_empty()
+        && !head.contains(' ')
+        && head
+            .rsplit('.')
+            .next()
+            .is_some_and(|s| s.starts_with(|c: char| c.is_ascii_uppercase()));
+    if looks_like_class {
+        head.to_string()
+    } else {
+        "failure".into()
+    }
+}
+
+/// Frames a reader cannot fix: installed packages, the interpreter, frozen modules.
+fn is_library(file: &str) -> bool {
+    file.starts_with('<')
+        || file.contains("site-packages/")
+        || file.contains("dist-packages/")
+        || file.contains("/lib/python")
+}
+
+fn parse_counts(body: &str) -> Vec<(String, u64)> {
+    body.split(", ")
+        .filter_map(|part| {
+            let (n, word) = part.split_once(' ')?;
+            Some((word.to_string(), n.parse().ok()?))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_lines_split_outside_brackets() {
+        let (id, msg) = split_summary("t.py::test_a[x - y] - KeyError: 'k'");
+        assert_eq!(id, "t.py::test_a[x - y]");
+        assert_eq!(msg.as_deref(), Some("KeyError: 'k'"));
+        assert_eq!(split_summary("tests/test_x.py").0, "tests/test_x.py");
+    }
+
+    #[test]
+    fn titles_follow_node_ids() {
+        assert_eq!(
+            id_to_domain("t.py::TestA::test_b[edge::19]"),
+            "TestA.test_b[edge::19]"
+        );
+        assert_eq!(domain_to_id("TestA.test_b[1.5]"), "TestA::test_b[1.5]");
+        assert_eq!(class_of("assert 1 == 2"), "AssertionError");
+        assert_eq!(class_of("mod.CustomError: boom"), "mod.CustomError");
+        assert_eq!(class_of("expected half of 2500"), "failure");
+    }
+}

@@ -1,0 +1,186 @@
+//! vitest/v1 — vitest's default and verbose reporters (tree on stdout,
+//! failures on stderr), and its `--reporter=json` report.
+//!
+//! **Decision.** Which tests failed in which file under which describe
+//! chain, what was expected and received, and which files failed to load?
+//! The reader reruns `vitest run FILE -t NAME` or opens the line.
+//!
+//! **Unsafe loss.** A title without its file and chain, a file listed under
+//! "Failed Suites" (import error) dropped because it has no failing test, a
+//! run cut before the `Tests` line read as complete.
+//!
+//! **Typed facts.** `FailingTest` per ` FAIL  <file> > <chain> > <title>`
+//! line of "Failed Tests", identity = that chain exactly as printed;
+//! `SuiteNotRun` per ` FAIL  <file> [ … ]` of "Failed Suites", identity =
+//! the file. class = `assertion` / `timeout` / `module not found` / an
+//! error class; summary = the error line under it; location = the first
+//! `❯ file:line:col` outside node_modules; headline = the `FAIL` line (no
+//! duration); detail = the error line, `- Expected` / `+ Received` lines,
+//! the location line; block = up to the `⎯⎯[i/n]⎯` rule. Counts from the
+//! `Tests` line (`Test Files` failures too); the wall-clock `Start at` and
+//! `Duration` lines are never facts.
+//!
+//! **Ladder.** PASS_SUMMARY (counts) → FAIL_CENSUS (every identity, detail
+//! while the budget lasts) → DENSE (census only; blocks by `--item ID`) →
+//! FLOOD (grouped by file and class with exact counts; `--items`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
+use crate::normalize;
+
+use super::Profile;
+use super::jestlike;
+use super::testrun::{self, Facts};
+
+pub struct Vitest;
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("static pattern")
+}
+
+static BANNER: LazyLock<Regex> = LazyLock::new(|| re(r"^ RUN  v\d+\.\d+"));
+static SECTION: LazyLock<Regex> = LazyLock::new(|| re(r"^⎯+ (.+?) \d+ ⎯+$"));
+static RULE: LazyLock<Regex> = LazyLock::new(|| re(r"^⎯+(?:\[\d+/\d+\]⎯*)?$"));
+static FAIL: LazyLock<Regex> = LazyLock::new(|| re(r"^ FAIL  (.+?)(?: \[ .+ \])?$"));
+static TESTS: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+Tests\s+(.+?)\s+\(\d+\)$"));
+static FILES: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+Test Files\s+(.+?)\s+\(\d+\)$"));
+
+impl Profile for Vitest {
+    fn version(&self) -> &'static str {
+        "vitest/v1"
+    }
+
+    fn commands(&self) -> &'static [&'static str] {
+        &["vitest", "npx vitest"]
+    }
+
+    fn by_command(&self, argv: &[String]) -> Option<String> {
+        let words = testrun::command_words(argv);
+        (words.first() == Some(&"vitest")).then(|| "command vitest".to_string())
+    }
+
+    fn by_content(&self, head: &str) -> Option<String> {
+        head.lines()
+            .any(|l| BANNER.is_match(l))
+            .then(|| "vitest ` RUN  vX.Y` banner".to_string())
+    }
+
+    fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
+        let cwd = artifact.cwd.as_deref();
+        let mut graph = EvidenceGraph::empty();
+        graph.tool = "vitest".into();
+        let mut suites = false;
+        let mut open: Option<(usize, Vec<usize>)> = None;
+        let (mut tests_failed, mut files_failed, mut summary_seen) = (0, 0, false);
+        let mut json = None;
+        for n in 1..=artifact.line_count() {
+            let raw = normalize::line(artifact.line(n));
+            let text = raw.trim_end();
+            if let Some(c) = SECTION.captures(text) {
+                close(&mut graph, &mut open);
+                suites = &c[1] == "Failed Suites";
+                continue;
+            }
+            if RULE.is_match(text) || TESTS.is_match(text) || FILES.is_match(text) {
+                close(&mut graph, &mut open);
+            }
+            if let Some(c) = FAIL.captures(text) {
+                close(&mut graph, &mut open);
+                let (kind, id) = if suites {
+                    (ItemKind::SuiteNotRun, c[1].to_string())
+                } else {
+                    (ItemKind::FailingTest, c[1].to_string())
+                };
+                if graph.items.iter().any(|i| i.identity == id) {
+                    continue;
+                }
+                let file = id.split(" > ").next().unwrap_or(&id).to_string();
+                let mut item = EvidenceItem::new(kind, Severity::Error, id);
+                item.headline = Some(Span::line(n));
+                item.block = Some(Span::line(n));
+                item.location = Some(Location {
+                    file,
+                    line: None,
+                    column: None,
+                });
+                graph.items.push(item);
+                open = Some((graph.items.len() - 1, Vec::new()));
+                continue;
+            }
+            if let Some((i, lines)) = open.as_mut() {
+                let item = &mut graph.items[*i];
+                if let Some(b) = item.block.as_mut().filter(|_| !text.is_empty()) {
+                    b.last = n;
+                }
+                let t = text.trim();
+                if item.summary.is_none() && !t.is_empty() {
+                    item.summary = Some(t.to_string());
+                    item.class = Some(jestlike::class_of(t));
+                    lines.push(n);
+                } else if (t.starts_with("- ") || t.starts_with("+ ")) && lines.len() < 7 {
+                    lines.push(n);
+                } else if let Some(loc) = jestlike::project_frame(text, cwd)
+                    && item.location.as_ref().is_none_or(|l| l.line.is_none())
+                {
+                    item.location = Some(loc);
+                    lines.push(n);
+                }
+                continue;
+            }
+            if let Some(c) = TESTS.captures(text) {
+                summary_seen = true;
+                graph.conclusion.push(Span::line(n));
+                graph.counts = jestlike::counts(&c[1], "|");
+                tests_failed = graph
+                    .counts
+                    .iter()
+                    .find(|(w, _)| w == "failed")
+                    .map_or(0, |c| c.1);
+            } else if let Some(c) = FILES.captures(text) {
+                graph.conclusion.push(Span::line(n));
+                let files = jestlike::counts(&c[1], "|");
+                files_failed = files.iter().find(|(w, _)| w == "failed").map_or(0, |c| c.1);
+            } else if let Some(facts) = jestlike::json_report(n, text, cwd) {
+                json = Some(facts);
+            }
+        }
+        close(&mut graph, &mut open);
+        let mut announced = jestlike::announced(tests_failed, files_failed, &graph.items);
+        if let Some(j) = json.filter(|_| graph.items.is_empty() && !summary_seen) {
+            // The JSON reporter alone: its report is the whole record.
+            graph.items = j.items;
+            graph.counts = j.counts;
+            announced = j.announced;
+            summary_seen = true;
+        }
+        let facts = Facts {
+            failures: graph.items.len(),
+            summary_seen,
+            ..Facts::default()
+        };
+        graph.outcome = testrun::outcome(artifact.exit, facts);
+        let blocks = graph.items.iter().filter(|i| !i.detail.is_empty()).count();
+        // The tree and the failure sections are all vitest's own: nothing unmatched to report.
+        let receipt = testrun::receipt(
+            artifact,
+            graph.items.len(),
+            summary_seen.then_some(announced),
+            blocks,
+            0,
+            summary_seen,
+        );
+        (graph, receipt)
+    }
+}
+
+fn close(graph: &mut EvidenceGraph, open: &mut Option<(usize, Vec<usize>)>) {
+    if let Some((i, lines)) = open.take()
+        && let Some(item) = graph.items.get_mut(i)
+    {
+        item.detail = jestlike::detail(&lines);
+    }
+}

@@ -1,0 +1,140 @@
+//! Wrapper prefixes: commands that run another command and leave its
+//! output alone. Classification looks through them; the rewrite keeps them.
+
+/// Index of the wrapped command in `words`, looking through wrappers;
+/// `None` when a wrapper has no command after it.
+pub fn unwrap(words: &[String]) -> Option<usize> {
+    let mut i = 0;
+    loop {
+        let word = words.get(i)?;
+        let name = word.rsplit('/').next().unwrap_or(word);
+        let next = words.get(i + 1).map(String::as_str);
+        let after = match (name, next) {
+            ("env", _) => skip(
+                words,
+                i + 1,
+                &["-u", "-C", "--unset", "--chdir", "-S"],
+                true,
+            ),
+            ("time", _) => skip(words, i + 1, &["-f", "-o", "--format", "--output"], false),
+            ("nice", _) => skip(words, i + 1, &["-n", "--adjustment"], false),
+            ("nohup" | "command" | "stdbuf", _) => skip(words, i + 1, &[], false),
+            ("timeout", _) => {
+                // Options, then the duration, then the command.
+                let at = skip(
+                    words,
+                    i + 1,
+                    &["-s", "-k", "--signal", "--kill-after"],
+                    false,
+                );
+                at + 1
+            }
+            ("uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye", Some("run")) => skip(
+                words,
+                i + 2,
+                &[
+                    "--with",
+                    "--python",
+                    "-p",
+                    "--package",
+                    "--extra",
+                    "--group",
+                    "--env-file",
+                    "--directory",
+                    "--project",
+                    "--index",
+                    "-e",
+                    "--env",
+                ],
+                false,
+            ),
+            ("npx" | "bunx" | "pnpx" | "uvx", _) => {
+                skip(words, i + 1, &["-p", "--package", "--from"], false)
+            }
+            ("pnpm" | "yarn" | "bun", Some("exec" | "dlx" | "x")) => skip(words, i + 2, &[], false),
+            ("npm", Some("exec")) => skip(
+                words,
+                i + 2,
+                &["-p", "--package", "-w", "--workspace"],
+                false,
+            ),
+            ("docker" | "podman", Some("exec")) => container(words, i + 2, EXEC_ARGS),
+            ("docker" | "podman", Some("compose")) => match words.get(i + 2).map(String::as_str) {
+                Some("exec" | "run") => container(words, i + 3, COMPOSE_ARGS),
+                _ => return Some(i),
+            },
+            ("docker-compose" | "podman-compose", Some("exec" | "run")) => {
+                container(words, i + 2, COMPOSE_ARGS)
+            }
+            ("direnv", Some("exec")) => i + 3,
+            ("nix", Some("develop" | "shell")) => {
+                let at = words[i..]
+                    .iter()
+                    .position(|w| w == "--command" || w == "-c")?;
+                i + at + 1
+            }
+            _ => return Some(i),
+        };
+        // `--` ends a wrapper's options.
+        i = if words.get(after).is_some_and(|w| w == "--") {
+            after + 1
+        } else {
+            after
+        };
+    }
+}
+
+const EXEC_ARGS: &[&str] = &[
+    "-e",
+    "--env",
+    "-w",
+    "--workdir",
+    "-u",
+    "--user",
+    "--env-file",
+    "--detach-keys",
+];
+const COMPOSE_ARGS: &[&str] = &[
+    "-e",
+    "--env",
+    "-w",
+    "--workdir",
+    "-u",
+    "--user",
+    "--index",
+    "--entrypoint",
+    "--name",
+    "-p",
+    "--publish",
+    "-v",
+    "--volume",
+    "-l",
+    "--label",
+];
+
+/// Skips options (and the values of those in `with_value`), plus `A=1`
+/// words when `assignments`; returns the index of the first other word.
+fn skip(words: &[String], mut i: usize, with_value: &[&str], assignments: bool) -> usize {
+    while let Some(w) = words.get(i) {
+        if w == "--" {
+            return i;
+        }
+        if w.starts_with('-') && w.len() > 1 {
+            i += if with_value.contains(&w.as_str()) {
+                2
+            } else {
+                1
+            };
+        } else if assignments && w.contains('=') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+/// Options, then the container (or service), then the command.
+fn container(words: &[String], i: usize, with_value: &[&str]) -> usize {
+    skip(words, i, with_value, false) + 1
+}

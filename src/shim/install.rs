@@ -1,0 +1,129 @@
+//! Shim folders: creating, listing and removing the links. A shim is a
+//! symlink named after a command whose target is the ctx binary's canonical
+//! path; nothing else in a folder is ever touched.
+
+use std::io;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use crate::profiles;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ShimError {
+    #[error("{0:?} is not a command name")]
+    BadName(String),
+    #[error("refusing to create a shim named {0:?}: it would shadow ctx itself")]
+    ShadowsCtx(String),
+    #[error("{0}: {1}")]
+    Io(PathBuf, io::Error),
+}
+
+/// What `install` did for one name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Installed {
+    Created(String),
+    /// Already a shim: left as it was (idempotence).
+    Present(String),
+    /// Something that is not a shim has that name: left alone.
+    Occupied(String),
+}
+
+/// The default folder: `<data dir>/shims`.
+pub fn default_dir() -> io::Result<PathBuf> {
+    Ok(crate::home::data_dir()?.join("shims"))
+}
+
+/// Every single-word command a profile serves, sorted, deduplicated.
+pub fn default_names() -> Vec<String> {
+    let mut names: Vec<String> = profiles::registry()
+        .iter()
+        .flat_map(|p| p.commands().iter())
+        .filter(|c| !c.contains(char::is_whitespace))
+        .map(|c| c.to_string())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Creates a link to `ctx` for each name in `dir` (created if missing).
+pub fn install(dir: &Path, names: &[String], ctx: &Path) -> Result<Vec<Installed>, ShimError> {
+    let ctx_name = ctx.file_name().map(|n| n.to_string_lossy().into_owned());
+    for name in names {
+        if name.is_empty() || name.contains('/') || name.starts_with('.') || name.contains('\0') {
+            return Err(ShimError::BadName(name.clone()));
+        }
+        if name == "ctx" || Some(name) == ctx_name.as_ref() {
+            return Err(ShimError::ShadowsCtx(name.clone()));
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| ShimError::Io(dir.to_path_buf(), e))?;
+    let mut done = Vec::new();
+    for name in names {
+        let link = dir.join(name);
+        // The ctx binary itself sitting in this folder under that name.
+        if link.canonicalize().is_ok_and(|p| p == ctx) && !is_link(&link) {
+            return Err(ShimError::ShadowsCtx(name.clone()));
+        }
+        match std::fs::symlink_metadata(&link) {
+            Ok(_) if points_to_ctx(&link, ctx) => done.push(Installed::Present(name.clone())),
+            Ok(_) => done.push(Installed::Occupied(name.clone())),
+            Err(_) => {
+                symlink(ctx, &link).map_err(|e| ShimError::Io(link.clone(), e))?;
+                done.push(Installed::Created(name.clone()));
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// Removes every shim in `dir` (and `dir` itself once empty). Returns the
+/// names removed.
+pub fn uninstall(dir: &Path, ctx: &Path) -> Result<Vec<String>, ShimError> {
+    let mut removed = Vec::new();
+    for name in list(dir, ctx)? {
+        let link = dir.join(&name);
+        std::fs::remove_file(&link).map_err(|e| ShimError::Io(link, e))?;
+        removed.push(name);
+    }
+    // Only an empty folder goes: anything else in it is not ours.
+    let _ = std::fs::remove_dir(dir);
+    Ok(removed)
+}
+
+/// The shims in `dir`, sorted. A missing folder has none.
+pub fn list(dir: &Path, ctx: &Path) -> Result<Vec<String>, ShimError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(ShimError::Io(dir.to_path_buf(), e)),
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| points_to_ctx(&e.path(), ctx))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// A symlink whose target is ctx: resolved, or named literally (a link
+/// left by a ctx binary that has since moved still counts as ours).
+fn points_to_ctx(path: &Path, ctx: &Path) -> bool {
+    if !is_link(path) {
+        return false;
+    }
+    path.canonicalize().is_ok_and(|p| p == ctx)
+        || std::fs::read_link(path)
+            .is_ok_and(|t| t == ctx || t.file_name().is_some_and(|n| n == "ctx"))
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The line that puts `dir` first on PATH, quoted for POSIX shells.
+pub fn export_line(dir: &Path) -> String {
+    let shown = dir.to_string_lossy().replace('\'', r"'\''");
+    format!("export PATH='{shown}':\"$PATH\"")
+}

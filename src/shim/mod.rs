@@ -1,0 +1,170 @@
+//! Shim mode: ctx invoked through a link named after a command (`pytest`).
+//!
+//! The shim finds the real command on PATH past every shim folder, then
+//! either execs it in place (nothing of ctx remains: the transparent path)
+//! or, when its stdout is the agent's, captures it exactly like `ctx run`
+//! and prints the digest. It never reads stdin (invariant 2) and ends with
+//! the command's exact status (invariant 1). docs/shims.md has the rules.
+
+pub mod audience;
+pub mod install;
+pub mod locate;
+pub mod longrun;
+
+use std::ffi::OsString;
+use std::io::{self, IsTerminal};
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+
+use nix::sys::stat::{SFlag, fstat};
+
+use crate::capture::{self, CaptureError};
+use audience::Reader;
+
+/// The recursion guard: how many shims deep this process is.
+pub const DEPTH_VAR: &str = "CTX_SHIM_DEPTH";
+/// Shims nested deeper than this stop: something re-enters ctx in a loop
+/// that the PATH search could not see (a wrapper script that calls its own
+/// name through PATH).
+pub const MAX_DEPTH: u32 = 24;
+
+/// What the shim does with the command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// exec the real command in place; the reason is for `CTX_SHIM_DEBUG`.
+    Passthrough(String),
+    /// Capture and digest.
+    Digest,
+}
+
+/// Entry point when argv[0]'s basename is not `ctx`. Returns the exit
+/// status, or does not return (exec, or death by the child's signal).
+pub fn main() -> i32 {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let Some(name) = argv.first().map(basename) else {
+        return 127;
+    };
+    let shown = name.to_string_lossy().into_owned();
+    let mut argv = argv;
+    argv[0] = name.clone();
+
+    let depth = std::env::var(DEPTH_VAR)
+        .ok()
+        .and_then(|d| d.parse::<u32>().ok())
+        .unwrap_or(0);
+    if depth >= MAX_DEPTH {
+        eprintln!("ctx: {shown}: shims nested {depth} deep ({DEPTH_VAR}); refusing to loop");
+        return 126;
+    }
+    let ctx = match locate::ctx_binary() {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("ctx: {shown}: cannot locate the ctx binary: {e}");
+            return 126;
+        }
+    };
+    let program = match locate::real_command(&name, &ctx) {
+        Ok(program) => program,
+        Err(e) => {
+            eprintln!("ctx: {e}");
+            return e.status();
+        }
+    };
+    // SAFETY (of the env write): ctx is single-threaded here; nothing else
+    // reads the environment concurrently.
+    unsafe { std::env::set_var(DEPTH_VAR, (depth + 1).to_string()) };
+
+    let mode = decide(&argv, &ctx);
+    if std::env::var_os("CTX_SHIM_DEBUG").is_some_and(|v| v == "1") {
+        eprintln!("[ctx] shim {shown}: {mode:?} ({})", program.display());
+    }
+    match mode {
+        Mode::Passthrough(_) => passthrough(&program, &argv),
+        Mode::Digest => digest(&program, &argv),
+    }
+}
+
+/// exec in place; returns only when the program could not be started.
+fn passthrough(program: &Path, argv: &[OsString]) -> i32 {
+    let failure = capture::exec_program(program, argv);
+    eprintln!("ctx: {failure}");
+    failure.status()
+}
+
+fn digest(program: &Path, argv: &[OsString]) -> i32 {
+    let artifact = match capture::run_program(program, argv) {
+        Ok(artifact) => artifact,
+        Err(CaptureError::Launch(failure)) => {
+            eprintln!("ctx: {failure}");
+            return failure.status();
+        }
+        Err(e) => {
+            // Nothing was captured that could be replayed; the child may
+            // have run. Say so rather than guess a status.
+            eprintln!("ctx: {e}");
+            return crate::cli::EXIT_CTX_ERROR;
+        }
+    };
+    let budget = std::env::var("CTX_BUDGET")
+        .ok()
+        .and_then(|b| b.parse().ok());
+    crate::cli::run::deliver(&artifact, budget);
+    capture::exit_like(artifact.exit)
+}
+
+/// Digest or pass through, for this process's stdout and ancestry.
+pub fn decide(argv: &[OsString], ctx: &Path) -> Mode {
+    let on = |var: &str| std::env::var_os(var).is_some_and(|v| v == "1");
+    if on("CTX_DISABLE") {
+        return Mode::Passthrough("CTX_DISABLE=1".into());
+    }
+    let words: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(why) = longrun::long_running(&words) {
+        return Mode::Passthrough(why.into());
+    }
+    let stdout = io::stdout();
+    if stdout.is_terminal() {
+        return if on("CTX_FORCE") {
+            Mode::Digest
+        } else {
+            Mode::Passthrough("stdout is a terminal".into())
+        };
+    }
+    let kind = match fstat(stdout.as_fd()) {
+        Ok(st) => SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT,
+        Err(e) => return Mode::Passthrough(format!("fstat(1): {e}")),
+    };
+    if kind != SFlag::S_IFIFO && kind != SFlag::S_IFSOCK {
+        return Mode::Passthrough("stdout is a file or device".into());
+    }
+    let proc_root = Path::new("/proc");
+    let own = match std::fs::read_link(proc_root.join("self/fd/1")) {
+        Ok(target) => target,
+        Err(e) => return Mode::Passthrough(format!("cannot read /proc/self/fd/1: {e}")),
+    };
+    match audience::reader_of_pipe(proc_root, &own.to_string_lossy(), ctx) {
+        Reader::Agent => Mode::Digest,
+        Reader::Other(why) => Mode::Passthrough(why),
+    }
+}
+
+/// True when argv[0] names ctx itself (the CLI), false for a shim.
+pub fn invoked_as_ctx(argv0: Option<&OsString>) -> bool {
+    match argv0 {
+        None => true,
+        Some(a) => {
+            let base = basename(a);
+            base == "ctx" || base.to_string_lossy().starts_with("ctx-") || base.is_empty()
+        }
+    }
+}
+
+fn basename(arg: &OsString) -> OsString {
+    PathBuf::from(arg)
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default()
+}

@@ -1,0 +1,474 @@
+//! The SQLite backend: one file, `$CTX_HOME/store.db` (0600), in WAL mode
+//! so that readers never wait for writers and many ctx processes can
+//! archive at once.
+//!
+//! Opening is on the hot path of every digest that omits something, so it
+//! does the least it can: open the file, set two per-connection pragmas,
+//! read `user_version`, and run the DDL only when that is not current.
+//! Every write is one `BEGIN IMMEDIATE` transaction (no read-to-write
+//! upgrade that could fail with SQLITE_BUSY outside the busy handler), and
+//! SQLITE_BUSY/LOCKED are retried until the busy timeout has passed in
+//! total, so another process's lock costs at most that long and then
+//! surfaces as `Unavailable`, never as a hang.
+
+use std::cell::Cell;
+use std::fs::OpenOptions;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rusqlite::config::DbConfig;
+use rusqlite::{
+    Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
+};
+
+use super::retention::{self, Retention};
+use super::{ArchiveKey, RecordSummary, StoreError};
+
+mod ops;
+
+/// Bump with a migration whenever the schema changes.
+pub const SCHEMA_VERSION: i64 = 1;
+/// How long an operation may wait for another process's lock in total.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// WAL pages after which a commit checkpoints.
+const WAL_PAGES: u32 = 64;
+/// Bytes the WAL file is truncated to after a checkpoint.
+const WAL_LIMIT: u64 = 4 << 20;
+/// A put that wrote more than this truncates the WAL right away, so the
+/// next opener does not scan a large WAL to rebuild its index.
+const BIG_WRITE: u64 = 4 << 20;
+
+/// The file name under the data directory.
+pub const FILE_NAME: &str = "store.db";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS records (
+    id           INTEGER PRIMARY KEY,
+    hex          TEXT    NOT NULL UNIQUE,
+    created_ms   INTEGER NOT NULL,
+    used_ms      INTEGER NOT NULL,
+    argv         TEXT    NOT NULL,
+    cwd          TEXT,
+    label        TEXT,
+    family       TEXT,
+    exit_kind    INTEGER NOT NULL,
+    exit_value   INTEGER NOT NULL,
+    truncated    INTEGER NOT NULL,
+    segments     BLOB    NOT NULL,
+    raw_bytes    INTEGER NOT NULL,
+    stored_bytes INTEGER NOT NULL,
+    line_count   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_used ON records (used_ms);
+CREATE TABLE IF NOT EXISTS chunks (
+    record       INTEGER NOT NULL,
+    seq          INTEGER NOT NULL,
+    offset       INTEGER NOT NULL,
+    raw_len      INTEGER NOT NULL,
+    lines_before INTEGER NOT NULL,
+    newlines     INTEGER NOT NULL,
+    codec        INTEGER NOT NULL,
+    data         BLOB    NOT NULL,
+    PRIMARY KEY (record, seq)
+);
+CREATE TABLE IF NOT EXISTS totals (
+    id           INTEGER PRIMARY KEY CHECK (id = 1),
+    records      INTEGER NOT NULL,
+    raw_bytes    INTEGER NOT NULL,
+    stored_bytes INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO totals VALUES (1, 0, 0, 0);
+CREATE TRIGGER IF NOT EXISTS records_added AFTER INSERT ON records BEGIN
+    UPDATE totals SET records = records + 1,
+        raw_bytes = raw_bytes + new.raw_bytes,
+        stored_bytes = stored_bytes + new.stored_bytes;
+END;
+CREATE TRIGGER IF NOT EXISTS records_removed AFTER DELETE ON records BEGIN
+    DELETE FROM chunks WHERE record = old.id;
+    UPDATE totals SET records = records - 1,
+        raw_bytes = raw_bytes - old.raw_bytes,
+        stored_bytes = stored_bytes - old.stored_bytes;
+END;
+";
+
+/// How a store behaves: its retention policy and how long it waits for locks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub retention: Retention,
+    pub busy_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            retention: Retention::default(),
+            busy_timeout: DEFAULT_BUSY_TIMEOUT,
+        }
+    }
+}
+
+impl Options {
+    /// Retention from `CTX_STORE_MAX_BYTES` / `CTX_STORE_MIN_AGE`, the busy
+    /// timeout from `CTX_STORE_BUSY_TIMEOUT` (humantime, e.g. `500ms`).
+    pub fn from_env() -> (Options, Vec<String>) {
+        let (retention, mut warnings) = Retention::from_env();
+        let mut busy_timeout = DEFAULT_BUSY_TIMEOUT;
+        if let Some(v) = std::env::var_os("CTX_STORE_BUSY_TIMEOUT") {
+            match v
+                .to_str()
+                .and_then(|s| humantime::parse_duration(s.trim()).ok())
+            {
+                Some(d) => busy_timeout = d,
+                None => warnings.push(format!(
+                    "CTX_STORE_BUSY_TIMEOUT={v:?} is not a duration; using 5s"
+                )),
+            }
+        }
+        (
+            Options {
+                retention,
+                busy_timeout,
+            },
+            warnings,
+        )
+    }
+}
+
+/// Either a SQLite error (maybe worth a retry) or a verdict of ours.
+enum Fail {
+    Sql(rusqlite::Error),
+    Store(StoreError),
+}
+
+impl From<rusqlite::Error> for Fail {
+    fn from(e: rusqlite::Error) -> Self {
+        Fail::Sql(e)
+    }
+}
+
+impl From<StoreError> for Fail {
+    fn from(e: StoreError) -> Self {
+        Fail::Store(e)
+    }
+}
+
+pub struct SqliteStore {
+    conn: Connection,
+    path: PathBuf,
+    options: Options,
+    /// Settings that did not parse (shown by `ctx store stats`).
+    pub warnings: Vec<String>,
+    /// A fixed clock for tests; the system clock when `None`.
+    now: Cell<Option<i64>>,
+}
+
+impl SqliteStore {
+    /// `$CTX_HOME/store.db`, created (with its 0700 directory) if missing.
+    pub fn open_default() -> Result<Self, StoreError> {
+        let dir = crate::home::ensure_data_dir()
+            .map_err(|e| StoreError::Unavailable(format!("data directory: {e}")))?;
+        let (options, warnings) = Options::from_env();
+        let mut store = Self::open(&dir.join(FILE_NAME), options)?;
+        store.warnings = warnings;
+        Ok(store)
+    }
+
+    /// The default store, or `None` when it was never created.
+    pub fn open_existing_default() -> Result<Option<Self>, StoreError> {
+        let path = Self::default_path()?;
+        if !path.exists() {
+            return Ok(None);
+        }
+        Self::open_default().map(Some)
+    }
+
+    pub fn default_path() -> Result<PathBuf, StoreError> {
+        crate::home::data_dir()
+            .map(|d| d.join(FILE_NAME))
+            .map_err(|e| StoreError::Unavailable(format!("data directory: {e}")))
+    }
+
+    /// Opens (creating if missing) the store at `path`.
+    pub fn open(path: &Path, options: Options) -> Result<Self, StoreError> {
+        create_private(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| describe(e, path))?;
+        let store = SqliteStore {
+            conn,
+            path: path.to_path_buf(),
+            options,
+            warnings: Vec::new(),
+            now: Cell::new(None),
+        };
+        store.configure()?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// Pins the clock (unix ms) for tests of retention.
+    pub fn set_now(&self, now_ms: Option<i64>) {
+        self.now.set(now_ms);
+    }
+
+    fn now_ms(&self) -> i64 {
+        self.now.get().unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64)
+        })
+    }
+
+    /// Deletes the database and its WAL files: the way out of a damaged
+    /// store (`ctx store purge`).
+    pub fn remove_files(path: &Path) -> std::io::Result<()> {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            match std::fs::remove_file(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    fn configure(&self) -> Result<(), StoreError> {
+        let c = &self.conn;
+        let setup = || -> rusqlite::Result<i64> {
+            c.busy_timeout(self.options.busy_timeout)?;
+            // Every ctx process is usually the only connection, so by
+            // default each would checkpoint (fsync) and delete the WAL on
+            // close, then recreate it (two more fsyncs) next time: several
+            // ms per digest. Instead the WAL persists and is checkpointed
+            // every `WAL_PAGES` pages by whichever writer crosses that,
+            // which also bounds what the next opener must scan to rebuild
+            // the WAL index.
+            c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+            // NORMAL in WAL mode loses at most the last commits on power
+            // loss, never consistency; FULL would fsync on every digest.
+            c.execute_batch(&format!(
+                "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = {WAL_PAGES}; \
+                 PRAGMA journal_size_limit = {WAL_LIMIT};"
+            ))?;
+            c.query_row("PRAGMA user_version", [], |r| r.get(0))
+        };
+        let version = setup().map_err(|e| describe(e, &self.path))?;
+        if version == SCHEMA_VERSION {
+            return Ok(());
+        }
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Unavailable(format!(
+                "{} has schema v{version}, newer than this ctx (v{SCHEMA_VERSION})",
+                self.path.display()
+            )));
+        }
+        self.with_retry(|c| {
+            // Both only take effect on a fresh file, and neither may run
+            // inside a transaction.
+            c.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")?;
+            let _mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+            let v: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            if v < SCHEMA_VERSION {
+                tx.execute_batch(SCHEMA)?;
+                tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+    }
+
+    /// Runs `f`, retrying SQLITE_BUSY/LOCKED until the busy timeout has
+    /// passed in total (SQLite's own handler covers most waits; this
+    /// covers the ones it does not, such as WAL recovery).
+    fn with_retry<T>(
+        &self,
+        f: impl FnMut(&Connection) -> Result<T, Fail>,
+    ) -> Result<T, StoreError> {
+        self.with_retry_until(self.deadline(), f)
+    }
+
+    /// When an operation starting now must give up waiting for locks.
+    fn deadline(&self) -> Instant {
+        Instant::now() + self.options.busy_timeout
+    }
+
+    /// `with_retry` sharing one deadline across several steps, so that an
+    /// operation of two transactions still waits at most the busy timeout.
+    fn with_retry_until<T>(
+        &self,
+        deadline: Instant,
+        mut f: impl FnMut(&Connection) -> Result<T, Fail>,
+    ) -> Result<T, StoreError> {
+        let left = || deadline.saturating_duration_since(Instant::now());
+        let _ = self.conn.busy_timeout(left());
+        let mut attempt = 0u32;
+        let result = loop {
+            match f(&self.conn) {
+                Ok(v) => break Ok(v),
+                Err(Fail::Store(e)) => break Err(e),
+                Err(Fail::Sql(e)) => {
+                    if !is_busy(&e) || left().is_zero() {
+                        break Err(describe(e, &self.path));
+                    }
+                    attempt += 1;
+                    // Spread retries so that a crowd of processes does not
+                    // come back in lockstep.
+                    let jitter = u64::from(std::process::id() % 7) + u64::from(attempt.min(10)) * 3;
+                    std::thread::sleep(Duration::from_millis(jitter).min(left()));
+                    let _ = self.conn.busy_timeout(left());
+                }
+            }
+        };
+        let _ = self.conn.busy_timeout(self.options.busy_timeout);
+        result
+    }
+
+    /// Evicts least recently used old records until `incoming` more bytes
+    /// fit the cap, or refuses.
+    fn make_room(&self, tx: &Transaction, incoming: u64, now: i64) -> Result<(), Fail> {
+        let policy = self.options.retention;
+        let total: i64 = tx.query_row("SELECT stored_bytes FROM totals", [], |r| r.get(0))?;
+        let total = total.max(0) as u64;
+        if total.saturating_add(incoming) <= policy.max_bytes {
+            return Ok(());
+        }
+        let candidates = eligible(tx, policy, now)?;
+        match retention::plan_eviction(&candidates, total, incoming, policy, now) {
+            Ok(ids) => {
+                let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1")?;
+                for id in ids {
+                    del.execute([id])?;
+                }
+                Ok(())
+            }
+            Err(refusal) => Err(Fail::Store(StoreError::Full {
+                needed: incoming,
+                cap: policy.max_bytes,
+                floor: refusal.floor_bytes,
+            })),
+        }
+    }
+
+    /// Releases pages freed by deletions and trims the WAL; best effort.
+    fn shrink(&self) {
+        let _ = self.conn.execute_batch("PRAGMA incremental_vacuum;");
+        self.truncate_wal();
+    }
+
+    /// Checkpoints and empties the WAL if nobody is using it right now;
+    /// never waits (someone else will do it later).
+    fn truncate_wal(&self) {
+        let _ = self.conn.busy_timeout(Duration::ZERO);
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        let _ = self.conn.busy_timeout(self.options.busy_timeout);
+    }
+
+    fn summaries(&self, tx: &Transaction, ids: &[i64]) -> Result<Vec<RecordSummary>, Fail> {
+        let mut q = tx.prepare_cached(
+            "SELECT hex, used_ms, argv, label, stored_bytes FROM records WHERE id = ?1",
+        )?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(s) = q.query_row([id], summary).optional()? {
+                out.push(s);
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn eligible(
+    tx: &Transaction,
+    policy: Retention,
+    now: i64,
+) -> rusqlite::Result<Vec<retention::Candidate>> {
+    let cutoff = now.saturating_sub(policy.min_age.as_millis() as i64);
+    let mut q = tx.prepare_cached(
+        "SELECT id, used_ms, stored_bytes FROM records WHERE used_ms <= ?1 ORDER BY used_ms, id",
+    )?;
+    let rows = q.query_map([cutoff], |r| {
+        Ok(retention::Candidate {
+            id: r.get(0)?,
+            used_ms: r.get(1)?,
+            stored_bytes: r.get::<_, i64>(2)?.max(0) as u64,
+        })
+    })?;
+    rows.collect()
+}
+
+fn summary(r: &rusqlite::Row) -> rusqlite::Result<RecordSummary> {
+    let hex: String = r.get(0)?;
+    let argv: String = r.get(2)?;
+    let label: Option<String> = r.get(3)?;
+    let command = label.unwrap_or_else(|| {
+        serde_json::from_str::<Vec<String>>(&argv).map_or_else(|_| "?".into(), |a| a.join(" "))
+    });
+    Ok(RecordSummary {
+        key: ArchiveKey::from_hex(&hex).unwrap_or(ArchiveKey([0; 32])),
+        used_ms: r.get(1)?,
+        command,
+        stored_bytes: r.get::<_, i64>(4)?.max(0) as u64,
+    })
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+/// A SQLite error in the words a reader of a `[ctx]` note needs.
+fn describe(e: rusqlite::Error, path: &Path) -> StoreError {
+    let p = path.display();
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => StoreError::Corrupt(format!(
+            "{p} is not a usable database (`ctx store purge` starts over)"
+        )),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            StoreError::Unavailable(format!("{p} is locked by another process"))
+        }
+        Some(ErrorCode::DiskFull) => StoreError::Unavailable(format!("disk full writing {p}")),
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            StoreError::Unavailable(format!("cannot write {p}: {e}"))
+        }
+        _ => StoreError::Unavailable(format!("{p}: {e}")),
+    }
+}
+
+/// Creates the database file 0600 before SQLite does (SQLite would use
+/// the umask, and its WAL files copy the database file's mode); tightens
+/// an existing file's mode.
+fn create_private(path: &Path) -> Result<(), StoreError> {
+    let unavailable = |e: std::io::Error| {
+        StoreError::Unavailable(format!("cannot write {}: {e}", path.display()))
+    };
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            if meta.permissions().mode() & 0o077 != 0 {
+                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+            }
+            Ok(())
+        }
+        Err(_) => OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)
+            .map(drop)
+            .map_err(unavailable),
+    }
+}

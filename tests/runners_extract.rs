@@ -1,0 +1,593 @@
+//! The test-runner extractors against every captured fixture: classification
+//! (argv and content), every failing identity of the fixture's truth file
+//! (derived from the tool's machine-readable output) in the census, counts,
+//! and the outcome rule. Plus adversarial input: colour, truncation, noise.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ctx::artifact::{Artifact, Exit};
+use ctx::classify;
+use ctx::evidence::{CoverageReceipt, EvidenceGraph, ItemKind, Outcome, Precision};
+use ctx::fixture;
+use ctx::profiles::{self, MatchedBy, Profile};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Truth {
+    #[serde(default)]
+    counts: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    failures: Vec<TruthFailure>,
+}
+
+#[derive(Deserialize)]
+struct TruthFailure {
+    id: String,
+}
+
+/// One family's expectations beyond the shared rules.
+struct Family {
+    dir: &'static str,
+    version: &'static str,
+    /// Cases whose first KiB alone must pick the profile (banner present).
+    sniffed: &'static [&'static str],
+    /// The identity rule of the profile, applied to a truth id (see each use).
+    map_id: fn(&str, &str) -> String,
+    /// Whether argv names the tool (a JUnit report is read with `cat`/`ctx digest`).
+    by_argv: bool,
+}
+
+fn same(_case: &str, id: &str) -> String {
+    id.to_string()
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Case directories of a family (those with a case.json and a truth.json).
+fn cases(family: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root().join(family)) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.join("case.json").is_file() && p.join("truth.json").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn profile(version: &str) -> &'static dyn Profile {
+    profiles::registry()
+        .iter()
+        .copied()
+        .find(|p| p.version() == version)
+        .unwrap_or_else(|| panic!("{version} is not registered"))
+}
+
+fn count(graph: &EvidenceGraph, word: &str) -> Option<u64> {
+    graph
+        .counts
+        .iter()
+        .find(|(w, _)| w == word)
+        .map(|(_, n)| *n)
+}
+
+fn check_family(f: &Family) -> usize {
+    let dirs = cases(f.dir);
+    for dir in &dirs {
+        check_case(f, dir);
+    }
+    dirs.len()
+}
+
+fn check_case(f: &Family, dir: &Path) {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("?")
+        .to_string();
+    let case = format!("{}/{name}", f.dir);
+    let artifact = fixture::load(dir).unwrap_or_else(|e| panic!("{case}: {e}"));
+    let truth: Truth = serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap())
+        .unwrap_or_else(|e| panic!("{case}: truth.json: {e}"));
+
+    let (chosen, how) = classify::choose(&artifact, None).unwrap();
+    assert_eq!(chosen.version(), f.version, "{case}: classified as {how:?}");
+    let by = if f.by_argv {
+        MatchedBy::Command
+    } else {
+        MatchedBy::Content
+    };
+    assert_eq!(how.by, by, "{case}");
+    let mut anonymous = artifact.clone();
+    anonymous.argv.clear();
+    let (sniffed, how) = classify::choose(&anonymous, None).unwrap();
+    if f.sniffed.contains(&name.as_str()) {
+        assert_eq!(
+            sniffed.version(),
+            f.version,
+            "{case}: content sniffing ({how:?})"
+        );
+    }
+
+    let (graph, receipt) = profile(f.version).extract(&artifact);
+    let census: Vec<&str> = graph.census().map(|i| i.identity.as_str()).collect();
+    for want in &truth.failures {
+        let id = (f.map_id)(&name, &want.id);
+        assert!(
+            census.contains(&id.as_str()),
+            "{case}: {id:?} missing from census {census:#?}"
+        );
+    }
+    assert_eq!(
+        census.len(),
+        truth.failures.len(),
+        "{case}: census {census:#?}"
+    );
+    // `failed` must agree always; `passed` wherever the tool prints it
+    // (plain `go test` names no passing test).
+    for word in ["failed", "passed"] {
+        let want = truth
+            .counts
+            .get(word)
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+        let got = count(&graph, word);
+        if word == "failed" || got.is_some() {
+            assert_eq!(
+                got.unwrap_or(0),
+                want,
+                "{case}: count {word} in {:?}",
+                graph.counts
+            );
+        }
+    }
+    if artifact.exit.is_failure() {
+        assert_ne!(graph.outcome, Outcome::Passed, "{case}");
+    } else if artifact.exit == Exit::Code(0) && truth.failures.is_empty() {
+        assert_eq!(graph.outcome, Outcome::Passed, "{case}");
+    }
+    for item in graph.census() {
+        assert!(
+            item.location.is_some(),
+            "{case}: {} has no location",
+            item.identity
+        );
+        assert!(
+            item.detail.iter().map(|s| s.len()).sum::<usize>() <= 10,
+            "{case}"
+        );
+        if let Some(h) = item
+            .headline
+            .filter(|_| item.kind != ItemKind::BuildFailure)
+        {
+            // The headline names the item: its whole identity, or (cargo)
+            // the test path of a line that sits under its target's banner.
+            let line = ctx::normalize::line(artifact.line(h.first)).into_owned();
+            let name = item.fields.get("test").unwrap_or(&item.identity);
+            assert!(line.contains(name.as_str()), "{case}: headline {line:?}");
+        }
+    }
+    assert_eq!(receipt.items_parsed as usize, census.len(), "{case}");
+    // A whole capture whose summary agrees with what was parsed is complete.
+    if !artifact.truncated
+        && receipt
+            .items_announced
+            .is_none_or(|n| n as usize == census.len())
+    {
+        assert!(receipt.is_complete(), "{case}: {receipt:?}");
+    }
+}
+
+/// Cuts the output at `keep` lines: what an upstream size cap does.
+fn cut(artifact: &Artifact, keep: usize) -> Artifact {
+    let end = artifact
+        .line_start(keep + 1)
+        .unwrap_or(artifact.bytes().len());
+    let bytes = artifact.bytes()[..end].to_vec();
+    let mut a = Artifact::from_stdout(bytes, artifact.exit, artifact.argv.clone());
+    a.cwd = artifact.cwd.clone();
+    a
+}
+
+fn assert_honest(what: &str, receipt: &CoverageReceipt, graph: &EvidenceGraph, exit: Exit) {
+    assert!(
+        receipt.truncated || matches!(receipt.precision, Precision::Degraded(_)),
+        "{what}: claims completeness: {receipt:?}"
+    );
+    if exit.is_failure() {
+        assert_ne!(graph.outcome, Outcome::Passed, "{what}");
+    }
+}
+
+/// Every family's profile survives a cut mid-way and random bytes.
+fn check_malformed(f: &Family) {
+    let p = profile(f.version);
+    for dir in cases(f.dir) {
+        let a = fixture::load(&dir).unwrap();
+        if a.line_count() < 4 {
+            continue;
+        }
+        let cut = cut(&a, a.line_count() / 2);
+        let (g, r) = p.extract(&cut);
+        assert_honest(&format!("{} cut", dir.display()), &r, &g, a.exit);
+    }
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<u8> = (0..20_000)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 24) as u8
+        })
+        .collect();
+    let a = Artifact::from_stdout(noise, Exit::Code(1), vec![]);
+    let (g, r) = p.extract(&a);
+    assert_honest(&format!("{} noise", f.version), &r, &g, a.exit);
+}
+
+// ---------------------------------------------------------------- pytest
+
+const PYTEST: Family = Family {
+    dir: "pytest",
+    version: "pytest/v1",
+    sniffed: &[
+        "default",
+        "verbose",
+        "color",
+        "collection-error",
+        "xdist",
+        "tb-line",
+    ],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn pytest_fixtures() {
+    assert!(check_family(&PYTEST) >= 20);
+}
+
+#[test]
+fn pytest_malformed() {
+    check_malformed(&PYTEST);
+}
+
+#[test]
+fn pytest_color_and_plain_agree() {
+    let p = profile("pytest/v1");
+    let ids = |case: &str| {
+        let a = fixture::load(&root().join("pytest").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        let items: Vec<_> = g
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.identity.clone(),
+                    i.class.clone(),
+                    i.location.clone(),
+                    i.summary.clone(),
+                )
+            })
+            .collect();
+        (items, g.counts, g.outcome, r.is_complete())
+    };
+    assert_eq!(ids("color"), ids("default"));
+}
+
+#[test]
+fn pytest_outcomes() {
+    let p = profile("pytest/v1");
+    let outcome = |case: &str| {
+        let a = fixture::load(&root().join("pytest").join(case)).unwrap();
+        p.extract(&a).0
+    };
+    let g = outcome("no-tests");
+    assert_eq!(g.outcome, Outcome::Error);
+    assert_eq!(g.counts, vec![("tests ran".to_string(), 0)]);
+    assert_eq!(outcome("collection-error").outcome, Outcome::Error);
+    assert_eq!(outcome("keyboard-interrupt").outcome, Outcome::Interrupted);
+    assert_eq!(outcome("exitfirst").outcome, Outcome::Failed);
+    let g = outcome("default");
+    assert_eq!(g.counts[0], ("failed".to_string(), 12));
+    let first = g
+        .census()
+        .find(|i| i.identity.ends_with("test_restock_new_sku"))
+        .unwrap();
+    let loc = first.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("shop/inventory.py", Some(7))
+    );
+    assert_eq!(first.class.as_deref(), Some("KeyError"));
+}
+
+// ---------------------------------------------------------------- cargo test
+
+/// The truth names a libtest target by its binary (`ledger`), read from
+/// cargo's `Running` lines of a second, JSON-format run. `cargo test -q`
+/// prints no `Running` line, so the profile names the target the way cargo's
+/// rerun hint does (`--lib` → `lib`, `--doc` → `Doc-tests`); `--test NAME`
+/// targets keep their name either way.
+fn cargo_id(case: &str, id: &str) -> String {
+    if !case.ends_with("quiet") {
+        return id.to_string();
+    }
+    match id.split_once(' ') {
+        Some(("Doc-tests", rest)) => match rest.split_once(' ') {
+            Some((_crate, test)) => format!("Doc-tests {test}"),
+            None => id.to_string(),
+        },
+        Some((target, test)) if target == "ledger" || target == "green" => format!("lib {test}"),
+        _ => id.to_string(),
+    }
+}
+
+const CARGO_TEST: Family = Family {
+    dir: "cargo-test",
+    version: "cargo_test/v1",
+    sniffed: &["quiet", "should-panic", "backtrace"],
+    map_id: cargo_id,
+    by_argv: true,
+};
+
+#[test]
+fn cargo_test_fixtures() {
+    assert!(check_family(&CARGO_TEST) >= 10);
+}
+
+#[test]
+fn cargo_test_malformed() {
+    check_malformed(&CARGO_TEST);
+}
+
+#[test]
+fn cargo_test_build_failure_is_not_zero_failed() {
+    let a = fixture::load(&root().join("cargo-test/build-failed")).unwrap();
+    let (g, r) = profile("cargo_test/v1").extract(&a);
+    assert_eq!(g.outcome, Outcome::Error);
+    let item = g.census().next().unwrap();
+    assert_eq!(item.identity, "broken (test \"accounts\")");
+    assert_eq!(item.class.as_deref(), Some("E0308"));
+    let loc = item.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("tests/accounts.rs", Some(6))
+    );
+    assert!(r.is_complete(), "{r:?}");
+}
+
+#[test]
+fn cargo_test_panic_facts() {
+    let a = fixture::load(&root().join("cargo-test/no-fail-fast")).unwrap();
+    let (g, _) = profile("cargo_test/v1").extract(&a);
+    let find = |id: &str| g.census().find(|i| i.identity == id).unwrap();
+    let it = find("integration totals_match");
+    let loc = it.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("tests/integration.rs", Some(6))
+    );
+    assert_eq!(it.class.as_deref(), Some("assertion"));
+    assert_eq!(
+        find("ledger tests::withdraw_exact_should_panic")
+            .class
+            .as_deref(),
+        Some("should_panic")
+    );
+    assert_eq!(g.counts[0], ("failed".to_string(), 11));
+}
+
+// ---------------------------------------------------------------- go test
+
+const GO_TEST: Family = Family {
+    dir: "go-test",
+    version: "go_test/v1",
+    sniffed: &["verbose", "json", "subtests", "panic-verbose"],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn go_test_fixtures() {
+    assert!(check_family(&GO_TEST) >= 10);
+}
+
+#[test]
+fn go_test_malformed() {
+    check_malformed(&GO_TEST);
+}
+
+#[test]
+fn go_test_facts() {
+    let p = profile("go_test/v1");
+    let load = |case: &str| {
+        p.extract(&fixture::load(&root().join("go-test").join(case)).unwrap())
+            .0
+    };
+    let g = load("plain");
+    let find = |id: &str| g.census().find(|i| i.identity == id).unwrap().clone();
+    let it = find("example.com/shop/cart TestDiscount/half/price");
+    let loc = it.location.unwrap();
+    assert_eq!((loc.file.as_str(), loc.line), ("cart_test.go", Some(25)));
+    let it = find("example.com/shop/parse TestFieldMissing");
+    assert_eq!(it.class.as_deref(), Some("panic"));
+    assert_eq!(it.location.unwrap().file, "parse/parse.go");
+    assert_eq!(
+        find("example.com/shop/examples ExampleSum")
+            .class
+            .as_deref(),
+        Some("example")
+    );
+    assert_eq!(find("example.com/shop/broken").kind, ItemKind::BuildFailure);
+    let g = load("race");
+    assert_eq!(g.census().next().unwrap().class.as_deref(), Some("race"));
+    assert_eq!(load("build-failed").outcome, Outcome::Error);
+    // -v buffers messages before the verdict; they still reach the item.
+    let g = load("verbose");
+    let it = g
+        .census()
+        .find(|i| i.identity.ends_with("TestLast"))
+        .unwrap();
+    assert_eq!(it.location.as_ref().unwrap().line, Some(34));
+}
+
+// ---------------------------------------------------------------- jest, vitest
+
+const JEST: Family = Family {
+    dir: "jest",
+    version: "jest/v1",
+    sniffed: &["default", "verbose", "diff"],
+    map_id: same,
+    by_argv: true,
+};
+
+const VITEST: Family = Family {
+    dir: "vitest",
+    version: "vitest/v1",
+    sniffed: &["default", "verbose", "diff"],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn jest_fixtures() {
+    assert!(check_family(&JEST) >= 8);
+}
+
+#[test]
+fn jest_malformed() {
+    check_malformed(&JEST);
+}
+
+#[test]
+fn vitest_fixtures() {
+    assert!(check_family(&VITEST) >= 6);
+}
+
+#[test]
+fn vitest_malformed() {
+    check_malformed(&VITEST);
+}
+
+#[test]
+fn jestlike_classes_and_locations() {
+    let load = |dir: &str, case: &str, version: &str| {
+        profile(version)
+            .extract(&fixture::load(&root().join(dir).join(case)).unwrap())
+            .0
+    };
+    let g = load("jest", "default", "jest/v1");
+    let class = |id: &str| {
+        g.census()
+            .find(|i| i.identity == id)
+            .and_then(|i| i.class.clone())
+    };
+    assert_eq!(
+        class("__tests__/timeout.test.js > rates > EUR rate resolves").as_deref(),
+        Some("timeout")
+    );
+    assert_eq!(
+        class("__tests__/snapshot.test.js > receipt layout").as_deref(),
+        Some("snapshot")
+    );
+    assert_eq!(
+        class("__tests__/inventory.test.js").as_deref(),
+        Some("module not found")
+    );
+    let it = g
+        .census()
+        .find(|i| i.identity.ends_with("ten percent off"))
+        .unwrap();
+    let loc = it.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("__tests__/cart.test.js", Some(15))
+    );
+    let g = load("vitest", "default", "vitest/v1");
+    let it = g
+        .census()
+        .find(|i| i.identity.ends_with("ten percent off"))
+        .unwrap();
+    let loc = it.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("test/cart.test.js", Some(16))
+    );
+    assert_eq!(it.class.as_deref(), Some("assertion"));
+}
+
+// ---------------------------------------------------------------- junit
+
+const JUNIT: Family = Family {
+    dir: "junit",
+    version: "junit/v1",
+    sniffed: &["pytest-default", "jest-junit", "pytest-many-failures"],
+    map_id: same,
+    by_argv: false,
+};
+
+#[test]
+fn junit_fixtures() {
+    assert!(check_family(&JUNIT) >= 5);
+}
+
+#[test]
+fn junit_malformed() {
+    check_malformed(&JUNIT);
+}
+
+#[test]
+fn junit_spans_point_at_the_testcase() {
+    let a = fixture::load(&root().join("junit/pytest-xunit1")).unwrap();
+    let (g, r) = profile("junit/v1").extract(&a);
+    assert!(r.is_complete(), "{r:?}");
+    for item in g.census() {
+        let block = item.block.unwrap();
+        let first = ctx::normalize::line(a.line(block.first)).into_owned();
+        assert!(first.contains("<testcase"), "{}: {first}", item.identity);
+        assert!(
+            item.location.as_ref().unwrap().line.is_some(),
+            "{}",
+            item.identity
+        );
+    }
+    let errors = g.census().filter(|i| i.kind == ItemKind::TestError).count();
+    assert_eq!(errors, 3);
+}
+
+/// `CASE=pytest/default cargo test --test runners_extract dump -- --ignored --nocapture`
+/// prints what the chosen profile extracts, for eyeballing a new fixture.
+#[test]
+#[ignore]
+fn dump() {
+    let case = std::env::var("CASE").unwrap_or_else(|_| "pytest/default".into());
+    let a = fixture::load(&root().join(&case)).unwrap();
+    let (p, how) = classify::choose(&a, None).unwrap();
+    let (g, r) = p.extract(&a);
+    println!(
+        "{} {how:?}\n{:?} {:?}\n{r:?}",
+        p.version(),
+        g.outcome,
+        g.counts
+    );
+    for i in &g.items {
+        let loc = i
+            .location
+            .as_ref()
+            .map(|l| format!("{}:{:?}", l.file, l.line));
+        println!(
+            "  {:?} {} | {:?} | {:?} | {loc:?}",
+            i.kind, i.identity, i.class, i.summary
+        );
+        println!(
+            "      head {:?} detail {:?} block {:?}",
+            i.headline, i.detail, i.block
+        );
+    }
+}
