@@ -442,6 +442,8 @@ fn pyright() {
     malformed("pyright", "json", &ctx::profiles::pyright::Pyright);
 }
 
+/// A debugging aid, not a check: `CASE=gcc/gcc-make-k cargo test --test
+/// diagnostics_extract dump -- --ignored --nocapture` lists the items.
 #[test]
 #[ignore]
 fn dump() {

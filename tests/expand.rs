@@ -444,6 +444,59 @@ fn lines_match_the_artifact_through_the_binary() {
     }
 }
 
+/// One chunky record shared by the property tests (archiving it per case
+/// would dominate their time).
+fn shared() -> &'static (TempDir, ArchiveKey, Vec<u8>) {
+    static STORE: std::sync::OnceLock<(TempDir, ArchiveKey, Vec<u8>)> = std::sync::OnceLock::new();
+    STORE.get_or_init(|| {
+        let bytes = chunky();
+        let h = home();
+        let key = put(h.path(), &stdout_artifact(&bytes));
+        (h, key, bytes)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// `ctx expand H --lines A-B` prints the Artifact's lines A..k, raw,
+    /// each with its newline (a final line without one prints without),
+    /// and when the cap stops it at k < B, one marker naming k+1..B.
+    #[test]
+    fn binary_line_ranges_equal_artifact_lines(a in 1usize..6001, len in 0usize..40) {
+        let (dir, key, bytes) = shared();
+        let art = stdout_artifact(bytes);
+        let n = art.line_count();
+        let b = (a + len).min(n);
+        let out = expand(dir.path(), key, &["--lines", &format!("{a}-{b}")]);
+        let raw_line = |l: usize| -> Vec<u8> {
+            let nl: &[u8] = if l < n { b"\n" } else { b"" };
+            [art.line(l), nl].concat()
+        };
+        let mut shown = Vec::new();
+        let mut k = a - 1;
+        while k < b && out.stdout[shown.len()..].starts_with(&raw_line(k + 1)) {
+            shown.extend(raw_line(k + 1));
+            k += 1;
+        }
+        let rest = &out.stdout[shown.len()..];
+        if k == b {
+            prop_assert!(rest.is_empty(), "{}-{}: trailing bytes", a, b);
+        } else {
+            let marker = format!(
+                "[ctx] … {} more line{}: ctx expand {} --lines {}-{}\n",
+                b - k,
+                if b - k == 1 { "" } else { "s" },
+                key.short(),
+                k + 1,
+                b
+            );
+            prop_assert!(k > a - 1, "{}-{}: the first line always prints", a, b);
+            prop_assert_eq!(text(rest), marker);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -451,13 +504,7 @@ proptest! {
     /// chunk boundary.
     #[test]
     fn stored_line_ranges_equal_artifact_lines(a in 1usize..6001, len in 0usize..400) {
-        static STORE: std::sync::OnceLock<(TempDir, ArchiveKey, Vec<u8>)> = std::sync::OnceLock::new();
-        let (dir, key, bytes) = STORE.get_or_init(|| {
-            let bytes = chunky();
-            let h = home();
-            let key = put(h.path(), &stdout_artifact(&bytes));
-            (h, key, bytes)
-        });
+        let (dir, key, bytes) = shared();
         let art = stdout_artifact(bytes);
         let s = open(dir.path());
         let meta = s.meta(key).expect("meta");

@@ -462,13 +462,13 @@ fn full_disk_fails_open_and_the_store_survives() {
     let input = incompressible(3 << 20);
     let out = pipe(&m.point, &input, &[]);
     assert_fail_open(&out, &input, "full disk");
-    // The failed write left a usable store behind.
+    // The failed write was rolled back and left a usable store behind
+    // (the WAL's space is reused).
     let small = big_log("after", 2000);
     let out = pipe(&m.point, &small, &[]);
     assert_eq!(out.status.code(), Some(0));
-    if let Some(key) = footer_key(&out.stdout) {
-        assert!(ctx(&m.point, &["expand", &key, "--all"]).stdout == small);
-    }
+    let key = footer_key(&out.stdout).expect("archived after the failure");
+    assert!(ctx(&m.point, &["expand", &key, "--all"]).stdout == small);
 }
 
 #[test]
@@ -602,4 +602,65 @@ fn thirty_two_threads_with_their_own_connections() {
         let (key, a) = t.join().expect("thread");
         assert_eq!(s.load(&key).expect("load").bytes(), a.bytes());
     }
+}
+
+/// A name and how to make line `i` of that shape of output.
+type Shape = (&'static str, fn(usize) -> Vec<u8>);
+
+#[test]
+fn piped_round_trips_are_byte_identical() {
+    let h = home();
+    let shapes: [Shape; 4] = [
+        ("crlf", (|i| format!("row {i}\r\n").into_bytes())),
+        (
+            "invalid utf-8",
+            (|i| [&b"bad \xff\xfe "[..], i.to_string().as_bytes(), b"\n"].concat()),
+        ),
+        ("nul bytes", (|i| format!("nul\0{i}\0\n").into_bytes())),
+        (
+            "ansi",
+            (|i| format!("\x1b[31merror\x1b[0m {i}\n").into_bytes()),
+        ),
+    ];
+    for (name, line) in shapes {
+        let mut input: Vec<u8> = (0..20_000).flat_map(line).collect();
+        input.extend_from_slice(b"last line without newline");
+        let out = pipe(h.path(), &input, &[]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        let key = footer_key(&out.stdout).unwrap_or_else(|| panic!("{name}: not digested"));
+        let back = ctx(h.path(), &["expand", &key, "--all"]);
+        assert!(back.stdout == input, "{name}: differs");
+        let last = ctx(h.path(), &["expand", &key, "--lines", "20001"]);
+        assert_eq!(last.stdout, b"last line without newline", "{name}");
+    }
+}
+
+#[test]
+fn a_newer_schema_is_refused_not_misread() {
+    let h = home();
+    open(h.path()).put(&art(b"x\n")).expect("put");
+    let c = rusqlite::Connection::open(h.path().join("store.db")).expect("open");
+    c.execute_batch("PRAGMA user_version = 99").expect("bump");
+    drop(c);
+    match SqliteStore::open(&h.path().join("store.db"), Options::default()) {
+        Err(StoreError::Unavailable(why)) => assert!(why.contains("newer"), "{why}"),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("opened a newer schema"),
+    }
+    let input = big_log("newer", 20_000);
+    assert_fail_open(&pipe(h.path(), &input, &[]), &input, "newer schema");
+}
+
+#[test]
+fn purge_gives_the_space_back() {
+    let h = home();
+    open(h.path())
+        .put(&art(&incompressible(3 << 20)))
+        .expect("put");
+    let before = open(h.path()).stats().expect("stats").file_bytes;
+    assert!(before > 3 << 20, "{before}");
+    let out = ctx(h.path(), &["store", "purge"]);
+    assert_eq!(out.status.code(), Some(0));
+    let after = open(h.path()).stats().expect("stats").file_bytes;
+    assert!(after < 1 << 20, "{before} → {after}");
 }

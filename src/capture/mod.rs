@@ -13,13 +13,13 @@
 pub mod exit;
 pub mod resolve;
 mod signals;
+mod spawn;
 mod streams;
 
 use std::ffi::OsString;
 use std::io;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 
 pub use exit::exit_like;
 pub use resolve::{LaunchError, exec, exec_program, resolve};
@@ -55,7 +55,7 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Artifact, Captur
         return Err(LaunchError::NotFound(String::new()).into());
     };
     let forwarder = signals::Forwarder::install().map_err(io::Error::from)?;
-    let child = spawn(program, cmd, &argv[1..])?;
+    let child = spawn::spawn(program, cmd, &argv[1..], &forwarder.previous_mask())?;
     let collected = streams::collect(child, &forwarder)?;
     drop(forwarder);
 
@@ -75,35 +75,4 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Artifact, Captur
         .ok()
         .map(|d| d.to_string_lossy().into_owned());
     Ok(artifact)
-}
-
-/// Starts the child with stdin inherited and both output streams on pipes.
-fn spawn(program: &Path, cmd: &OsString, args: &[OsString]) -> Result<Child, CaptureError> {
-    let start = |path: &Path, argv0: &OsString, args: &[OsString]| {
-        Command::new(path)
-            .arg0(argv0)
-            .args(args)
-            .stdin(Stdio::inherit())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-    };
-    let err = match start(program, cmd, args) {
-        Ok(child) => return Ok(child),
-        Err(err) => err,
-    };
-    let Some(errno) = err.raw_os_error().map(nix::errno::Errno::from_raw) else {
-        return Err(err.into());
-    };
-    if errno == nix::errno::Errno::ENOEXEC && !resolve::looks_binary(program) {
-        // A text file without `#!`: a shell runs it as a script.
-        let mut script_args = vec![program.as_os_str().to_os_string()];
-        script_args.extend(args.iter().cloned());
-        let shell = Path::new(resolve::SCRIPT_SHELL);
-        return start(shell, &"sh".into(), &script_args).map_err(|e| {
-            let errno = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(0));
-            LaunchError::from_exec(program, errno).into()
-        });
-    }
-    Err(LaunchError::from_exec(program, errno).into())
 }

@@ -10,8 +10,8 @@
 //! async-signal-safety question and no second thread. SIGCHLD is taken the
 //! same way, so the loop learns that the child ended without polling.
 //!
-//! The child gets a clean mask regardless: the standard library empties
-//! the signal mask of every process it spawns.
+//! The child must not inherit the blocked set: `spawn` hands it ctx's
+//! original mask instead.
 
 use std::os::fd::{AsFd, BorrowedFd};
 
@@ -66,6 +66,11 @@ impl Forwarder {
                 let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&previous_mask), None);
             })?;
         Ok(Forwarder { fd, previous_mask })
+    }
+
+    /// ctx's mask from before `install`: what the child must start with.
+    pub fn previous_mask(&self) -> SigSet {
+        self.previous_mask
     }
 
     /// Every signal pending right now, in the order the kernel gives them.

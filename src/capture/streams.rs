@@ -9,15 +9,16 @@
 //! it ended, and from then on nothing is forwarded, so a signal can never
 //! reach a process that reused its pid.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::AsFd;
-use std::process::{Child, ChildStderr, ChildStdout, ExitStatus};
+use std::process::ExitStatus;
 
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use nix::unistd::Pid;
 
 use super::signals::{Event, Forwarder};
+use super::spawn::Child;
 use crate::artifact::{Segment, Stream};
 
 /// A pipe's read size: Linux's default pipe capacity, so one read usually
@@ -34,9 +35,9 @@ pub struct Collected {
 /// Reads both streams to end of file and waits for the child, forwarding
 /// signals all the while.
 pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
-    let pid = Pid::from_raw(child.id() as i32);
-    let mut stdout: Option<ChildStdout> = child.stdout.take();
-    let mut stderr: Option<ChildStderr> = child.stderr.take();
+    let pid = child.pid;
+    let mut stdout: Option<File> = child.stdout.take();
+    let mut stderr: Option<File> = child.stderr.take();
     let mut collected = Collected {
         bytes: Vec::new(),
         segments: Vec::new(),
@@ -82,8 +83,8 @@ pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
 /// stderr) can be read without blocking.
 fn wait_ready(
     signals: &Forwarder,
-    stdout: &Option<ChildStdout>,
-    stderr: &Option<ChildStderr>,
+    stdout: &Option<File>,
+    stderr: &Option<File>,
 ) -> io::Result<(bool, bool, bool)> {
     let mut fds = vec![PollFd::new(signals.as_fd(), PollFlags::POLLIN)];
     let out_at = stdout.as_ref().map(|p| {

@@ -1,27 +1,18 @@
 //! `ctx expand HASH`: bring back archived output, whole or zoomed.
 //!
-//! Output is bounded (a zoom, never a flood): at most `LINE_CAP` lines and
-//! about `BYTE_CAP` bytes (a single line is never cut, so the first line
-//! always prints whole), then exactly one marker naming the command that
-//! prints the rest. Lines are the archived bytes as they were, so
-//! `--lines` outputs concatenate to the original. `--all` is the one
-//! uncapped view. Expand writes straight to stdout: its output is never
-//! digested or archived again.
+//! Every view but `--all` is bounded (`store::zoom`: a line and byte cap
+//! with exactly one marker naming the rest). Expand writes straight to
+//! stdout: its output is never digested or archived again.
 
 use std::io::{self, Write};
 
 use regex::bytes::Regex;
 
 use crate::artifact::Stream;
-use crate::plan::shell_quote;
-use crate::render::{CTX_PREFIX, count};
-use crate::store::{self, ArchiveKey, Reader, RecordMeta, Store, StoreError, key};
-use crate::{ledger, normalize, tokens};
-
-/// Lines a capped view prints at most.
-pub const LINE_CAP: usize = 300;
-/// Bytes a capped view prints at most, cut at a line boundary.
-pub const BYTE_CAP: usize = 64 << 10;
+use crate::render::count;
+use crate::store::zoom::{Zoom, parse_range};
+use crate::store::{self, Reader, RecordMeta, Store, StoreError, key};
+use crate::{ledger, tokens};
 
 const EXIT_NOT_FOUND: i32 = 1;
 const EXIT_USAGE: i32 = super::EXIT_CTX_ERROR;
@@ -54,21 +45,31 @@ pub struct Args {
     /// The whole record (or stream) byte for byte, with no cap.
     #[arg(long, conflicts_with_all = ["lines", "grep", "item", "items"])]
     pub all: bool,
-    /// One census item by identity (needs a profile census).
-    #[arg(long, value_name = "ID")]
+    /// One census item's whole block, by the identity a digest named.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["lines", "grep", "all", "items", "details"])]
     pub item: Option<String>,
-    /// The whole census (needs a profile census).
-    #[arg(long, conflicts_with = "item")]
+    /// The complete census, one identity per line (never capped), or with
+    /// --code/--file/--severity every item that matches.
+    #[arg(long, conflicts_with_all = ["lines", "grep", "all", "details"])]
     pub items: bool,
+    /// With --items: only this code or failure class (E0308, no-unused-vars, AssertionError).
+    #[arg(long, value_name = "CODE", requires = "items")]
+    pub code: Option<String>,
+    /// With --items: only items located in this file (a path or its tail).
+    #[arg(long, value_name = "FILE", requires = "items")]
+    pub file: Option<String>,
+    /// With --items: only this severity (error, warning, note…).
+    #[arg(long, value_name = "SEVERITY", requires = "items")]
+    pub severity: Option<String>,
+    /// The whole block of every census item, each under a `[ctx] ---` line.
+    #[arg(long, conflicts_with_all = ["lines", "grep", "all"])]
+    pub details: bool,
 }
 
+/// How many census blocks `--details` prints before pointing at `--items`.
+const DETAILS_CAP: usize = 40;
+
 pub fn execute(args: Args) -> anyhow::Result<i32> {
-    if args.item.is_some() || args.items {
-        eprintln!(
-            "ctx: --item and --items need a profile census, which this record's profile does not provide yet"
-        );
-        return Ok(EXIT_USAGE);
-    }
     let prefix = match key::parse_prefix(&args.hash) {
         Ok(p) => p,
         Err(why) => return usage(&why),
@@ -112,10 +113,25 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
-    let mut reader = view(&store, &meta, args.stream)?;
+    let stream = match args.stream {
+        StreamArg::Both => None,
+        StreamArg::Stdout => Some(Stream::Stdout),
+        StreamArg::Stderr => Some(Stream::Stderr),
+    };
+    let mut reader = view(&store, &meta, stream)?;
+    if args.item.is_some() || args.items || args.details {
+        let zoom = Zoom { key, stream: None, grep: None };
+        let printed = census_zoom(&store, &mut reader, &zoom, &args)?;
+        let _ = store.touch(&key);
+        if let Some(tokens) = printed {
+            ledger::record_expand(&key, tokens);
+            return Ok(0);
+        }
+        return Ok(EXIT_NOT_FOUND);
+    }
     let zoom = Zoom {
         key,
-        stream: args.stream,
+        stream,
         grep: grep.map(|re| (re, args.grep.unwrap_or_default(), args.context.unwrap_or(0))),
     };
 
@@ -155,6 +171,64 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// `--item`, `--items`, `--details`: re-read the record with the profile
+/// that digested it. Returns the tokens printed, or None when the item is
+/// not in the record (after saying so).
+fn census_zoom(
+    store: &dyn Store,
+    reader: &mut Reader,
+    zoom: &Zoom,
+    args: &Args,
+) -> anyhow::Result<Option<usize>> {
+    let artifact = store.load(&zoom.key)?;
+    let (profile, graph) = crate::zoom::evidence(&artifact)?;
+    let mut bytes = Vec::new();
+    if args.items {
+        let filter = crate::zoom::ItemFilter {
+            code: args.code.clone(),
+            file: args.file.clone(),
+            severity: args.severity.clone(),
+        };
+        for id in crate::zoom::items(&graph, &filter) {
+            bytes.extend_from_slice(id.as_bytes());
+            bytes.push(b'\n');
+        }
+    } else if let Some(id) = &args.item {
+        match crate::zoom::item_spans(profile, &graph, id) {
+            Ok(spans) => {
+                for span in spans {
+                    bytes.extend(zoom.lines_view(reader, span.first as u64, span.last as u64)?);
+                }
+            }
+            Err(e) => {
+                eprintln!("ctx: {e}");
+                return Ok(None);
+            }
+        }
+    } else {
+        let blocks = crate::zoom::detail_spans(&graph);
+        for (id, span) in blocks.iter().take(DETAILS_CAP) {
+            bytes.extend_from_slice(format!("[ctx] --- {id}\n").as_bytes());
+            bytes.extend(zoom.lines_view(reader, span.first as u64, span.last as u64)?);
+        }
+        if blocks.len() > DETAILS_CAP {
+            let rest = blocks.len() - DETAILS_CAP;
+            bytes.extend_from_slice(
+                format!(
+                    "[ctx] … {} more blocks: ctx expand {} --items, then --item ID for each\n",
+                    count(rest),
+                    zoom.key.short()
+                )
+                .as_bytes(),
+            );
+        }
+    }
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    finish(out.write_all(&bytes).and_then(|()| out.flush()).err())?;
+    Ok(Some(tokens::estimate(&bytes)))
+}
+
 fn usage(why: &str) -> anyhow::Result<i32> {
     eprintln!("ctx: {why}");
     Ok(EXIT_USAGE)
@@ -173,35 +247,15 @@ fn when(ms: i64) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// `A-B`, `A`, `A-`: 1-based, inclusive; `u64::MAX` stands for "the end".
-pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("--lines {s}: expected A-B, A or A- (1-based line numbers)");
-    let num = |t: &str| t.trim().parse::<u64>().ok().filter(|&n| n >= 1);
-    let (a, b) = match s.split_once('-') {
-        None => {
-            let a = num(s).ok_or_else(bad)?;
-            (a, a)
-        }
-        Some((a, "")) => (num(a).ok_or_else(bad)?, u64::MAX),
-        Some((a, b)) => (num(a).ok_or_else(bad)?, num(b).ok_or_else(bad)?),
-    };
-    if a > b {
-        return Err(format!("--lines {s}: the range runs backwards"));
-    }
-    Ok((a, b))
-}
-
 /// The bytes a stream view reads: the interleaved record, or one stream
 /// reassembled (only when the record really mixes both).
 fn view<'s>(
     store: &'s dyn Store,
     meta: &RecordMeta,
-    stream: StreamArg,
+    stream: Option<Stream>,
 ) -> Result<Reader<'s>, StoreError> {
-    let wanted = match stream {
-        StreamArg::Both => return store::reader(store, meta),
-        StreamArg::Stdout => Stream::Stdout,
-        StreamArg::Stderr => Stream::Stderr,
+    let Some(wanted) = stream else {
+        return store::reader(store, meta);
     };
     if !meta.has_stream(wanted) {
         return Ok(Reader::from_bytes(Vec::new()));
@@ -212,237 +266,4 @@ fn view<'s>(
     Ok(Reader::from_bytes(store::stream_bytes(
         store, meta, wanted,
     )?))
-}
-
-struct Zoom {
-    key: ArchiveKey,
-    stream: StreamArg,
-    /// The regex, its source as typed, and the context width.
-    grep: Option<(Regex, String, usize)>,
-}
-
-impl Zoom {
-    /// The one marker of a capped view: how many lines are left and the
-    /// command that prints exactly those.
-    fn marker(&self, left: u64, from: u64, to: u64) -> String {
-        let mut cmd = format!("ctx expand {}", self.key.short());
-        if let Some((_, source, context)) = &self.grep {
-            cmd.push_str(&format!(" --grep {}", shell_quote(source)));
-            if *context > 0 {
-                cmd.push_str(&format!(" --context {context}"));
-            }
-        }
-        match self.stream {
-            StreamArg::Both => {}
-            StreamArg::Stdout => cmd.push_str(" --stream stdout"),
-            StreamArg::Stderr => cmd.push_str(" --stream stderr"),
-        }
-        let noun = if left == 1 { "line" } else { "lines" };
-        format!(
-            "{CTX_PREFIX} … {} more {noun}: {cmd} --lines {from}-{to}\n",
-            count(left as usize)
-        )
-    }
-
-    /// Lines `first..=last`, capped.
-    fn lines_view(
-        &self,
-        reader: &mut Reader,
-        first: u64,
-        last: u64,
-    ) -> Result<Vec<u8>, StoreError> {
-        let mut out = Vec::new();
-        if first > last {
-            return Ok(out);
-        }
-        let mut n = first;
-        for (shown, line) in reader
-            .lines_from(first)?
-            .take((last - first + 1) as usize)
-            .enumerate()
-        {
-            let line = line?;
-            if !room(shown, out.len(), line.len()) {
-                break;
-            }
-            out.extend_from_slice(&line);
-            n += 1;
-        }
-        if n <= last {
-            out.extend_from_slice(self.marker(last - n + 1, n, last).as_bytes());
-        }
-        Ok(out)
-    }
-
-    /// Matching lines (and their context) within `first..=last`, capped.
-    /// Context comes from matches anywhere in the record, so the marker's
-    /// `--lines` continuation prints exactly the lines left out.
-    fn grep_view(&self, reader: &mut Reader, first: u64, last: u64) -> Result<Vec<u8>, StoreError> {
-        let Some((re, _, context)) = &self.grep else {
-            return Ok(Vec::new());
-        };
-        let c = *context as u64;
-        let mut out = Vec::new();
-        if first > last {
-            return Ok(out);
-        }
-        let scan_from = first.saturating_sub(c).max(1);
-        let scan_to = last.saturating_add(c);
-        let mut behind: std::collections::VecDeque<(u64, Vec<u8>)> = Default::default();
-        let mut ahead = 0u64; // context lines still owed after the last match
-        let mut last_shown: Option<u64> = None;
-        let mut shown = 0usize;
-        let mut left = 0u64; // result lines past the cap
-        let mut resume = 0u64; // first of them
-        let mut emit = |n: u64, line: Vec<u8>, is_match: bool, out: &mut Vec<u8>| {
-            if n < first || n > last {
-                return;
-            }
-            if left > 0 || !room(shown, out.len(), line.len()) {
-                if left == 0 {
-                    resume = n;
-                }
-                left += 1;
-                return;
-            }
-            if c > 0 && last_shown.is_some_and(|p| p + 1 < n) {
-                out.extend_from_slice(b"--\n");
-            }
-            out.extend_from_slice(format!("{n}{}", if is_match { ':' } else { '-' }).as_bytes());
-            out.extend_from_slice(&line);
-            if !line.ends_with(b"\n") {
-                out.push(b'\n');
-            }
-            shown += 1;
-            last_shown = Some(n);
-        };
-        for (n, line) in (scan_from..=scan_to).zip(reader.lines_from(scan_from)?) {
-            let line = line?;
-            if matches(re, &line) {
-                for (m, l) in behind.drain(..) {
-                    emit(m, l, false, &mut out);
-                }
-                emit(n, line, true, &mut out);
-                ahead = c;
-            } else if ahead > 0 {
-                ahead -= 1;
-                emit(n, line, false, &mut out);
-            } else if c > 0 {
-                if behind.len() as u64 == c {
-                    behind.pop_front();
-                }
-                behind.push_back((n, line));
-            }
-        }
-        if left > 0 {
-            out.extend_from_slice(self.marker(left, resume, last).as_bytes());
-        }
-        Ok(out)
-    }
-}
-
-/// Whether one more line of `len` bytes fits a view that has printed
-/// `shown` lines and `bytes` bytes (the first line always fits).
-fn room(shown: usize, bytes: usize, len: usize) -> bool {
-    shown == 0 || (shown < LINE_CAP && bytes + len <= BYTE_CAP)
-}
-
-/// A line matches when RE finds its raw bytes, or its visible text when
-/// escapes and carriage returns hide the words from the raw form.
-fn matches(re: &Regex, line: &[u8]) -> bool {
-    let body = line.strip_suffix(b"\n").unwrap_or(line);
-    if re.is_match(body) {
-        return true;
-    }
-    body.iter().any(|&b| b == 0x1b || b == b'\r' || b == 0x9b)
-        && re.is_match(normalize::line(body).as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_parse() {
-        assert_eq!(parse_range("3-7"), Ok((3, 7)));
-        assert_eq!(parse_range("5"), Ok((5, 5)));
-        assert_eq!(parse_range("5-"), Ok((5, u64::MAX)));
-        assert!(parse_range("0-3").is_err());
-        assert!(parse_range("7-3").is_err());
-        assert!(parse_range("a-b").is_err());
-        assert!(parse_range("-3").is_err());
-    }
-
-    fn zoom(grep: Option<(&str, usize)>) -> Zoom {
-        Zoom {
-            key: ArchiveKey([0xab; 32]),
-            stream: StreamArg::Both,
-            grep: grep.map(|(re, c)| (Regex::new(re).expect("re"), re.to_string(), c)),
-        }
-    }
-
-    fn numbered(n: usize) -> Vec<u8> {
-        (1..=n)
-            .map(|i| format!("line {i}\n"))
-            .collect::<String>()
-            .into_bytes()
-    }
-
-    #[test]
-    fn cap_marker_names_the_rest() {
-        let mut r = Reader::from_bytes(numbered(1000));
-        let out = zoom(None).lines_view(&mut r, 1, 1000).expect("view");
-        let text = String::from_utf8(out).expect("utf8");
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), LINE_CAP + 1);
-        assert_eq!(lines[LINE_CAP - 1], "line 300");
-        assert_eq!(
-            lines[LINE_CAP],
-            "[ctx] … 700 more lines: ctx expand abababababab --lines 301-1000"
-        );
-    }
-
-    /// Line numbers a grep view printed, and the range its marker names.
-    fn shown(view: &str) -> (Vec<u64>, Option<(u64, u64)>) {
-        let mut numbers = Vec::new();
-        let mut next = None;
-        for l in view.lines() {
-            if l.starts_with("[ctx]") {
-                next = l.rsplit(' ').next().and_then(|r| parse_range(r).ok());
-            } else if l != "--" {
-                let digits: String = l.chars().take_while(|c| c.is_ascii_digit()).collect();
-                numbers.push(digits.parse().unwrap_or(0));
-            }
-        }
-        (numbers, next)
-    }
-
-    #[test]
-    fn grep_continuations_print_exactly_the_rest() {
-        let bytes = numbered(2000);
-        let z = zoom(Some(("5$", 1)));
-        let mut r = Reader::from_bytes(bytes);
-        let first = String::from_utf8(z.grep_view(&mut r, 1, 2000).expect("v")).expect("utf8");
-        assert!(first.starts_with("4-line 4\n5:line 5\n6-line 6\n--\n14-line 14\n15:line 15\n"));
-        let marker = first.lines().last().unwrap_or_default();
-        assert!(
-            marker.starts_with(
-                "[ctx] … 300 more lines: ctx expand abababababab --grep '5$' --context 1 --lines "
-            ),
-            "{marker}"
-        );
-        let (mut all, mut next) = shown(&first);
-        let mut hops = 0;
-        while let Some((a, b)) = next {
-            let view = String::from_utf8(z.grep_view(&mut r, a, b).expect("v")).expect("utf8");
-            let (numbers, more) = shown(&view);
-            assert_eq!(numbers.first(), Some(&a));
-            all.extend(numbers);
-            next = more;
-            hops += 1;
-        }
-        assert_eq!(hops, 1);
-        let expected: Vec<u64> = (1..=2000u64).filter(|n| matches!(n % 10, 4..=6)).collect();
-        assert_eq!(all, expected);
-    }
 }

@@ -1,9 +1,132 @@
-//! `ctx explain`.
+//! `ctx explain HASH`: how an archived record is digested — which profile
+//! read it and why, what it understood (the coverage receipt), and the plan
+//! (rung, budget, every omission with its address). The record is re-read
+//! through the same pipeline; nothing is archived or recorded again.
+
+use crate::archive::Archive;
+use crate::artifact::Artifact;
+use crate::pipeline::{self, Options, Output};
+use crate::render::count;
+use crate::store::{self, ArchiveKey, Store, StoreError, key};
 
 /// Arguments of `ctx explain`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// The record's hash (12 hex as digests print it, or a unique prefix of 6+).
+    #[arg(value_name = "HASH")]
+    pub hash: String,
+    /// Explain the plan for this budget instead of the contract's.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+    /// `text` or `json`.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub format: String,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("`ctx explain` is not built yet")
+/// The record is already archived: the pipeline gets its key back.
+struct Archived(ArchiveKey);
+
+impl Archive for Archived {
+    fn put(&self, _artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        Ok(self.0)
+    }
+}
+
+pub fn execute(args: Args) -> anyhow::Result<i32> {
+    let prefix = match key::parse_prefix(&args.hash) {
+        Ok(p) => p,
+        Err(why) => anyhow::bail!("{why}"),
+    };
+    let not_found = || {
+        eprintln!("ctx: no record {prefix} (unknown or evicted)");
+        Ok(1)
+    };
+    let Some(store) = store::open_existing()? else {
+        return not_found();
+    };
+    let key = match store.resolve(&prefix) {
+        Ok(k) => k,
+        Err(StoreError::NotFound(_)) => return not_found(),
+        Err(e) => return Err(e.into()),
+    };
+    let artifact = store.load(&key)?;
+    let d = pipeline::digest(&artifact, &Archived(key), &Options { budget: args.budget })?;
+    if args.format == "json" {
+        let trace = d.trace.as_ref();
+        let json = serde_json::json!({
+            "key": key.hex(),
+            "command": artifact.display_command(),
+            "lines": artifact.line_count(),
+            "bytes": artifact.bytes().len(),
+            "exit": artifact.exit,
+            "profile": d.profile,
+            "matched": d.matched,
+            "budget": trace.map(|t| t.budget),
+            "receipt": trace.map(|t| &t.receipt),
+            "outcome": trace.map(|t| t.plan.outcome.unwrap_or(t.graph.outcome)),
+            "counts": trace.map(|t| &t.graph.counts),
+            "items": trace.map(|t| t.graph.items.len()),
+            "census": trace.map(|t| t.graph.census().count()),
+            "plan": trace.map(|t| &t.plan),
+            "delivered": match d.output { Output::Raw => "raw", Output::Digest(_) => "digest" },
+            "rejection": d.rejection.as_ref().map(|r| r.to_string()),
+            "raw_tokens_estimate": d.raw_tokens,
+            "delivered_tokens_estimate": d.delivered_tokens,
+        });
+        println!("{}", serde_json::to_string_pretty(&json)?);
+        return Ok(0);
+    }
+    let exit = artifact.exit.describe().unwrap_or_else(|| "exit unknown".into());
+    println!(
+        "record {}: {} ({} lines, {} bytes), {exit}",
+        key.short(),
+        artifact.display_command(),
+        count(artifact.line_count()),
+        count(artifact.bytes().len())
+    );
+    println!("profile: {} — matched by {:?}: {}", d.profile, d.matched.by, d.matched.reason);
+    let Some(t) = &d.trace else {
+        let why = d.rejection.map_or_else(|| "no trace".to_string(), |r| r.to_string());
+        println!("no plan: {why}; the raw output is delivered");
+        return Ok(0);
+    };
+    let r = &t.receipt;
+    println!(
+        "coverage: {} items parsed{} · {} detail blocks · {} of {} lines unmatched · truncated: {} · precision: {}",
+        r.items_parsed,
+        r.items_announced.map_or(String::new(), |a| format!(" of {a} announced")),
+        r.blocks_parsed,
+        count(r.lines_unmatched as usize),
+        count(r.lines_total as usize),
+        if r.truncated { "yes" } else { "no" },
+        match &r.precision {
+            crate::evidence::Precision::Full => "full".to_string(),
+            crate::evidence::Precision::Degraded(why) => format!("degraded ({why})"),
+        }
+    );
+    let counts: Vec<String> = t.graph.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!(
+        "facts: outcome {} · {} · {} items, {} in the census",
+        t.plan.outcome.unwrap_or(t.graph.outcome).word(),
+        if counts.is_empty() { "no counts".to_string() } else { counts.join(", ") },
+        t.graph.items.len(),
+        t.graph.census().count()
+    );
+    println!(
+        "plan: {:?} — {} (target {} tokens, census ceiling {}, planned ≈{})",
+        t.plan.rung, t.plan.why, t.budget.target, t.budget.ceiling, t.plan.estimate
+    );
+    for o in &t.plan.omissions {
+        println!("  omits {} ({:?}): ctx expand {} {}", o.count, o.what, key.short(), o.address.args());
+    }
+    match (&d.output, &d.rejection) {
+        (Output::Digest(_), _) => println!(
+            "delivered: digest, ≈{} tokens of ≈{} raw",
+            count(d.delivered_tokens),
+            count(d.raw_tokens)
+        ),
+        (Output::Raw, Some(r)) => println!("delivered: raw output ({r})"),
+        (Output::Raw, None) => println!("delivered: raw output (fits the budget)"),
+    }
+    Ok(0)
 }

@@ -1,9 +1,318 @@
-//! `ctx gain`.
+//! `ctx gain`: tokens saved, in total and per command (the arithmetic is in
+//! `ledger::gain`; docs/ledger.md explains it).
+//!
+//! Before reporting, runs in the window that lack exact o200k counts get
+//! them: the digest from the bytes the ledger kept, the original from the
+//! archive while it still holds the record. Counts are cached in the
+//! ledger, so each run is counted once.
+
+use std::io::{self, Write};
+use std::time::{Duration, UNIX_EPOCH};
+
+use anyhow::Context;
+
+use crate::ledger::gain::{self, By, Group, Report};
+use crate::ledger::{self, Ledger};
+use crate::store::{self, ArchiveKey, Store};
+use crate::tokens;
 
 /// Arguments of `ctx gain`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Only runs since then: a duration (`7d`, `24h`) or a date
+    /// (`2026-11-01`, `2026-11-01T12:00:00Z`; UTC).
+    #[arg(long, value_name = "DURATION|DATE")]
+    pub since: Option<String>,
+    /// Group runs by command (program and subcommand) or by output family.
+    #[arg(long, value_enum, default_value = "command")]
+    pub by: ByArg,
+    /// Show only the N groups that saved the most.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Count nothing exactly: every figure is the hot path's estimate.
+    #[arg(long)]
+    pub estimate: bool,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("`ctx gain` is not built yet")
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ByArg {
+    Command,
+    Family,
+}
+
+pub fn execute(args: Args) -> anyhow::Result<i32> {
+    let now = ledger::now_ms();
+    let since_ms = args
+        .since
+        .as_deref()
+        .map(|s| parse_since(s, now))
+        .transpose()?;
+    let by = match args.by {
+        ByArg::Command => By::Command,
+        ByArg::Family => By::Family,
+    };
+    let report = match Ledger::open_existing_default()? {
+        None => gain::report(&[], &[], &[], since_ms, by, args.top, !args.estimate),
+        Some(ledger) => {
+            if !args.estimate {
+                count_exactly(&ledger, since_ms)?;
+            }
+            let runs = ledger.runs(since_ms)?;
+            let keyed = ledger.keyed_runs()?;
+            let expands = ledger.expands()?;
+            gain::report(
+                &runs,
+                &keyed,
+                &expands,
+                since_ms,
+                by,
+                args.top,
+                !args.estimate,
+            )
+        }
+    };
+    let text = match args.format {
+        Format::Json => serde_json::to_string_pretty(&report)? + "\n",
+        Format::Text => render(&report),
+    };
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A reader that went away (`| head`) is not ctx's failure.
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(0),
+    }
+}
+
+/// `7d`, `24h`, `2026-11-01`, or an RFC 3339 time, as unix milliseconds.
+pub fn parse_since(text: &str, now_ms: i64) -> anyhow::Result<i64> {
+    let text = text.trim();
+    if let Ok(d) = humantime::parse_duration(text) {
+        return Ok(now_ms.saturating_sub(d.as_millis().min(i64::MAX as u128) as i64));
+    }
+    let time = if text.len() == 10 {
+        humantime::parse_rfc3339(&format!("{text}T00:00:00Z"))
+    } else {
+        humantime::parse_rfc3339_weak(text)
+    };
+    let time = time.with_context(|| {
+        format!("--since {text:?}: expected a duration (7d, 24h) or a date (2026-11-01)")
+    })?;
+    let ms = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    Ok(ms)
+}
+
+/// Fills exact counts for runs since `since_ms` that lack them. A record
+/// the archive no longer holds leaves that run on estimates.
+fn count_exactly(ledger: &Ledger, since_ms: Option<i64>) -> anyhow::Result<()> {
+    let todo = ledger.uncounted(since_ms)?;
+    if todo.is_empty() {
+        return Ok(());
+    }
+    // No store, or a damaged one: originals stay uncounted.
+    let archive = store::open_existing().ok().flatten();
+    for run in todo {
+        let raw = match (run.raw_exact, run.key_hex.as_deref(), &archive) {
+            (None, Some(hex), Some(archive)) => ArchiveKey::from_hex(hex)
+                .and_then(|key| archive.load(&key).ok())
+                .and_then(|artifact| tokens::try_exact(artifact.bytes()))
+                .map(|n| n as u64),
+            _ => None,
+        };
+        let delivered = match (&run.digest, run.delivered_exact) {
+            (Some(digest), None) => tokens::try_exact(digest).map(|n| n as u64),
+            // The raw output went out: what was delivered is the original.
+            (None, None) => raw.or(run.raw_exact),
+            _ => None,
+        };
+        if raw.is_some() || delivered.is_some() {
+            ledger.set_exact(run.id, raw, delivered)?;
+        }
+    }
+    Ok(())
+}
+
+/// Width of the longest bar, in terminal cells.
+const BAR: usize = 24;
+
+fn render(r: &Report) -> String {
+    let t = &r.totals;
+    let mut s = String::new();
+    let window = match r.since_ms {
+        None => "all time".to_string(),
+        Some(ms) => format!(
+            "since {}",
+            humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64))
+        ),
+    };
+    s += &format!("ctx gain · {window} · {} tokens\n", r.tokens);
+    if t.runs == 0 {
+        s += if r.since_ms.is_some() {
+            "no runs recorded in this window\n"
+        } else {
+            "no runs recorded\n"
+        };
+        return s;
+    }
+    s += &format!(
+        "runs {} ({} digested) · raw {} · delivered {} · read back {} ({} expands)\n",
+        num(t.runs as i64),
+        num(t.digested as i64),
+        num(t.raw_tokens as i64),
+        num(t.delivered_tokens as i64),
+        num(t.expanded_tokens as i64),
+        num(t.expands as i64),
+    );
+    s += &format!(
+        "saved {} tokens ({})\n\n",
+        num(t.saved_tokens),
+        pct(r.saved_ratio)
+    );
+
+    let heading = match r.by {
+        By::Command => "command",
+        By::Family => "family",
+    };
+    let name_w = r
+        .groups
+        .iter()
+        .map(|g| g.name.chars().count())
+        .chain([heading.len()])
+        .max()
+        .unwrap_or(0);
+    let widest = r
+        .groups
+        .iter()
+        .map(|g| g.tally.saved_tokens.unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    s += &format!(
+        "{heading:<name_w$}  {:>5}  {:>11}  {:>11}  {:>11}  {:>7}\n",
+        "runs", "raw", "read back", "saved", "%"
+    );
+    for g in &r.groups {
+        s += &row(g, name_w, widest);
+    }
+    if r.groups_omitted > 0 {
+        s += &format!("({} more)\n", r.groups_omitted);
+    }
+    s += "\n";
+    let rest = t.runs - t.exact_runs;
+    s += &format!(
+        "exact: {} of {} counted with tiktoken-rs (original and delivered); \
+         {} and every read-back figure are estimates\n",
+        num(t.exact_runs as i64),
+        runs(t.runs),
+        if rest == 0 {
+            "no run".to_string()
+        } else {
+            format!("the other {}", runs(rest))
+        },
+    );
+    if r.unattributed_expands > 0 {
+        s += &format!(
+            "not subtracted: {} expands ({} tokens) of records no run in this ledger made\n",
+            num(r.unattributed_expands as i64),
+            num(r.unattributed_expanded_tokens as i64),
+        );
+    }
+    s
+}
+
+fn row(g: &Group, name_w: usize, widest: u64) -> String {
+    let name = &g.name;
+    let pad = name_w.saturating_sub(name.chars().count());
+    format!(
+        "{name}{:pad$}  {:>5}  {:>11}  {:>11}  {:>11}  {:>7}  {}\n",
+        "",
+        num(g.tally.runs as i64),
+        num(g.tally.raw_tokens as i64),
+        num(g.tally.expanded_tokens as i64),
+        num(g.tally.saved_tokens),
+        pct(g.saved_ratio),
+        bar(g.tally.saved_tokens, widest),
+    )
+    .trim_end()
+    .to_string()
+        + "\n"
+}
+
+/// A savings bar in eighths of a cell; a loss is drawn in light shade.
+fn bar(saved: i64, widest: u64) -> String {
+    if saved == 0 || widest == 0 {
+        return String::new();
+    }
+    let eighths =
+        (saved.unsigned_abs() as u128 * (BAR as u128 * 8)).div_ceil(widest as u128) as usize;
+    if saved < 0 {
+        return "░".repeat(eighths.div_ceil(8));
+    }
+    const PARTIAL: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    "█".repeat(eighths / 8) + PARTIAL[eighths % 8]
+}
+
+fn runs(n: u64) -> String {
+    format!("{} run{}", num(n as i64), if n == 1 { "" } else { "s" })
+}
+
+/// 1234567 → "1,234,567".
+fn num(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+fn pct(ratio: f64) -> String {
+    format!("{:.1}%", ratio * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_forms() {
+        let now = 1_800_000_000_000;
+        assert_eq!(parse_since("7d", now).expect("7d"), now - 7 * 86_400_000);
+        assert_eq!(parse_since("24h", now).expect("24h"), now - 86_400_000);
+        assert_eq!(
+            parse_since("2026-11-01", now).expect("date"),
+            1_793_491_200_000
+        );
+        assert_eq!(
+            parse_since("2026-11-01T12:00:00Z", now).expect("time"),
+            1_793_491_200_000 + 43_200_000
+        );
+        assert!(parse_since("last tuesday", now).is_err());
+    }
+
+    #[test]
+    fn numbers_and_bars() {
+        assert_eq!(num(0), "0");
+        assert_eq!(num(999), "999");
+        assert_eq!(num(1000), "1,000");
+        assert_eq!(num(-1_234_567), "-1,234,567");
+        assert_eq!(bar(100, 100), "█".repeat(BAR));
+        assert_eq!(bar(50, 100), "█".repeat(BAR / 2));
+        assert_eq!(bar(1, 1000), "▏");
+        assert_eq!(bar(-50, 100), "░".repeat(BAR / 2));
+        assert_eq!(bar(0, 100), "");
+        assert_eq!(pct(-0.3), "-30.0%");
+    }
 }

@@ -44,10 +44,10 @@ pub struct Args {
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     // Checked before anything runs: a typo must not cost a second run.
-    if let Some(family) = &args.family {
-        if profiles::by_family(family).is_none() {
-            return Err(UnknownFamily(family.clone()).into());
-        }
+    if let Some(family) = &args.family
+        && profiles::by_family(family).is_none()
+    {
+        return Err(UnknownFamily(family.clone()).into());
     }
     if io::stdout().is_terminal() && !args.digest {
         let failure = capture::exec(&args.command);

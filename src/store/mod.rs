@@ -12,6 +12,7 @@ pub mod reader;
 pub mod record;
 pub mod retention;
 pub mod sqlite;
+pub mod zoom;
 
 use std::time::Duration;
 

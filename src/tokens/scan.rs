@@ -339,13 +339,12 @@ fn wide_word(b: &[u8], mut j: usize, w: &mut Word) -> usize {
             }
         }
     }
-    if !in_lower {
-        if let Some((end, at)) = last_caseless {
-            if end < j {
-                *w = at;
-                return end;
-            }
-        }
+    if !in_lower
+        && let Some((end, at)) = last_caseless
+        && end < j
+    {
+        *w = at;
+        return end;
     }
     j
 }

@@ -623,9 +623,9 @@ fn hex_dump(seed: u64, size: usize) -> Vec<u8> {
             }
             1 => {
                 s.push_str(&format!("{:08x}: ", r.below(1 << 24) * 16));
-                for i in 0..8 {
+                for _ in 0..8 {
                     r.hex(&mut s, 4);
-                    s.push(if i == 7 { ' ' } else { ' ' });
+                    s.push(' ');
                 }
                 s.push_str(" ................\n");
             }

@@ -3,8 +3,8 @@
 //! archive at once.
 //!
 //! Opening is on the hot path of every digest that omits something, so it
-//! does the least it can: open the file, set two per-connection pragmas,
-//! read `user_version`, and run the DDL only when that is not current.
+//! does the least it can (`schema.rs`): open the file, set per-connection
+//! pragmas, read `user_version`, and run the DDL only when that is stale.
 //! Every write is one `BEGIN IMMEDIATE` transaction (no read-to-write
 //! upgrade that could fail with SQLITE_BUSY outside the busy handler), and
 //! SQLITE_BUSY/LOCKED are retried until the busy timeout has passed in
@@ -12,23 +12,20 @@
 //! surfaces as `Unavailable`, never as a hang.
 
 use std::cell::Cell;
-use std::fs::OpenOptions;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rusqlite::config::DbConfig;
-use rusqlite::{
-    Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
-};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction};
 
 use super::retention::{self, Retention};
 use super::{ArchiveKey, RecordSummary, StoreError};
 
 mod ops;
+mod schema;
 
-/// Bump with a migration whenever the schema changes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub use schema::SCHEMA_VERSION;
+use schema::create_private;
+
 /// How long an operation may wait for another process's lock in total.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// WAL pages after which a commit checkpoints.
@@ -41,56 +38,6 @@ const BIG_WRITE: u64 = 4 << 20;
 
 /// The file name under the data directory.
 pub const FILE_NAME: &str = "store.db";
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS records (
-    id           INTEGER PRIMARY KEY,
-    hex          TEXT    NOT NULL UNIQUE,
-    created_ms   INTEGER NOT NULL,
-    used_ms      INTEGER NOT NULL,
-    argv         TEXT    NOT NULL,
-    cwd          TEXT,
-    label        TEXT,
-    family       TEXT,
-    exit_kind    INTEGER NOT NULL,
-    exit_value   INTEGER NOT NULL,
-    truncated    INTEGER NOT NULL,
-    segments     BLOB    NOT NULL,
-    raw_bytes    INTEGER NOT NULL,
-    stored_bytes INTEGER NOT NULL,
-    line_count   INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS records_used ON records (used_ms);
-CREATE TABLE IF NOT EXISTS chunks (
-    record       INTEGER NOT NULL,
-    seq          INTEGER NOT NULL,
-    offset       INTEGER NOT NULL,
-    raw_len      INTEGER NOT NULL,
-    lines_before INTEGER NOT NULL,
-    newlines     INTEGER NOT NULL,
-    codec        INTEGER NOT NULL,
-    data         BLOB    NOT NULL,
-    PRIMARY KEY (record, seq)
-);
-CREATE TABLE IF NOT EXISTS totals (
-    id           INTEGER PRIMARY KEY CHECK (id = 1),
-    records      INTEGER NOT NULL,
-    raw_bytes    INTEGER NOT NULL,
-    stored_bytes INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO totals VALUES (1, 0, 0, 0);
-CREATE TRIGGER IF NOT EXISTS records_added AFTER INSERT ON records BEGIN
-    UPDATE totals SET records = records + 1,
-        raw_bytes = raw_bytes + new.raw_bytes,
-        stored_bytes = stored_bytes + new.stored_bytes;
-END;
-CREATE TRIGGER IF NOT EXISTS records_removed AFTER DELETE ON records BEGIN
-    DELETE FROM chunks WHERE record = old.id;
-    UPDATE totals SET records = records - 1,
-        raw_bytes = raw_bytes - old.raw_bytes,
-        stored_bytes = stored_bytes - old.stored_bytes;
-END;
-";
 
 /// How a store behaves: its retention policy and how long it waits for locks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,52 +188,6 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn configure(&self) -> Result<(), StoreError> {
-        let c = &self.conn;
-        let setup = || -> rusqlite::Result<i64> {
-            c.busy_timeout(self.options.busy_timeout)?;
-            // Every ctx process is usually the only connection, so by
-            // default each would checkpoint (fsync) and delete the WAL on
-            // close, then recreate it (two more fsyncs) next time: several
-            // ms per digest. Instead the WAL persists and is checkpointed
-            // every `WAL_PAGES` pages by whichever writer crosses that,
-            // which also bounds what the next opener must scan to rebuild
-            // the WAL index.
-            c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-            // NORMAL in WAL mode loses at most the last commits on power
-            // loss, never consistency; FULL would fsync on every digest.
-            c.execute_batch(&format!(
-                "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = {WAL_PAGES}; \
-                 PRAGMA journal_size_limit = {WAL_LIMIT};"
-            ))?;
-            c.query_row("PRAGMA user_version", [], |r| r.get(0))
-        };
-        let version = setup().map_err(|e| describe(e, &self.path))?;
-        if version == SCHEMA_VERSION {
-            return Ok(());
-        }
-        if version > SCHEMA_VERSION {
-            return Err(StoreError::Unavailable(format!(
-                "{} has schema v{version}, newer than this ctx (v{SCHEMA_VERSION})",
-                self.path.display()
-            )));
-        }
-        self.with_retry(|c| {
-            // Both only take effect on a fresh file, and neither may run
-            // inside a transaction.
-            c.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")?;
-            let _mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
-            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
-            let v: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-            if v < SCHEMA_VERSION {
-                tx.execute_batch(SCHEMA)?;
-                tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))?;
-            }
-            tx.commit()?;
-            Ok(())
-        })
-    }
-
     /// Runs `f`, retrying SQLITE_BUSY/LOCKED until the busy timeout has
     /// passed in total (SQLite's own handler covers most waits; this
     /// covers the ones it does not, such as WAL recovery).
@@ -361,7 +262,12 @@ impl SqliteStore {
 
     /// Releases pages freed by deletions and trims the WAL; best effort.
     fn shrink(&self) {
-        let _ = self.conn.execute_batch("PRAGMA incremental_vacuum;");
+        // The pragma frees one page per step: it must be stepped to the end.
+        if let Ok(mut vacuum) = self.conn.prepare("PRAGMA incremental_vacuum")
+            && let Ok(mut rows) = vacuum.query([])
+        {
+            while let Ok(Some(_)) = rows.next() {}
+        }
         self.truncate_wal();
     }
 
@@ -445,30 +351,5 @@ fn describe(e: rusqlite::Error, path: &Path) -> StoreError {
             StoreError::Unavailable(format!("cannot write {p}: {e}"))
         }
         _ => StoreError::Unavailable(format!("{p}: {e}")),
-    }
-}
-
-/// Creates the database file 0600 before SQLite does (SQLite would use
-/// the umask, and its WAL files copy the database file's mode); tightens
-/// an existing file's mode.
-fn create_private(path: &Path) -> Result<(), StoreError> {
-    let unavailable = |e: std::io::Error| {
-        StoreError::Unavailable(format!("cannot write {}: {e}", path.display()))
-    };
-    match std::fs::metadata(path) {
-        Ok(meta) => {
-            if meta.permissions().mode() & 0o077 != 0 {
-                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
-            }
-            Ok(())
-        }
-        Err(_) => OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(path)
-            .map(drop)
-            .map_err(unavailable),
     }
 }
