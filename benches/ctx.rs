@@ -77,7 +77,7 @@ fn big_log(dir: &Path, mb: usize) -> PathBuf {
     let mut written = 0usize;
     let mut i = 0u64;
     while written < mb * 1_000_000 {
-        let line = if i % 9973 == 0 {
+        let line = if i.is_multiple_of(9973) {
             format!("2026-11-29T12:00:{:02}Z ERROR worker {i}: connection reset by peer\n", i % 60)
         } else {
             format!(

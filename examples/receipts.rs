@@ -66,10 +66,10 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
         if let Some(code) = d["code"].as_str() {
             words.push(code.to_string());
         }
-        if words.is_empty() {
-            if let Some(msg) = d["message"].as_str() {
-                words.push(msg.chars().take(40).collect());
-            }
+        if words.is_empty()
+            && let Some(msg) = d["message"].as_str()
+        {
+            words.push(msg.chars().take(40).collect());
         }
         out.push(words);
     }

@@ -43,10 +43,10 @@ pub fn choose(
 /// The first KiB, cut at a line boundary when one exists, normalized line by line.
 fn sniff_head(bytes: &[u8]) -> String {
     let mut end = bytes.len().min(SNIFF_BYTES);
-    if end < bytes.len() {
-        if let Some(nl) = memchr::memrchr(b'\n', &bytes[..end]) {
-            end = nl;
-        }
+    if end < bytes.len()
+        && let Some(nl) = memchr::memrchr(b'\n', &bytes[..end])
+    {
+        end = nl;
     }
     bytes[..end]
         .split(|&b| b == b'\n')

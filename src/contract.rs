@@ -172,12 +172,12 @@ impl Contract {
                 r.evidence_floor_tokens, r.hard_ceiling_tokens
             ));
         }
-        if let Some(t) = r.target_tokens {
-            if t < r.evidence_floor_tokens || t > r.hard_ceiling_tokens {
-                return Err(format!(
-                    "target_tokens ({t}) must lie between evidence_floor_tokens and hard_ceiling_tokens"
-                ));
-            }
+        if let Some(t) = r.target_tokens
+            && (t < r.evidence_floor_tokens || t > r.hard_ceiling_tokens)
+        {
+            return Err(format!(
+                "target_tokens ({t}) must lie between evidence_floor_tokens and hard_ceiling_tokens"
+            ));
         }
         Ok(())
     }

@@ -109,10 +109,10 @@ fn check_markers(artifact: &Artifact, plan: &DeliveryPlan) -> Result<(), Rejecti
             return bad(format!("{:?} overlaps {:?}", pair[0], pair[1]));
         }
     }
-    if let Some(last) = ranges.last() {
-        if last.last > artifact.line_count() || ranges[0].first == 0 {
-            return bad(format!("{last:?} is outside the output"));
-        }
+    if let Some(last) = ranges.last()
+        && (last.last > artifact.line_count() || ranges[0].first == 0)
+    {
+        return bad(format!("{last:?} is outside the output"));
     }
     Ok(())
 }

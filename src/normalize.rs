@@ -8,12 +8,11 @@ use std::borrow::Cow;
 /// The visible text of one raw line (without its `\n`).
 pub fn line(raw: &[u8]) -> Cow<'_, str> {
     let plain = !raw.iter().any(|&b| b == 0x1b || b == b'\r' || b == 0x9b);
-    if plain {
-        if let Ok(s) = std::str::from_utf8(raw) {
-            if !s.bytes().any(is_stray_control) {
-                return Cow::Borrowed(s);
-            }
-        }
+    if plain
+        && let Ok(s) = std::str::from_utf8(raw)
+        && !s.bytes().any(is_stray_control)
+    {
+        return Cow::Borrowed(s);
     }
     let last = final_overwrite(raw);
     let mut visible = Visible(String::with_capacity(last.len()));

@@ -239,7 +239,7 @@ fn malformed(family: &str, case: &str, profile: &dyn Profile) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        noise.push(if x % 17 == 0 { b'\n' } else { (x >> 24) as u8 });
+        noise.push(if x.is_multiple_of(17) { b'\n' } else { (x >> 24) as u8 });
     }
     let art = Artifact::from_stdout(noise, Exit::Code(1), full.argv.clone());
     let (g, r) = profile.extract(&art);

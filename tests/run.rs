@@ -157,6 +157,54 @@ fn signals_sent_to_ctx_reach_the_child() {
 }
 
 #[test]
+fn output_of_a_background_process_holding_the_pipes_is_kept() {
+    let env = Env::new();
+    let out = env.sh("(sleep 0.2; echo late) & echo early; exit 5");
+    assert_eq!(text(&out.stdout), "early\nlate\n");
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+}
+
+#[test]
+fn a_stop_request_after_the_child_ended_stops_waiting_for_its_background() {
+    let env = Env::new();
+    let ids = env.path("ids");
+    let script = format!(
+        "sleep 300 & echo \"$$ $!\" > {tmp}; mv {tmp} {ids}; echo early; exit 5",
+        tmp = env.path("ids.tmp").display(),
+        ids = ids.display(),
+    );
+    let mut ctx = env
+        .ctx_run(&["sh", "-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("ctx starts");
+    while !ids.exists() {
+        assert!(
+            ctx.try_wait().expect("try_wait").is_none(),
+            "ctx ended early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let ids = fs::read_to_string(&ids).expect("ids");
+    let (shell, holder) = ids.trim().split_once(' ').expect("two pids");
+    // Until ctx reaps the shell, a signal would still be forwarded to it.
+    while Path::new(&format!("/proc/{shell}")).exists() {
+        assert!(
+            ctx.try_wait().expect("try_wait").is_none(),
+            "ctx ended early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    signal::kill(Pid::from_raw(ctx.id() as i32), Signal::SIGTERM).expect("kill ctx");
+    let out = ctx.wait_with_output().expect("ctx ends");
+    let holder = Pid::from_raw(holder.parse().expect("a pid"));
+    let _ = signal::kill(holder, Signal::SIGKILL);
+    assert_eq!(text(&out.stdout), "early\n");
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+}
+
+#[test]
 fn binary_output_is_byte_identical() {
     let env = Env::new();
     let input = b"a\0b\xff";
@@ -280,94 +328,6 @@ fn streams_are_replayed_in_arrival_order() {
 }
 
 #[test]
-fn launch_failures_use_the_shells_status_and_words() {
-    let env = Env::new();
-    let plain = env.path("plain");
-    fs::write(&plain, "echo hi\n").expect("write");
-    fs::set_permissions(&plain, fs::Permissions::from_mode(0o644)).expect("chmod");
-    let garbage = env.path("garbage");
-    fs::write(&garbage, b"\x7fELF\0\0\0\0not really\n").expect("write");
-    fs::set_permissions(&garbage, fs::Permissions::from_mode(0o755)).expect("chmod");
-    let (plain, garbage) = (plain.display().to_string(), garbage.display().to_string());
-    let dir = env.scratch.path().display().to_string();
-    let cases: [(&str, i32, String); 5] = [
-        (
-            "ctx-no-such-command-x",
-            127,
-            "ctx-no-such-command-x: command not found".into(),
-        ),
-        (
-            "./no-such-file",
-            127,
-            "./no-such-file: No such file or directory".into(),
-        ),
-        (&plain, 126, format!("{plain}: Permission denied")),
-        (&dir, 126, format!("{dir}: Is a directory")),
-        (
-            &garbage,
-            126,
-            format!("{garbage}: cannot execute binary file: Exec format error"),
-        ),
-    ];
-    for (cmd, status, message) in cases {
-        let out = env
-            .ctx_run(&[cmd])
-            .stdin(Stdio::null())
-            .output()
-            .expect("ctx runs");
-        assert_eq!(out.status.code(), Some(status), "{cmd}: {out:?}");
-        assert_eq!(text(&out.stderr), format!("ctx: {message}\n"), "{cmd}");
-        assert_eq!(text(&out.stdout), "", "{cmd}");
-    }
-}
-
-#[test]
-fn path_search_reports_a_non_executable_match_as_permission_denied() {
-    let env = Env::new();
-    let found = env.path("tool");
-    fs::write(&found, "echo hi\n").expect("write");
-    let out = env
-        .ctx_run(&["tool"])
-        .env("PATH", env.scratch.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("ctx runs");
-    assert_eq!(out.status.code(), Some(126), "{out:?}");
-    assert_eq!(
-        text(&out.stderr),
-        format!("ctx: {}: Permission denied\n", found.display())
-    );
-}
-
-#[test]
-fn a_script_without_shebang_runs_with_sh() {
-    let env = Env::new();
-    let script = env.path("script");
-    fs::write(&script, "echo \"ran $1\"; exit 3\n").expect("write");
-    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod");
-    let out = env
-        .ctx_run(&["./script", "arg"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("ctx runs");
-    assert_eq!(text(&out.stdout), "ran arg\n");
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-}
-
-#[test]
-fn an_unknown_family_is_refused_before_anything_runs() {
-    let env = Env::new();
-    let out = env
-        .ctx(&["run", "--as", "no-such-family", "--", "touch", "ran"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("ctx runs");
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(text(&out.stderr).contains("no-such-family"), "{out:?}");
-    assert!(!Path::new(&env.path("ran")).exists(), "the command ran");
-}
-
-#[test]
 fn large_output_is_digested_or_raw_and_the_status_is_kept() {
     let env = Env::new();
     let out = env.sh("seq 1 200000; exit 3");
@@ -424,5 +384,7 @@ fn the_child_inherits_signal_dispositions_not_rusts() {
     );
 }
 
+#[path = "run/launch.rs"]
+mod launch;
 #[path = "run/pty.rs"]
 mod pty;

@@ -71,6 +71,7 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Artifact, Captur
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let mut artifact = Artifact::new(collected.bytes, collected.segments, exit, argv);
+    artifact.truncated = collected.cut_short;
     artifact.cwd = std::env::current_dir()
         .ok()
         .map(|d| d.to_string_lossy().into_owned());

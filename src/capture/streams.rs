@@ -7,7 +7,8 @@
 //! reaped, as a shell's `$(…)` does: a background process that keeps the
 //! pipes open keeps ctx reading. The child is reaped as soon as SIGCHLD says
 //! it ended, and from then on nothing is forwarded, so a signal can never
-//! reach a process that reused its pid.
+//! reach a process that reused its pid; a stop request then ends the wait
+//! for the background holders instead.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -30,6 +31,8 @@ pub struct Collected {
     pub bytes: Vec<u8>,
     pub segments: Vec<Segment>,
     pub status: ExitStatus,
+    /// ctx stopped reading before end of file (see `collect`).
+    pub cut_short: bool,
 }
 
 /// Reads both streams to end of file and waits for the child, forwarding
@@ -42,6 +45,7 @@ pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
         bytes: Vec::new(),
         segments: Vec::new(),
         status: ExitStatus::default(),
+        cut_short: false,
     };
     let mut status: Option<ExitStatus> = None;
     let mut buf = vec![0u8; CHUNK];
@@ -66,6 +70,14 @@ pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
                         signal,
                         from_terminal,
                     } if status.is_none() => Forwarder::forward(pid, signal, from_terminal),
+                    // The child is gone and only a background process holds
+                    // the pipes: a request to stop ends the wait for it, and
+                    // what it might still write is cut off.
+                    Event::Forward { .. } if stdout.is_some() || stderr.is_some() => {
+                        stdout = None;
+                        stderr = None;
+                        collected.cut_short = true;
+                    }
                     _ => {}
                 }
             }

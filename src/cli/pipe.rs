@@ -52,10 +52,10 @@ pub fn deliver(artifact: &Artifact, budget: Option<usize>) -> anyhow::Result<()>
 
 /// Rejects an unknown `--as` before any input is read.
 pub fn check_family(family: Option<&str>) -> anyhow::Result<()> {
-    if let Some(name) = family {
-        if crate::profiles::by_family(name).is_none() {
-            anyhow::bail!("no profile for family {name:?} (`ctx profiles` lists them)");
-        }
+    if let Some(name) = family
+        && crate::profiles::by_family(name).is_none()
+    {
+        anyhow::bail!("no profile for family {name:?} (`ctx profiles` lists them)");
     }
     Ok(())
 }

@@ -169,6 +169,16 @@ impl<'a> Planner<'a> {
             + 12
     }
 
+    /// The item's decisive lines as one text, the key of a shared cause.
+    fn detail_text(&self, i: usize) -> String {
+        let mut text = String::new();
+        for n in self.item(i).detail.iter().flat_map(|s| s.first..=s.last) {
+            text.push_str(&normalize::line(self.artifact.line(n)));
+            text.push('\n');
+        }
+        text
+    }
+
     /// True when the item has detail lines short enough to print (a JSON
     /// message line or a minified bundle is retrievable, not printable).
     fn detail_usable(&self, i: usize) -> bool {
@@ -213,17 +223,17 @@ impl<'a> Planner<'a> {
                 )));
             }
         }
-        // One detail per cause: items sharing class and summary show it once.
-        let mut causes: Vec<(Option<&str>, Option<&str>, Vec<usize>)> = Vec::new();
+        // One detail per cause: items whose decisive lines are identical
+        // (the same failure at the same place) show them once. A shared
+        // summary alone is not a shared cause: jest words every `toBe`
+        // failure the same.
+        let mut causes: Vec<(String, Option<&str>, Vec<usize>)> = Vec::new();
         for e in entries {
             let item = self.item(e.first);
-            let key = (item.class.as_deref(), item.summary.as_deref());
-            match causes
-                .iter_mut()
-                .find(|c| key.1.is_some() && (c.0, c.1) == key)
-            {
+            let key = self.detail_text(e.first);
+            match causes.iter_mut().find(|c| !key.is_empty() && c.0 == key) {
                 Some(c) => c.2.push(e.first),
-                None => causes.push((key.0, key.1, vec![e.first])),
+                None => causes.push((key, item.summary.as_deref(), vec![e.first])),
             }
         }
         // Detail has the target to itself: the census never starves it.
@@ -503,7 +513,7 @@ fn tally<'s>(values: impl Iterator<Item = &'s str>) -> Vec<(&'s str, usize)> {
             None => counts.push((v, 1)),
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     counts
 }
 

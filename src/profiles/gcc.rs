@@ -114,6 +114,11 @@ impl Profile for Gcc {
     fn by_command(&self, argv: &[String]) -> Option<String> {
         let words = command_words(argv);
         let first = *words.first()?;
+        // make runs anything (a test suite, a linter): its output is
+        // classified by content, never claimed by the command name.
+        if matches!(first, "make" | "gmake") {
+            return None;
+        }
         let cross = first.ends_with("-gcc") || first.ends_with("-g++");
         (self.commands().contains(&first) || cross)
             .then(|| format!("{first} (gcc/clang diagnostics, linker and make failures)"))

@@ -148,10 +148,10 @@ fn census_line(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem) {
         },
     };
     let mut line = format!("{CTX_PREFIX} {word} {}", item.identity);
-    if let Some(loc) = &item.location {
-        if !item.identity.contains(&loc.file) {
-            line.push_str(&format!(" ({})", location(loc)));
-        }
+    if let Some(loc) = &item.location
+        && !item.identity.contains(&loc.file)
+    {
+        line.push_str(&format!(" ({})", location(loc)));
     }
     if let Some(summary) = &item.summary {
         line.push_str(" - ");
@@ -194,7 +194,7 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: 
         let counts: Vec<String> = graph
             .counts
             .iter()
-            .map(|(what, n)| format!("{} {what}", count(*n as usize)))
+            .map(|(what, n)| format!("{} {}", count(*n as usize), agree(what, *n)))
             .collect();
         parts.push(counts.join(", "));
     }
@@ -225,12 +225,27 @@ pub fn count(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
     }
     out
+}
+
+/// `1 errors` → `1 error`: count words come plural from the extractors;
+/// the first word loses its plural `s` when the count is one.
+fn agree(what: &str, n: u64) -> String {
+    let (first, rest) = what.split_once(' ').map_or((what, ""), |(f, r)| (f, r));
+    if n != 1 || !first.ends_with('s') || first.ends_with("ss") || first.len() < 3 {
+        return what.to_string();
+    }
+    let singular = &first[..first.len() - 1];
+    if rest.is_empty() {
+        singular.to_string()
+    } else {
+        format!("{singular} {rest}")
+    }
 }
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {

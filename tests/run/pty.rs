@@ -55,17 +55,23 @@ fn in_pty(env: &Env, args: &[&str], answer: Option<(&str, &str)>) -> Session {
 #[test]
 fn a_prompt_is_answered_through_a_terminal() {
     let env = Env::new();
-    let script = "printf 'name? '; read answer; echo \"hello $answer from $$\"; exit 7";
+    // The alarm turns a prompt that never shows (or an answer that never
+    // arrives) into a failure instead of a hung test.
+    let script = "import os, signal, sys\n\
+        signal.alarm(300)\n\
+        answer = input('name? ')\n\
+        print(f'hello {answer} from {os.getpid()}')\n\
+        sys.exit(7)\n";
     let s = in_pty(
         &env,
-        &["run", "--", "sh", "-c", script],
+        &["run", "--", "python3", "-c", script],
         Some(("name? ", "bob\n")),
     );
     assert!(s.screen.contains("name? "), "{:?}", s.screen);
-    // The shell's pid is ctx's own: the command replaced ctx (exec).
+    // The program's pid is ctx's own: the command replaced ctx (exec).
     let greeting = format!("hello bob from {}", s.ctx_pid);
     assert!(s.screen.contains(&greeting), "{:?}", s.screen);
-    assert_eq!(s.status.code(), Some(7));
+    assert_eq!(s.status.code(), Some(7), "{:?}", s.screen);
 }
 
 #[test]
