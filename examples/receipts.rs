@@ -35,6 +35,7 @@ struct Row {
     digest: usize,
     rung: String,
     truth: usize,
+    failed: bool,
     inline: usize,
     listed: usize,
 }
@@ -91,7 +92,16 @@ fn receipt(case: &Path) -> Option<Row> {
         .map(|t| zoom::items(&t.graph, &zoom::ItemFilter::default()).join("\n"))
         .unwrap_or_default();
     let truth = truth_identities(case);
-    let named = |hay: &str, words: &[String]| words.iter().all(|w| hay.contains(w.as_str()));
+    // `cargo test -q` never prints the test binary's name, so there the
+    // digest's identity is `lib <path>` where the truth says `<crate> <path>`.
+    let quiet_cargo = case.ends_with("cargo-test/quiet") || case.ends_with("cargo-test/green-quiet");
+    let named = |hay: &str, words: &[String]| {
+        words.iter().all(|w| {
+            hay.contains(w.as_str())
+                || quiet_cargo
+                    && w.split_once(' ').is_some_and(|(_, path)| hay.contains(&format!(" {path}")))
+        })
+    };
     let inline = truth.iter().filter(|w| named(&digest_text, w)).count();
     let listed = truth
         .iter()
@@ -110,6 +120,7 @@ fn receipt(case: &Path) -> Option<Row> {
         digest: tokens::exact(&digest_bytes),
         rung,
         truth: truth.len(),
+        failed: artifact.exit.is_failure() || !truth.is_empty(),
         inline,
         listed,
     })
@@ -167,6 +178,13 @@ fn report(title: &str, families: &[&str], goals: &str) -> String {
     let big: Vec<&Row> = rows.iter().filter(|r| r.raw > 5000).collect();
     let big_ok = big.iter().filter(|r| r.digest * 10 <= r.raw).count();
     let _ = writeln!(md, "Runs over 5,000 tokens reduced by ≥ 90 %: {big_ok}/{}.", big.len());
+    let failing: Vec<&Row> = rows.iter().filter(|r| r.raw > 1000 && r.failed).collect();
+    let failing_ok = failing.iter().filter(|r| r.digest * 10 <= r.raw * 4).count();
+    let _ = writeln!(
+        md,
+        "Failing runs over 1,000 tokens reduced by ≥ 60 %: {failing_ok}/{}.",
+        failing.len()
+    );
     md
 }
 

@@ -40,14 +40,11 @@ pub fn choose(
     Ok((fallback, Match { by: MatchedBy::Fallback, reason }))
 }
 
-/// The first KiB, cut at a line boundary when one exists, normalized line by line.
+/// The first KiB, normalized line by line. A line cut at the KiB boundary
+/// is kept partial: a long first record (a JSON diagnostic) is often the
+/// only distinctive thing in it.
 fn sniff_head(bytes: &[u8]) -> String {
-    let mut end = bytes.len().min(SNIFF_BYTES);
-    if end < bytes.len()
-        && let Some(nl) = memchr::memrchr(b'\n', &bytes[..end])
-    {
-        end = nl;
-    }
+    let end = bytes.len().min(SNIFF_BYTES);
     bytes[..end]
         .split(|&b| b == b'\n')
         .map(normalize::line)

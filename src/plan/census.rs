@@ -26,7 +26,7 @@ use super::{
 };
 
 /// Tokens reserved for the notes around the census (coverage, next, counts).
-const NOTES_TOKENS: usize = 120;
+const NOTES_TOKENS: usize = 60;
 /// Tokens a single detail line may have to be printed inline.
 const LONGEST_DETAIL_LINE: usize = 300;
 /// How many classes or files a counting note names before "… N more".
@@ -236,8 +236,6 @@ impl<'a> Planner<'a> {
                 None => causes.push((key, item.summary.as_deref(), vec![e.first])),
             }
         }
-        // Detail has the target to itself: the census never starves it.
-        let mut detail_spent = 0usize;
         let mut detail_blocks = Vec::new();
         let mut missing = 0usize;
         for (_, summary, members) in &causes {
@@ -246,12 +244,11 @@ impl<'a> Planner<'a> {
                 continue;
             }
             let cost = self.detail_cost(rep);
-            if detail_spent + cost > self.budget.target {
+            if self.spent + cost > self.budget.target {
                 missing += members.len();
                 continue;
             }
             self.spent += cost;
-            detail_spent += cost;
             let note = (members.len() > 1).then(|| {
                 Block::Note(format!(
                     "same cause in {} {}: {}",

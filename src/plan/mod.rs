@@ -161,6 +161,11 @@ pub struct Budget {
     pub ceiling: usize,
 }
 
+/// A digest aims at no more than this share (percent) of the raw output's
+/// tokens: one that is not clearly smaller costs the reader a hop for
+/// little gain. The census is exempt (it may grow to the ceiling).
+pub const MAX_SHARE_PERCENT: usize = 35;
+
 impl Budget {
     /// The contract's ceiling, or an override clamped to the evidence floor.
     pub fn from_contract(contract: &Contract, requested: Option<usize>) -> Budget {
@@ -180,13 +185,20 @@ pub fn resolve(
     artifact: &Artifact,
     graph: &EvidenceGraph,
     receipt: &CoverageReceipt,
-    _contract: &Contract,
+    contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
     let raw_tokens = tokens::estimate(artifact.bytes());
     if raw_tokens <= budget.target {
         return DeliveryPlan::verbatim(budget.target, raw_tokens, "fits the budget");
     }
+    let floor = contract.rendering.evidence_floor_tokens;
+    let budget = Budget {
+        target: budget
+            .target
+            .min((raw_tokens * MAX_SHARE_PERCENT / 100).max(floor)),
+        ..budget
+    };
     // A family profile names its tool; text/v1 reads lines only.
     if graph.tool.is_empty() {
         lines::plan(artifact, graph, budget.target)

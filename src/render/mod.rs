@@ -153,7 +153,8 @@ fn census_line(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem) {
     {
         line.push_str(&format!(" ({})", location(loc)));
     }
-    if let Some(summary) = &item.summary {
+    // A summary is one line; a tool's multi-line message keeps its first.
+    if let Some(summary) = item.summary.as_deref().and_then(|s| s.lines().next()) {
         line.push_str(" - ");
         line.push_str(summary);
     }

@@ -27,7 +27,7 @@ const PUNCT_MAX: usize = 16;
 /// Each ASCII symbol past [`PUNCT_MAX`], in a run of one character or mixed.
 const PUNCT_TAIL_SAME: u64 = 6;
 const PUNCT_TAIL_MIXED: u64 = 32;
-/// Each control character (in addition to its place in the run).
+/// Each control character, priced apart from the rest of its run.
 const CONTROL: u64 = 96;
 const SLASH: u64 = 32;
 /// A single-token non-ASCII symbol repeating the one before it.

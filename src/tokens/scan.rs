@@ -9,12 +9,12 @@
 //! and hands each piece's shape to a [`Sink`]. What a piece costs is the
 //! sink's business (`cost.rs`).
 //!
-//! ASCII is classified through a 128-entry table. Other characters go
+//! ASCII is classified through a 256-entry table. Other characters go
 //! through `o200k_chars.bin`: for every code point below U+20000, its class
 //! under the regex (upper, lower, caseless letter, mark, digit, whitespace,
-//! other) and the number of tokens it costs on its own. Both were read off
-//! the `regex` crate's Unicode tables and tiktoken-rs; a test regenerates and
-//! compares them.
+//! other) and the number of tokens it costs on its own, read off the
+//! `regex` crate's Unicode classes and tiktoken-rs; a test regenerates it
+//! and compares.
 
 use std::ops::Range;
 
