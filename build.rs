@@ -19,7 +19,12 @@ fn main() {
     for name in &names {
         println!("cargo:rerun-if-changed=contracts/{name}");
         let path = std::fs::canonicalize(dir.join(name)).expect("contract path");
-        writeln!(out, "    ({name:?}, include_str!({:?})),", path.display().to_string()).unwrap();
+        writeln!(
+            out,
+            "    ({name:?}, include_str!({:?})),",
+            path.display().to_string()
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("contracts.rs");

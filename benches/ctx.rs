@@ -43,19 +43,32 @@ fn time_once(cmd: &mut Command) -> Duration {
 fn run_group(home: &Path) {
     println!("## ctx run overhead (stdout a pipe)");
     let cases: [(&str, &[&str]); 2] = [
-        ("small output (verbatim, no archive)", &["/bin/echo", "hello"]),
+        (
+            "small output (verbatim, no archive)",
+            &["/bin/echo", "hello"],
+        ),
         ("3,000 lines (digest, archive write)", &["seq", "1", "3000"]),
     ];
     for (label, argv) in cases {
         let (mut bare, mut wrapped) = (Vec::new(), Vec::new());
         for _ in 0..5 {
             time_once(Command::new(argv[0]).args(&argv[1..]));
-            time_once(Command::new(CTX).env("CTX_HOME", home).arg("run").arg("--").args(argv));
+            time_once(
+                Command::new(CTX)
+                    .env("CTX_HOME", home)
+                    .arg("run")
+                    .arg("--")
+                    .args(argv),
+            );
         }
         for _ in 0..200 {
             bare.push(time_once(Command::new(argv[0]).args(&argv[1..])));
             wrapped.push(time_once(
-                Command::new(CTX).env("CTX_HOME", home).arg("run").arg("--").args(argv),
+                Command::new(CTX)
+                    .env("CTX_HOME", home)
+                    .arg("run")
+                    .arg("--")
+                    .args(argv),
             ));
         }
         let (b, w) = (median(bare), median(wrapped));
@@ -78,7 +91,10 @@ fn big_log(dir: &Path, mb: usize) -> PathBuf {
     let mut i = 0u64;
     while written < mb * 1_000_000 {
         let line = if i.is_multiple_of(9973) {
-            format!("2026-11-29T12:00:{:02}Z ERROR worker {i}: connection reset by peer\n", i % 60)
+            format!(
+                "2026-11-29T12:00:{:02}Z ERROR worker {i}: connection reset by peer\n",
+                i % 60
+            )
         } else {
             format!(
                 "2026-11-29T12:00:{:02}Z INFO  worker {}: processed batch {i} in {} ms\n",
@@ -124,7 +140,11 @@ fn pipe_group(home: &Path, dir: &Path) {
             .output()
             .expect("ctx pipe");
         pipe.push(start.elapsed());
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let (c, p) = (median(cat), median(pipe));
     println!(
@@ -195,13 +215,21 @@ fn shim_group(home: &Path, dir: &Path) {
         .arg("fake-pytest")
         .output()
         .expect("ctx shims install");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let path = format!("{}:{}:/usr/bin:/bin", shims.display(), tools.display());
     let sink = dir.join("shim-out");
     let to_file = |cmd: &mut Command| {
         let file = std::fs::File::create(&sink).expect("sink");
         let start = Instant::now();
-        let status = cmd.stdin(Stdio::null()).stdout(file).stderr(Stdio::null()).status();
+        let status = cmd
+            .stdin(Stdio::null())
+            .stdout(file)
+            .stderr(Stdio::null())
+            .status();
         let took = start.elapsed();
         assert!(status.is_ok());
         took
@@ -211,7 +239,12 @@ fn shim_group(home: &Path, dir: &Path) {
     for i in 0..205 {
         let b = to_file(Command::new(&tool).env("PATH", &path));
         let p = to_file(Command::new(&shim).env("PATH", &path).env("CTX_HOME", home));
-        let r = time_once(Command::new(CTX).env("CTX_HOME", home).args(["run", "--"]).arg(&tool));
+        let r = time_once(
+            Command::new(CTX)
+                .env("CTX_HOME", home)
+                .args(["run", "--"])
+                .arg(&tool),
+        );
         let d = time_once(Command::new(&shim).env("PATH", &path).env("CTX_HOME", home));
         if i >= 5 {
             bare.push(b);
@@ -237,7 +270,10 @@ fn shim_group(home: &Path, dir: &Path) {
 }
 
 fn main() {
-    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let wants = |g: &str| filter.is_empty() || filter.iter().any(|f| f == g);
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");

@@ -26,7 +26,15 @@ impl Archive for FixedKey {
 }
 
 const TEST_RUNNERS: &[&str] = &["pytest", "cargo-test", "go-test", "jest", "vitest", "junit"];
-const DIAGNOSTICS: &[&str] = &["cargo-build", "tsc", "eslint", "gcc", "mypy", "ruff", "pyright"];
+const DIAGNOSTICS: &[&str] = &[
+    "cargo-build",
+    "tsc",
+    "eslint",
+    "gcc",
+    "mypy",
+    "ruff",
+    "pyright",
+];
 
 struct Row {
     case: String,
@@ -62,7 +70,10 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
         let mut words = Vec::new();
         if let (Some(file), Some(line)) = (d["file"].as_str(), d["line"].as_u64()) {
             let file = file.trim_start_matches("./");
-            words.push(format!("{}:{line}", file.rsplit('/').next().unwrap_or(file)));
+            words.push(format!(
+                "{}:{line}",
+                file.rsplit('/').next().unwrap_or(file)
+            ));
         }
         if let Some(code) = d["code"].as_str() {
             words.push(code.to_string());
@@ -94,18 +105,23 @@ fn receipt(case: &Path) -> Option<Row> {
     let truth = truth_identities(case);
     // `cargo test -q` never prints the test binary's name, so there the
     // digest's identity is `lib <path>` where the truth says `<crate> <path>`.
-    let quiet_cargo = case.ends_with("cargo-test/quiet") || case.ends_with("cargo-test/green-quiet");
+    let quiet_cargo =
+        case.ends_with("cargo-test/quiet") || case.ends_with("cargo-test/green-quiet");
     let named = |hay: &str, words: &[String]| {
         words.iter().all(|w| {
             hay.contains(w.as_str())
                 || quiet_cargo
-                    && w.split_once(' ').is_some_and(|(_, path)| hay.contains(&format!(" {path}")))
+                    && w.split_once(' ')
+                        .is_some_and(|(_, path)| hay.contains(&format!(" {path}")))
         })
     };
     let inline = truth.iter().filter(|w| named(&digest_text, w)).count();
     let listed = truth
         .iter()
-        .filter(|w| !named(&digest_text, w) && (named(&listed_text, w) || d.output == Output::Raw && named(&raw_text, w)))
+        .filter(|w| {
+            !named(&digest_text, w)
+                && (named(&listed_text, w) || d.output == Output::Raw && named(&raw_text, w))
+        })
         .count();
     let rung = match (&d.output, &d.trace) {
         (Output::Raw, _) => "raw".to_string(),
@@ -130,7 +146,9 @@ fn cases(families: &[&str]) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut out = Vec::new();
     for family in families {
-        let Ok(dir) = std::fs::read_dir(root.join(family)) else { continue };
+        let Ok(dir) = std::fs::read_dir(root.join(family)) else {
+            continue;
+        };
         for case in dir.flatten() {
             if case.path().join("case.json").is_file() {
                 out.push(case.path());
@@ -154,11 +172,18 @@ fn report(title: &str, families: &[&str], goals: &str) -> String {
          grouped. `raw` means the output was delivered unchanged.\n\n{goals}\n",
         families.join(",")
     );
-    let _ = writeln!(md, "| fixture | profile | raw tokens | digest tokens | saved | rung | identities inline | via --items |");
+    let _ = writeln!(
+        md,
+        "| fixture | profile | raw tokens | digest tokens | saved | rung | identities inline | via --items |"
+    );
     let _ = writeln!(md, "|---|---|---:|---:|---:|---|---:|---:|");
     let (mut raw_total, mut digest_total, mut truth_total, mut kept_total) = (0, 0, 0, 0);
     for r in &rows {
-        let saved = if r.raw == 0 { 0.0 } else { 100.0 * (r.raw as f64 - r.digest as f64) / r.raw as f64 };
+        let saved = if r.raw == 0 {
+            0.0
+        } else {
+            100.0 * (r.raw as f64 - r.digest as f64) / r.raw as f64
+        };
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {saved:.0} % | {} | {}/{} | {} |",
@@ -177,9 +202,16 @@ fn report(title: &str, families: &[&str], goals: &str) -> String {
     );
     let big: Vec<&Row> = rows.iter().filter(|r| r.raw > 5000).collect();
     let big_ok = big.iter().filter(|r| r.digest * 10 <= r.raw).count();
-    let _ = writeln!(md, "Runs over 5,000 tokens reduced by ≥ 90 %: {big_ok}/{}.", big.len());
+    let _ = writeln!(
+        md,
+        "Runs over 5,000 tokens reduced by ≥ 90 %: {big_ok}/{}.",
+        big.len()
+    );
     let failing: Vec<&Row> = rows.iter().filter(|r| r.raw > 1000 && r.failed).collect();
-    let failing_ok = failing.iter().filter(|r| r.digest * 10 <= r.raw * 4).count();
+    let failing_ok = failing
+        .iter()
+        .filter(|r| r.digest * 10 <= r.raw * 4)
+        .count();
     let _ = writeln!(
         md,
         "Failing runs over 1,000 tokens reduced by ≥ 60 %: {failing_ok}/{}.",

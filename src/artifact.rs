@@ -197,7 +197,8 @@ impl Artifact {
 
     /// The byte offset where line `n` (1-based) starts.
     pub fn line_start(&self, n: usize) -> Option<usize> {
-        n.checked_sub(1).and_then(|i| self.line_starts.get(i).copied())
+        n.checked_sub(1)
+            .and_then(|i| self.line_starts.get(i).copied())
     }
 
     /// The stream line `n` started on.
@@ -265,9 +266,18 @@ mod tests {
         let a = Artifact::new(
             b"out1\nerr1\nout2\n".to_vec(),
             vec![
-                Segment { stream: Stream::Stdout, len: 5 },
-                Segment { stream: Stream::Stderr, len: 5 },
-                Segment { stream: Stream::Stdout, len: 5 },
+                Segment {
+                    stream: Stream::Stdout,
+                    len: 5,
+                },
+                Segment {
+                    stream: Stream::Stderr,
+                    len: 5,
+                },
+                Segment {
+                    stream: Stream::Stdout,
+                    len: 5,
+                },
             ],
             Exit::Code(1),
             vec!["x".into()],

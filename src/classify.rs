@@ -21,23 +21,47 @@ pub fn choose(
     if let Some(name) = forced {
         let profile = profiles::by_family(name).ok_or_else(|| UnknownFamily(name.to_string()))?;
         let reason = format!("--as {name}");
-        return Ok((profile, Match { by: MatchedBy::Forced, reason }));
+        return Ok((
+            profile,
+            Match {
+                by: MatchedBy::Forced,
+                reason,
+            },
+        ));
     }
     let registry = profiles::registry();
     for profile in registry {
         if let Some(reason) = profile.by_command(&artifact.argv) {
-            return Ok((*profile, Match { by: MatchedBy::Command, reason }));
+            return Ok((
+                *profile,
+                Match {
+                    by: MatchedBy::Command,
+                    reason,
+                },
+            ));
         }
     }
     let head = sniff_head(artifact.bytes());
     for profile in registry {
         if let Some(reason) = profile.by_content(&head) {
-            return Ok((*profile, Match { by: MatchedBy::Content, reason }));
+            return Ok((
+                *profile,
+                Match {
+                    by: MatchedBy::Content,
+                    reason,
+                },
+            ));
         }
     }
     let fallback = *registry.last().expect("registry is never empty");
     let reason = "no command or content rule matched".to_string();
-    Ok((fallback, Match { by: MatchedBy::Fallback, reason }))
+    Ok((
+        fallback,
+        Match {
+            by: MatchedBy::Fallback,
+            reason,
+        },
+    ))
 }
 
 /// The first KiB, normalized line by line. A line cut at the KiB boundary

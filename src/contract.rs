@@ -151,7 +151,9 @@ impl Contract {
         }
         for class in self.loss_severities.keys() {
             if !named.contains(class) {
-                return Err(format!("loss severity for {class:?}, which no outcome names"));
+                return Err(format!(
+                    "loss severity for {class:?}, which no outcome names"
+                ));
             }
         }
         for class in &named {
@@ -231,19 +233,38 @@ mod tests {
         let good = text_contract();
         let cases = [
             (good.replace("ctx.evidence-contract/v1", "v0"), "schema"),
-            (good.replace("profile = \"text/v1\"", "profile = \"text\""), "profile"),
-            (good.replace("[outcomes.default]", "[outcomes.sometimes]"), "outcome"),
+            (
+                good.replace("profile = \"text/v1\"", "profile = \"text\""),
+                "profile",
+            ),
+            (
+                good.replace("[outcomes.default]", "[outcomes.sometimes]"),
+                "outcome",
+            ),
             (good.replace("head = \"minor\"", ""), "loss severity"),
-            (good.replace("exit_status = \"catastrophic\"", "exit_status = \"minor\""), "minor"),
-            (good.replace("hard_ceiling_tokens = 1200", "hard_ceiling_tokens = 100"), "floor"),
-            (good.replace("stable_order = \"occurrence\"", "stable_order = \"random\""), "stable_order"),
+            (
+                good.replace("exit_status = \"catastrophic\"", "exit_status = \"minor\""),
+                "minor",
+            ),
+            (
+                good.replace("hard_ceiling_tokens = 1200", "hard_ceiling_tokens = 100"),
+                "floor",
+            ),
+            (
+                good.replace("stable_order = \"occurrence\"", "stable_order = \"random\""),
+                "stable_order",
+            ),
             (format!("{good}\nextra = 1\n"), "unknown field"),
         ];
         for (text, why) in cases {
-            let err = Contract::parse("text.toml", &text).expect_err(why).to_string();
+            let err = Contract::parse("text.toml", &text)
+                .expect_err(why)
+                .to_string();
             assert!(err.contains(why), "{why}: {err}");
         }
-        let err = Contract::parse("other.toml", &good).unwrap_err().to_string();
+        let err = Contract::parse("other.toml", &good)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("file name"), "{err}");
     }
 }

@@ -53,7 +53,10 @@ pub fn load(dir: &Path) -> Result<Artifact, FixtureError> {
             .ok_or_else(|| FixtureError::Chunks(name.clone()))?;
         bytes.extend_from_slice(chunk);
         *at += len;
-        segments.push(Segment { stream, len: len as u64 });
+        segments.push(Segment {
+            stream,
+            len: len as u64,
+        });
     }
     if at_out != stdout.len() || at_err != stderr.len() {
         return Err(FixtureError::Chunks(name));

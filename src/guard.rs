@@ -53,6 +53,7 @@ pub fn accept(
     plan: &DeliveryPlan,
     rendered: &Rendered,
     key: Option<&ArchiveKey>,
+    raw_tokens: usize,
 ) -> Result<Vec<u8>, Rejection> {
     if plan.omits() && key.is_none() {
         return Err(Rejection::NotArchived("no archive key".into()));
@@ -70,7 +71,7 @@ pub fn accept(
         }
     }
     let bytes = rendered.to_bytes();
-    if tokens::estimate(&bytes) >= tokens::estimate(artifact.bytes()) {
+    if tokens::estimate(&bytes) >= raw_tokens {
         return Err(Rejection::NotSmaller);
     }
     Ok(bytes)

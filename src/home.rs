@@ -23,7 +23,11 @@ pub fn data_dir() -> io::Result<PathBuf> {
 /// mode is tightened to 0700 when ctx owns it).
 pub fn ensure_data_dir() -> io::Result<PathBuf> {
     let dir = data_dir()?;
-    match std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir) {
+    match std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)
+    {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e),

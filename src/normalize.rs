@@ -63,7 +63,10 @@ mod tests {
     #[test]
     fn ansi_is_removed() {
         assert_eq!(line(b"\x1b[31mFAILED\x1b[0m test_x"), "FAILED test_x");
-        assert_eq!(line(b"\x1b[1m\x1b[38;5;9merror\x1b[0m: boom"), "error: boom");
+        assert_eq!(
+            line(b"\x1b[1m\x1b[38;5;9merror\x1b[0m: boom"),
+            "error: boom"
+        );
     }
 
     #[test]

@@ -81,7 +81,11 @@ pub struct Sinks<'a> {
 }
 
 /// Digests, emits and records one artifact.
-pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Delivery, UnknownFamily> {
+pub fn run(
+    artifact: &Artifact,
+    sinks: &Sinks,
+    options: &Options,
+) -> Result<Delivery, UnknownFamily> {
     let delivery = digest(artifact, sinks.archive, options)?;
     emit::write(artifact, &delivery, sinks.raw_to);
     sinks.ledger.record(artifact, &delivery);
@@ -117,7 +121,7 @@ pub fn digest(
 
     let staged = guard::isolate(profile.version(), || {
         let (graph, receipt) = profile.extract(artifact);
-        let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget);
+        let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
         (graph, receipt, plan)
     });
     let (graph, receipt, plan) = match staged {
@@ -151,7 +155,7 @@ pub fn digest(
     let rendered = guard::isolate("render", || {
         render::render(artifact, &trace.graph, &trace.plan, Some(&key))
     });
-    match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key))) {
+    match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key), raw_tokens)) {
         Ok(bytes) => {
             delivery.delivered_tokens = tokens::estimate(&bytes);
             delivery.output = Output::Digest(bytes);

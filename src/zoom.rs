@@ -72,7 +72,13 @@ pub fn items(graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
     graph
         .items
         .iter()
-        .filter(|i| if filtered { filter.accepts(i) } else { i.is_census() })
+        .filter(|i| {
+            if filtered {
+                filter.accepts(i)
+            } else {
+                i.is_census()
+            }
+        })
         .map(|i| i.identity.clone())
         .collect()
 }

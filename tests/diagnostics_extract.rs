@@ -239,7 +239,11 @@ fn malformed(family: &str, case: &str, profile: &dyn Profile) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        noise.push(if x.is_multiple_of(17) { b'\n' } else { (x >> 24) as u8 });
+        noise.push(if x.is_multiple_of(17) {
+            b'\n'
+        } else {
+            (x >> 24) as u8
+        });
     }
     let art = Artifact::from_stdout(noise, Exit::Code(1), full.argv.clone());
     let (g, r) = profile.extract(&art);
@@ -252,8 +256,8 @@ fn malformed(family: &str, case: &str, profile: &dyn Profile) {
 
 #[test]
 fn cargo_build() {
-    // The JSON cases do not sniff: their first record is longer than the
-    // KiB classification reads, and a cut JSON line proves nothing.
+    // The JSON cases sniff by the start of their first record, which the
+    // KiB classification reads keeps even when the line is cut.
     // `build-clean` has only `Compiling`/`Finished`, which cargo test prints too.
     check_family(
         "cargo-build",
@@ -261,6 +265,8 @@ fn cargo_build() {
         &[
             "build-flood-one-error",
             "check-mixed-color",
+            "check-mixed-json",
+            "check-mixed-json-ansi",
             "check-mixed-nocolor",
             "check-warnings-replayed",
             "clippy-deny-error",
@@ -325,7 +331,7 @@ fn gcc() {
     // error: linker command failed` and make `*** … Error N` lines as
     // errors; so does the profile (BuildFailure items, severity error), so
     // the counts compare one to one. gcc-json does not sniff: its first
-    // JSON array is longer than the KiB classification reads.
+    // The JSON array sniffs by its opening record, cut at the KiB.
     check_family(
         "gcc",
         "gcc/v1",
@@ -336,6 +342,7 @@ fn gcc() {
             "clang-make-errors-color",
             "clang-make-k",
             "gcc-header-x40",
+            "gcc-json",
             "gcc-linker",
             "gcc-make-errors",
             "gcc-make-errors-color",

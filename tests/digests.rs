@@ -39,7 +39,12 @@ fn cases() -> Vec<PathBuf> {
 }
 
 fn name(case: &Path) -> String {
-    let family = case.parent().unwrap().file_name().unwrap().to_string_lossy();
+    let family = case
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_string_lossy();
     let case = case.file_name().unwrap().to_string_lossy();
     format!("{family}__{case}")
 }
@@ -91,7 +96,11 @@ fn every_census_identity_survives() {
                     Some(line) => format!("{}:{line}", l.file),
                     None => l.file.clone(),
                 };
-                text.contains(&at) && item.class.as_ref().is_none_or(|c| text.contains(c.as_str()))
+                text.contains(&at)
+                    && item
+                        .class
+                        .as_ref()
+                        .is_none_or(|c| text.contains(c.as_str()))
             });
             // Or its own raw headline is printed (eslint's compact line says
             // `line 4, col 1` where the identity says `:4:1`).
@@ -129,7 +138,11 @@ fn failed_runs_never_read_as_success() {
             "{}: {first}",
             name(&case)
         );
-        assert!(first.contains("exit ") || first.contains("signal"), "{}: {first}", name(&case));
+        assert!(
+            first.contains("exit ") || first.contains("signal"),
+            "{}: {first}",
+            name(&case)
+        );
     }
 }
 
@@ -137,6 +150,11 @@ fn failed_runs_never_read_as_success() {
 fn digests_are_deterministic() {
     for case in cases() {
         let artifact = ctx::fixture::load(&case).unwrap();
-        assert_eq!(digest(&artifact).0, digest(&artifact.clone()).0, "{}", name(&case));
+        assert_eq!(
+            digest(&artifact).0,
+            digest(&artifact.clone()).0,
+            "{}",
+            name(&case)
+        );
     }
 }

@@ -305,9 +305,14 @@ fn lines_past_the_end_and_bad_ranges() {
             .code(),
         Some(2)
     );
+    // An identity the record's census does not hold: not found, like a hash.
     let item = expand(h.path(), &key, &["--item", "x"]);
-    assert_eq!(item.status.code(), Some(2));
-    assert!(text(&item.stderr).contains("census"));
+    assert_eq!(item.status.code(), Some(1));
+    assert!(
+        text(&item.stderr).contains("no item \"x\""),
+        "{}",
+        text(&item.stderr)
+    );
 }
 
 #[test]

@@ -23,8 +23,14 @@ impl Archive for FixedKey {
 }
 
 fn digest_of(artifact: &Artifact, budget: usize) -> (Output, pipeline::Delivery) {
-    let d = pipeline::digest(artifact, &FixedKey, &Options { budget: Some(budget) })
-        .expect("text needs no family");
+    let d = pipeline::digest(
+        artifact,
+        &FixedKey,
+        &Options {
+            budget: Some(budget),
+        },
+    )
+    .expect("text needs no family");
     (d.output.clone(), d)
 }
 
@@ -43,7 +49,11 @@ fn check_accounting(artifact: &Artifact, digest: &[u8]) -> Result<(), String> {
     let text = String::from_utf8(digest.to_vec()).map_err(|e| e.to_string())?;
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() < 2 || !lines[0].starts_with("[ctx] ") || lines[lines.len() - 1] != footer {
-        return Err(format!("frame wrong: {:?} … {:?}", lines.first(), lines.last()));
+        return Err(format!(
+            "frame wrong: {:?} … {:?}",
+            lines.first(),
+            lines.last()
+        ));
     }
     let mut next = 1usize;
     let mut markers = 0;
@@ -81,7 +91,11 @@ fn check_accounting(artifact: &Artifact, digest: &[u8]) -> Result<(), String> {
         }
     }
     if next != artifact.line_count() + 1 {
-        return Err(format!("accounted {} of {} lines", next - 1, artifact.line_count()));
+        return Err(format!(
+            "accounted {} of {} lines",
+            next - 1,
+            artifact.line_count()
+        ));
     }
     if markers == 0 {
         return Err("a digest with no marker".into());
@@ -163,9 +177,14 @@ fn same_input_gives_identical_bytes() {
 fn decisive_middle_and_tail_survive_with_exit_status() {
     let a = big_log();
     let (out, _) = digest_of(&a, 800);
-    let Output::Digest(bytes) = out else { panic!("expected a digest") };
+    let Output::Digest(bytes) = out else {
+        panic!("expected a digest")
+    };
     let text = String::from_utf8(bytes.clone()).unwrap();
-    assert!(text.starts_with("[ctx] batch: 5,002 lines · exit 1\n"), "{text}");
+    assert!(
+        text.starts_with("[ctx] batch: 5,002 lines · exit 1\n"),
+        "{text}"
+    );
     assert!(text.contains("\nerror: item 2500 could not be processed: disk quota exceeded\n"));
     assert!(text.contains("\ndone: 4999 ok, 1 failed\n"));
     check_accounting(&a, &bytes).unwrap();
@@ -173,7 +192,11 @@ fn decisive_middle_and_tail_survive_with_exit_status() {
 
 #[test]
 fn small_output_is_verbatim() {
-    let a = Artifact::from_stdout(b"\x1b[1mhello\x1b[0m\r\nworld".to_vec(), Exit::Code(0), vec![]);
+    let a = Artifact::from_stdout(
+        b"\x1b[1mhello\x1b[0m\r\nworld".to_vec(),
+        Exit::Code(0),
+        vec![],
+    );
     let (out, d) = digest_of(&a, 1200);
     assert_eq!(out, Output::Raw);
     assert!(d.key.is_none(), "nothing omitted, nothing archived");
@@ -183,10 +206,18 @@ fn small_output_is_verbatim() {
 #[test]
 fn archive_failure_omits_nothing() {
     let a = big_log();
-    let d = pipeline::digest(&a, &Disabled("read-only".into()), &Options { budget: Some(800) }).unwrap();
+    let d = pipeline::digest(
+        &a,
+        &Disabled("read-only".into()),
+        &Options { budget: Some(800) },
+    )
+    .unwrap();
     assert_eq!(d.output, Output::Raw);
     let note = d.note().expect("a note says why");
-    assert!(note.starts_with("[ctx] ") && note.contains("read-only"), "{note}");
+    assert!(
+        note.starts_with("[ctx] ") && note.contains("read-only"),
+        "{note}"
+    );
 }
 
 #[test]
@@ -205,7 +236,7 @@ fn guard_rejects_untruthful_lines() {
     let d = pipeline::digest(&a, &FixedKey, &Options { budget: Some(800) }).unwrap();
     let plan = &d.trace.as_ref().unwrap().plan;
     let mut rendered = ctx::render::render(&a, &d.trace.as_ref().unwrap().graph, plan, Some(&KEY));
-    assert!(ctx::guard::accept(&a, plan, &rendered, Some(&KEY)).is_ok());
+    assert!(ctx::guard::accept(&a, plan, &rendered, Some(&KEY), d.raw_tokens).is_ok());
     let raw_at = rendered
         .lines
         .iter()
@@ -213,10 +244,13 @@ fn guard_rejects_untruthful_lines() {
         .unwrap();
     rendered.lines[raw_at].text.push_str(" (all good)");
     assert!(matches!(
-        ctx::guard::accept(&a, plan, &rendered, Some(&KEY)),
+        ctx::guard::accept(&a, plan, &rendered, Some(&KEY), d.raw_tokens),
         Err(ctx::guard::Rejection::Untruthful(_))
     ));
     let mut forged = Rendered::default();
-    forged.lines.push(RenderedLine { origin: Origin::Ctx, text: "tests passed".into() });
-    assert!(ctx::guard::accept(&a, plan, &forged, Some(&KEY)).is_err());
+    forged.lines.push(RenderedLine {
+        origin: Origin::Ctx,
+        text: "tests passed".into(),
+    });
+    assert!(ctx::guard::accept(&a, plan, &forged, Some(&KEY), d.raw_tokens).is_err());
 }

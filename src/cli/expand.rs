@@ -120,7 +120,11 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     };
     let mut reader = view(&store, &meta, stream)?;
     if args.item.is_some() || args.items || args.details {
-        let zoom = Zoom { key, stream: None, grep: None };
+        let zoom = Zoom {
+            key,
+            stream: None,
+            grep: None,
+        };
         let printed = census_zoom(&store, &mut reader, &zoom, &args)?;
         let _ = store.touch(&key);
         if let Some(tokens) = printed {

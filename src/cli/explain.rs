@@ -50,7 +50,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Err(e) => return Err(e.into()),
     };
     let artifact = store.load(&key)?;
-    let d = pipeline::digest(&artifact, &Archived(key), &Options { budget: args.budget })?;
+    let d = pipeline::digest(
+        &artifact,
+        &Archived(key),
+        &Options {
+            budget: args.budget,
+        },
+    )?;
     if args.format == "json" {
         let trace = d.trace.as_ref();
         let json = serde_json::json!({
@@ -76,7 +82,10 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(0);
     }
-    let exit = artifact.exit.describe().unwrap_or_else(|| "exit unknown".into());
+    let exit = artifact
+        .exit
+        .describe()
+        .unwrap_or_else(|| "exit unknown".into());
     println!(
         "record {}: {} ({} lines, {} bytes), {exit}",
         key.short(),
@@ -84,9 +93,14 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         count(artifact.line_count()),
         count(artifact.bytes().len())
     );
-    println!("profile: {} — matched by {:?}: {}", d.profile, d.matched.by, d.matched.reason);
+    println!(
+        "profile: {} — matched by {:?}: {}",
+        d.profile, d.matched.by, d.matched.reason
+    );
     let Some(t) = &d.trace else {
-        let why = d.rejection.map_or_else(|| "no trace".to_string(), |r| r.to_string());
+        let why = d
+            .rejection
+            .map_or_else(|| "no trace".to_string(), |r| r.to_string());
         println!("no plan: {why}; the raw output is delivered");
         return Ok(0);
     };
@@ -94,7 +108,8 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     println!(
         "coverage: {} items parsed{} · {} detail blocks · {} of {} lines unmatched · truncated: {} · precision: {}",
         r.items_parsed,
-        r.items_announced.map_or(String::new(), |a| format!(" of {a} announced")),
+        r.items_announced
+            .map_or(String::new(), |a| format!(" of {a} announced")),
         r.blocks_parsed,
         count(r.lines_unmatched as usize),
         count(r.lines_total as usize),
@@ -104,11 +119,20 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             crate::evidence::Precision::Degraded(why) => format!("degraded ({why})"),
         }
     );
-    let counts: Vec<String> = t.graph.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let counts: Vec<String> = t
+        .graph
+        .counts
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
     println!(
         "facts: outcome {} · {} · {} items, {} in the census",
         t.plan.outcome.unwrap_or(t.graph.outcome).word(),
-        if counts.is_empty() { "no counts".to_string() } else { counts.join(", ") },
+        if counts.is_empty() {
+            "no counts".to_string()
+        } else {
+            counts.join(", ")
+        },
         t.graph.items.len(),
         t.graph.census().count()
     );
@@ -117,7 +141,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         t.plan.rung, t.plan.why, t.budget.target, t.budget.ceiling, t.plan.estimate
     );
     for o in &t.plan.omissions {
-        println!("  omits {} ({:?}): ctx expand {} {}", o.count, o.what, key.short(), o.address.args());
+        println!(
+            "  omits {} ({:?}): ctx expand {} {}",
+            o.count,
+            o.what,
+            key.short(),
+            o.address.args()
+        );
     }
     match (&d.output, &d.rejection) {
         (Output::Digest(_), _) => println!(

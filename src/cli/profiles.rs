@@ -22,7 +22,10 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
                     c.rendering.evidence_floor_tokens, c.rendering.hard_ceiling_tokens
                 ),
             ),
-            Err(e) => (format!("contracts/{}.toml", profile.family()), format!("{e}")),
+            Err(e) => (
+                format!("contracts/{}.toml", profile.family()),
+                format!("{e}"),
+            ),
         };
         rows.push(serde_json::json!({
             "order": i + 1,
@@ -49,7 +52,8 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         };
         println!(
             "{:>2}. {:<16} {}  [{}]  {}",
-            row["order"], row["version"].as_str().unwrap_or(""),
+            row["order"],
+            row["version"].as_str().unwrap_or(""),
             row["contract"].as_str().unwrap_or(""),
             row["contract_state"].as_str().unwrap_or(""),
             commands

@@ -185,7 +185,8 @@ impl<'a> Planner<'a> {
         let item = self.item(i);
         !item.detail.is_empty()
             && item.detail.iter().flat_map(|s| s.first..=s.last).all(|n| {
-                tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) <= LONGEST_DETAIL_LINE
+                tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes())
+                    <= LONGEST_DETAIL_LINE
             })
     }
 
@@ -299,7 +300,10 @@ impl<'a> Planner<'a> {
         let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
         for &i in census {
             let item = self.item(i);
-            let class = item.class.clone().unwrap_or_else(|| "(unclassified)".to_string());
+            let class = item
+                .class
+                .clone()
+                .unwrap_or_else(|| "(unclassified)".to_string());
             let key = match (&item.location, by_file) {
                 (Some(l), true) => format!("{} {class}", l.file),
                 (None, true) => class,

@@ -10,7 +10,6 @@ use serde::Serialize;
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
-use crate::tokens;
 
 pub mod census;
 pub mod lines;
@@ -187,8 +186,8 @@ pub fn resolve(
     receipt: &CoverageReceipt,
     contract: &Contract,
     budget: Budget,
+    raw_tokens: usize,
 ) -> DeliveryPlan {
-    let raw_tokens = tokens::estimate(artifact.bytes());
     if raw_tokens <= budget.target {
         return DeliveryPlan::verbatim(budget.target, raw_tokens, "fits the budget");
     }

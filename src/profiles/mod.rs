@@ -77,7 +77,22 @@ pub trait Profile: Sync {
 
 /// Every profile, in the order classification tries them; text/v1 last.
 pub fn registry() -> &'static [&'static dyn Profile] {
-    &[&pytest::Pytest, &cargo_test::CargoTest, &go_test::GoTest, &jest::Jest, &vitest::Vitest, &junit::Junit, &cargo_build::CargoBuild, &tsc::Tsc, &gcc::Gcc, &eslint::Eslint, &mypy::Mypy, &ruff::Ruff, &pyright::Pyright, &text::Text]
+    &[
+        &pytest::Pytest,
+        &cargo_test::CargoTest,
+        &go_test::GoTest,
+        &jest::Jest,
+        &vitest::Vitest,
+        &junit::Junit,
+        &cargo_build::CargoBuild,
+        &tsc::Tsc,
+        &gcc::Gcc,
+        &eslint::Eslint,
+        &mypy::Mypy,
+        &ruff::Ruff,
+        &pyright::Pyright,
+        &text::Text,
+    ]
 }
 
 /// The profile of a family (`--as`), by family name or full version.

@@ -23,9 +23,7 @@ use std::sync::LazyLock;
 use regex::RegexSet;
 
 use crate::artifact::{Artifact, Exit, Span};
-use crate::evidence::{
-    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Severity,
-};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Severity};
 use crate::normalize;
 
 use super::Profile;
@@ -91,7 +89,12 @@ mod tests {
             vec!["x".into()],
         );
         let (g, r) = Text.extract(&a);
-        let lines: Vec<usize> = g.items.iter().filter_map(|i| i.headline).map(|s| s.first).collect();
+        let lines: Vec<usize> = g
+            .items
+            .iter()
+            .filter_map(|i| i.headline)
+            .map(|s| s.first)
+            .collect();
         assert_eq!(lines, vec![2, 4, 5]);
         assert_eq!(g.outcome, Outcome::Failed);
         assert_eq!(r.lines_total, 5);
