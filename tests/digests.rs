@@ -158,3 +158,91 @@ fn digests_are_deterministic() {
         );
     }
 }
+
+/// Rewrites every duration and clock time in the output (`0.52s`, `12 ms`,
+/// `(0.00s)`, `12:04:31`) with other digits of the same length: a rerun of
+/// the same tool on the same code.
+fn rerun(artifact: &Artifact) -> Artifact {
+    // A configured limit (`timeout of 200 ms`) is not a measurement: kept.
+    // A clock time stands alone; `18:20:18:26` is a mypy span.
+    let volatile = regex::bytes::Regex::new(
+        r"timeout of \d+ ?ms|\b\d+(\.\d+)?(ms| ms|s| s|sec| seconds)\b|(?m)(?:^|[^:\d])\d\d:\d\d:\d\d(?:[^:\d]|$)",
+    )
+    .unwrap();
+    let bytes = volatile.replace_all(artifact.bytes(), |c: &regex::bytes::Captures| {
+        if c[0].starts_with(b"timeout") {
+            return c[0].to_vec();
+        }
+        c[0].iter()
+            .map(|&b| {
+                if b.is_ascii_digit() {
+                    b'0' + (b - b'0' + 7) % 10
+                } else {
+                    b
+                }
+            })
+            .collect::<Vec<u8>>()
+    });
+    let mut copy = Artifact::new(
+        bytes.into_owned(),
+        artifact.segments().to_vec(),
+        artifact.exit,
+        artifact.argv.clone(),
+    );
+    copy.cwd = artifact.cwd.clone();
+    copy
+}
+
+#[test]
+fn volatile_reruns_digest_identically() {
+    for case in cases() {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let again = rerun(&artifact);
+        if again.bytes() == artifact.bytes() {
+            continue;
+        }
+        let (first, d) = digest(&artifact);
+        if d.output == Output::Raw {
+            continue;
+        }
+        let (second, _) = digest(&again);
+        assert_eq!(
+            first,
+            second,
+            "{}: durations leak into the digest",
+            name(&case)
+        );
+    }
+}
+
+#[test]
+fn truncated_failures_never_claim_completeness() {
+    for case in cases() {
+        let full = ctx::fixture::load(&case).unwrap();
+        if !full.exit.is_failure() || full.line_count() < 20 {
+            continue;
+        }
+        // The first 60 % of the bytes, as a CI log cut by a size limit.
+        let cut = full.bytes().len() * 6 / 10;
+        let artifact =
+            Artifact::from_stdout(full.bytes()[..cut].to_vec(), full.exit, full.argv.clone());
+        let (text, d) = digest(&artifact);
+        if d.output == Output::Raw {
+            continue;
+        }
+        let header = text.lines().next().unwrap_or("");
+        assert!(
+            !header.contains("PASSED") && !header.contains(": OK"),
+            "{}: {header}",
+            name(&case)
+        );
+        let Some(trace) = &d.trace else { continue };
+        if trace.graph.census().next().is_some() && !trace.receipt.is_complete() {
+            assert!(
+                text.contains("truncated") || text.contains("degraded"),
+                "{}: an incomplete census reads as complete:\n{text}",
+                name(&case)
+            );
+        }
+    }
+}

@@ -254,3 +254,69 @@ fn guard_rejects_untruthful_lines() {
     });
     assert!(ctx::guard::accept(&a, plan, &forged, Some(&KEY), d.raw_tokens).is_err());
 }
+
+/// Through the binary and the real store: every marker's `ctx expand`
+/// command, run as printed, returns exactly the lines it says were omitted.
+#[test]
+fn every_marker_command_returns_its_lines() {
+    let home = tempfile::tempdir().unwrap();
+    let mut input = String::new();
+    for i in 0..4000 {
+        input.push_str(&format!("step {i}: compiled unit {i} of 4000\n"));
+        if i % 997 == 0 {
+            input.push_str(&format!("error: unit {i} failed to link\n"));
+        }
+        if i == 2000 {
+            input.push_str(&"the same progress line\n".repeat(40));
+        }
+    }
+    let run = |args: &[&str], stdin: &[u8]| {
+        use std::io::Write;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ctx"))
+            .args(args)
+            .env("CTX_HOME", home.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run(&["pipe"], input.as_bytes());
+    assert!(out.status.success());
+    let digest = String::from_utf8(out.stdout).unwrap();
+    let marker =
+        Regex::new(r"^\[ctx\] … .*: ctx expand ([0-9a-f]{12}) --lines (\d+)-(\d+)$").unwrap();
+    let lines: Vec<&str> = input.lines().collect();
+    let mut checked = 0;
+    for line in digest.lines() {
+        let Some(c) = marker.captures(line) else {
+            continue;
+        };
+        let (first, last): (usize, usize) = (c[2].parse().unwrap(), c[3].parse().unwrap());
+        let range = format!("{first}-{last}");
+        let back = run(&["expand", &c[1], "--lines", &range], b"");
+        assert!(back.status.success());
+        let text = String::from_utf8(back.stdout).unwrap();
+        let expected = lines[first - 1..last].join("\n") + "\n";
+        if last - first < 300 {
+            assert_eq!(text, expected, "marker {line}");
+        } else {
+            // Bounded: the first lines, then one marker naming the rest.
+            let shown: Vec<&str> = text.lines().filter(|l| !l.starts_with("[ctx]")).collect();
+            assert_eq!(
+                shown,
+                lines[first - 1..first - 1 + shown.len()].to_vec(),
+                "marker {line}"
+            );
+            let tail = text.lines().last().unwrap();
+            assert!(
+                tail.starts_with("[ctx] … ") && tail.contains(&format!("-{last}")),
+                "{tail}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3, "too few markers in:\n{digest}");
+}

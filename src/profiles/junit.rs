@@ -254,10 +254,20 @@ fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> Evidenc
         },
     });
     it.block = Some(Span::new(c.first, last.max(c.first)));
-    let mut lines = vec![failure_line];
+    // A line carrying `time=`/`timestamp=` (pytest writes the suite header
+    // and the first testcase on one line) would make reruns differ: such a
+    // line stays in the block, never in the detail.
+    let volatile = |n: usize| {
+        let text = crate::normalize::line(artifact.line(n));
+        text.contains(" time=\"") || text.contains(" timestamp=\"")
+    };
+    let mut lines = Vec::new();
+    if !volatile(failure_line) {
+        lines.push(failure_line);
+    }
     for n in failure_line..=last.min(failure_line + 400) {
         let text = crate::normalize::line(artifact.line(n));
-        if DECISIVE.is_match(&text) {
+        if DECISIVE.is_match(&text) && !volatile(n) {
             lines.push(n);
         }
     }
