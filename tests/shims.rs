@@ -165,9 +165,14 @@ fn make_itself_shimmed_digests_once() {
     let agent = Agent::new(&["pytest", "make"]);
     let raw = agent.bare("make -s test");
     let out = agent.bash("make -s test");
-    // Which lines make's digest keeps is the make profile's business; here
-    // only that the outer shim digests and the inner one stays out of it.
+    // The outer shim digests, the inner one stays out of it, and make's
+    // output is read by what it holds (pytest's), so the failure survives.
     assert!(out.stdout.len() < raw.stdout.len());
+    assert!(
+        text(&out.stdout).contains("FAILED tests/test_x.py::test_bad"),
+        "{}",
+        text(&out.stdout)
+    );
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(text(&out.stdout).matches("[ctx] full output").count(), 1);
 }
