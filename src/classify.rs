@@ -13,36 +13,17 @@ pub const SNIFF_BYTES: usize = 1024;
 #[error("no profile for family {0:?} (`ctx profiles` lists them)")]
 pub struct UnknownFamily(pub String);
 
-/// The profile for this artifact, and why.
+/// The profile for this artifact, and why: `--as`, then the command table,
+/// then the first KiB of content, then text/v1.
 pub fn choose(
     artifact: &Artifact,
     forced: Option<&str>,
 ) -> Result<(&'static dyn Profile, Match), UnknownFamily> {
-    if let Some(name) = forced {
-        let profile = profiles::by_family(name).ok_or_else(|| UnknownFamily(name.to_string()))?;
-        let reason = format!("--as {name}");
-        return Ok((
-            profile,
-            Match {
-                by: MatchedBy::Forced,
-                reason,
-            },
-        ));
-    }
-    let registry = profiles::registry();
-    for profile in registry {
-        if let Some(reason) = profile.by_command(&artifact.argv) {
-            return Ok((
-                *profile,
-                Match {
-                    by: MatchedBy::Command,
-                    reason,
-                },
-            ));
-        }
+    if let Some(chosen) = forced_or_command(artifact, forced)? {
+        return Ok(chosen);
     }
     let head = sniff_head(artifact.bytes());
-    for profile in registry {
+    for profile in profiles::registry() {
         if let Some(reason) = profile.by_content(&head) {
             return Ok((
                 *profile,
@@ -53,15 +34,59 @@ pub fn choose(
             ));
         }
     }
-    let fallback = *registry.last().expect("registry is never empty");
-    let reason = "no command or content rule matched".to_string();
-    Ok((
-        fallback,
+    Ok(fallback("no command or content rule matched"))
+}
+
+/// `--as` or the command table only, never content: for output so small it
+/// is printed verbatim whatever reads it, where compiling every profile's
+/// sniffing patterns would cost more than the command itself.
+pub fn choose_by_command(
+    artifact: &Artifact,
+    forced: Option<&str>,
+) -> Result<(&'static dyn Profile, Match), UnknownFamily> {
+    Ok(forced_or_command(artifact, forced)?
+        .unwrap_or_else(|| fallback("small output: printed verbatim, content not sniffed")))
+}
+
+fn forced_or_command(
+    artifact: &Artifact,
+    forced: Option<&str>,
+) -> Result<Option<(&'static dyn Profile, Match)>, UnknownFamily> {
+    if let Some(name) = forced {
+        let profile = profiles::by_family(name).ok_or_else(|| UnknownFamily(name.to_string()))?;
+        let reason = format!("--as {name}");
+        return Ok(Some((
+            profile,
+            Match {
+                by: MatchedBy::Forced,
+                reason,
+            },
+        )));
+    }
+    Ok(profiles::registry().iter().find_map(|profile| {
+        let reason = profile.by_command(&artifact.argv)?;
+        Some((
+            *profile,
+            Match {
+                by: MatchedBy::Command,
+                reason,
+            },
+        ))
+    }))
+}
+
+fn fallback(reason: &str) -> (&'static dyn Profile, Match) {
+    let text = *profiles::registry()
+        .last()
+        .expect("registry is never empty");
+    let reason = reason.to_string();
+    (
+        text,
         Match {
             by: MatchedBy::Fallback,
             reason,
         },
-    ))
+    )
 }
 
 /// The first KiB, normalized line by line. A line cut at the KiB boundary

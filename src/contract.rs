@@ -17,6 +17,10 @@ pub const SCHEMA: &str = "ctx.evidence-contract/v1";
 /// Outcome sections a contract may have; `default` is mandatory.
 pub const OUTCOMES: &[&str] = &["pass", "fail", "error", "interrupted", "default"];
 
+/// Output up to this many tokens is printed verbatim under every contract:
+/// no evidence floor may be lower (the pipeline skips sniffing below it).
+pub const SMALL_OUTPUT_TOKENS: usize = 256;
+
 /// Orders a renderer may be asked to keep.
 pub const STABLE_ORDERS: &[&str] = &["occurrence", "severity", "file"];
 
@@ -168,9 +172,11 @@ impl Contract {
             ));
         }
         let r = &self.rendering;
-        if r.evidence_floor_tokens == 0 || r.evidence_floor_tokens >= r.hard_ceiling_tokens {
+        if r.evidence_floor_tokens < SMALL_OUTPUT_TOKENS
+            || r.evidence_floor_tokens >= r.hard_ceiling_tokens
+        {
             return Err(format!(
-                "evidence_floor_tokens ({}) must be above 0 and below hard_ceiling_tokens ({})",
+                "evidence_floor_tokens ({}) must be at least {SMALL_OUTPUT_TOKENS} and below hard_ceiling_tokens ({})",
                 r.evidence_floor_tokens, r.hard_ceiling_tokens
             ));
         }

@@ -270,7 +270,16 @@ fn the_environment_never_reaches_the_ledger() {
             assert_eq!(out.status.code(), Some(3), "exit status kept");
         }
     }
+    // Before folding, the journal holds the rows: no secret there either.
+    let journal =
+        std::fs::read(home.path().join(ctx::ledger::journal::FILE_NAME)).expect("journal");
+    assert!(
+        !journal
+            .windows(secret.len())
+            .any(|w| w == secret.as_bytes())
+    );
     let ledger = Ledger::open(&home.path().join(FILE_NAME), READ_WAIT).expect("open");
+    assert_eq!(ledger.fold_journal(home.path()).expect("fold"), 2);
     let rows = ledger.runs(None).expect("runs");
     assert_eq!(rows.len(), 2, "both runs recorded");
     assert_eq!(

@@ -15,6 +15,7 @@
 //! in the row once counted.
 
 pub mod gain;
+pub mod journal;
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -25,7 +26,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, params};
 
 use crate::artifact::{Artifact, Exit};
-use crate::pipeline::{Delivery, Output};
+use crate::pipeline::Delivery;
 use crate::store::ArchiveKey;
 
 /// Where the pipeline records what it delivered. Recording never fails a
@@ -169,13 +170,17 @@ impl Ledger {
         Ok(ledger)
     }
 
-    /// The default ledger, or None when no run was ever recorded.
+    /// The default ledger with its journal folded in, or None when no run
+    /// was ever recorded.
     pub fn open_existing_default() -> Result<Option<Ledger>, LedgerError> {
         let path = Self::default_path().map_err(|e| io("data directory", e))?;
-        if !path.exists() {
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        if !path.exists() && !dir.join(journal::FILE_NAME).exists() {
             return Ok(None);
         }
-        Ledger::open(&path, READ_WAIT).map(Some)
+        let ledger = Ledger::open(&path, READ_WAIT)?;
+        ledger.fold_journal(&dir)?;
+        Ok(Some(ledger))
     }
 
     pub fn path(&self) -> &Path {
@@ -238,21 +243,10 @@ impl Ledger {
         delivery: &Delivery,
         at_ms: i64,
     ) -> Result<(), LedgerError> {
-        // argv only: the environment is never recorded.
-        let argv = serde_json::to_string(&artifact.argv).unwrap_or_else(|_| "[]".into());
-        let family = delivery
-            .profile
-            .split_once('/')
-            .map_or(delivery.profile, |(f, _)| f);
-        let (exit_kind, exit_value) = match artifact.exit {
-            Exit::Code(c) => ("code", Some(c)),
-            Exit::Signal(s) => ("signal", Some(s)),
-            Exit::Unknown => ("unknown", None),
-        };
-        let digest = match &delivery.output {
-            Output::Digest(bytes) => Some(bytes.as_slice()),
-            Output::Raw => None,
-        };
+        self.insert_run(&journal::RunEntry::new(artifact, delivery, at_ms))
+    }
+
+    fn insert_run(&self, r: &journal::RunEntry) -> Result<(), LedgerError> {
         self.conn
             .prepare_cached(
                 "INSERT INTO runs (at_ms, argv, label, family, profile, exit_kind, exit_value,
@@ -261,24 +255,56 @@ impl Ledger {
             )
             .and_then(|mut st| {
                 st.execute(params![
-                    at_ms,
-                    argv,
-                    artifact.label,
-                    family,
-                    delivery.profile,
-                    exit_kind,
-                    exit_value,
-                    artifact.bytes().len() as i64,
-                    delivery.raw_tokens as i64,
-                    delivery.delivered_tokens as i64,
-                    if digest.is_some() { "digest" } else { "raw" },
-                    delivery.rejection.as_ref().map(|r| r.to_string()),
-                    delivery.key.map(|k| k.hex()),
-                    digest,
+                    r.at_ms,
+                    r.argv,
+                    r.label,
+                    r.family,
+                    r.profile,
+                    r.exit_kind,
+                    r.exit_value,
+                    r.raw_bytes,
+                    r.raw_tokens,
+                    r.delivered_tokens,
+                    r.delivered,
+                    r.rejection,
+                    r.key_hex,
+                    r.digest.as_ref().map(|d| d.as_bytes()),
                 ])
             })
             .map(drop)
             .map_err(|e| sqlite(&self.path, e))
+    }
+
+    /// Moves the journal's entries (runs and expands recorded since the
+    /// last read) into the database, in one transaction.
+    pub fn fold_journal(&self, dir: &Path) -> Result<usize, LedgerError> {
+        let (entries, _torn) = journal::take(dir).map_err(|e| io("ledger journal", e))?;
+        if entries.is_empty() {
+            journal::finish(dir);
+            return Ok(0);
+        }
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(|e| sqlite(&self.path, e))?;
+        for entry in &entries {
+            match entry {
+                journal::Entry::Run(run) => self.insert_run(run)?,
+                journal::Entry::Expand {
+                    at_ms,
+                    key_hex,
+                    tokens,
+                } => self
+                    .conn
+                    .execute(
+                        "INSERT INTO expands (at_ms, key_hex, tokens) VALUES (?1, ?2, ?3)",
+                        params![at_ms, key_hex, tokens],
+                    )
+                    .map(drop)
+                    .map_err(|e| sqlite(&self.path, e))?,
+            }
+        }
+        tx.commit().map_err(|e| sqlite(&self.path, e))?;
+        journal::finish(dir);
+        Ok(entries.len())
     }
 
     /// Records one `ctx expand` of `key` that printed `tokens`.
@@ -443,8 +469,9 @@ struct DefaultLedger;
 
 impl LedgerSink for DefaultLedger {
     fn record(&self, artifact: &Artifact, delivery: &Delivery) {
-        if let Some(ledger) = open_for_recording() {
-            ledger.record(artifact, delivery);
+        if let Ok(dir) = crate::home::ensure_data_dir() {
+            let entry = journal::RunEntry::new(artifact, delivery, now_ms());
+            let _ = journal::append(&dir, &journal::Entry::Run(entry));
         }
     }
 }
@@ -465,18 +492,18 @@ pub fn record_expand(key: &ArchiveKey, tokens: usize) {
     if disabled() {
         return;
     }
-    if let Some(ledger) = open_for_recording() {
-        let _ = ledger.record_expand_at(key, tokens, now_ms());
+    if let Ok(dir) = crate::home::ensure_data_dir() {
+        let entry = journal::Entry::Expand {
+            at_ms: now_ms(),
+            key_hex: key.hex(),
+            tokens: tokens as i64,
+        };
+        let _ = journal::append(&dir, &entry);
     }
 }
 
 fn disabled() -> bool {
     std::env::var_os("CTX_NO_LEDGER").is_some_and(|v| !v.is_empty())
-}
-
-fn open_for_recording() -> Option<Ledger> {
-    let dir = crate::home::ensure_data_dir().ok()?;
-    Ledger::open(&dir.join(FILE_NAME), RECORD_WAIT).ok()
 }
 
 /// Now, in unix milliseconds.
@@ -528,6 +555,7 @@ fn create_private(path: &Path) -> Result<(), LedgerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::Output;
     use crate::profiles::{Match, MatchedBy};
 
     fn delivery(output: Output, raw: usize, delivered: usize, key: Option<ArchiveKey>) -> Delivery {
