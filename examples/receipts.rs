@@ -96,7 +96,6 @@ fn receipt(case: &Path) -> Option<Row> {
         Output::Raw => artifact.bytes().to_vec(),
     };
     let digest_text = String::from_utf8_lossy(&digest_bytes).into_owned();
-    let raw_text = String::from_utf8_lossy(artifact.bytes()).into_owned();
     let listed_text = d
         .trace
         .as_ref()
@@ -115,14 +114,21 @@ fn receipt(case: &Path) -> Option<Row> {
                         .is_some_and(|(_, path)| hay.contains(&format!(" {path}")))
         })
     };
-    let inline = truth.iter().filter(|w| named(&digest_text, w)).count();
-    let listed = truth
-        .iter()
-        .filter(|w| {
-            !named(&digest_text, w)
-                && (named(&listed_text, w) || d.output == Output::Raw && named(&raw_text, w))
-        })
-        .count();
+    // Raw output omits nothing: every identity is there as the tool wrote it.
+    let raw = d.output == Output::Raw;
+    let inline = if raw {
+        truth.len()
+    } else {
+        truth.iter().filter(|w| named(&digest_text, w)).count()
+    };
+    let listed = if raw {
+        0
+    } else {
+        truth
+            .iter()
+            .filter(|w| !named(&digest_text, w) && named(&listed_text, w))
+            .count()
+    };
     let rung = match (&d.output, &d.trace) {
         (Output::Raw, _) => "raw".to_string(),
         (_, Some(t)) => format!("{:?}", t.plan.rung),
@@ -169,7 +175,8 @@ fn report(title: &str, families: &[&str], goals: &str) -> String {
          fixtures/{{{}}}. Tokens are exact o200k_base counts. *Identities* are\n\
          the truth file's (from the tool's machine-readable output): named in the\n\
          digest inline, or listed by `ctx expand H --items` when the census was\n\
-         grouped. `raw` means the output was delivered unchanged.\n\n{goals}\n",
+         grouped. `raw` means the output was delivered unchanged (nothing omitted,
+so every identity counts as kept).\n\n{goals}\n",
         families.join(",")
     );
     let _ = writeln!(
