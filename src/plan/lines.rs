@@ -4,6 +4,7 @@
 //! order of priority, and declare every removed region with one marker.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{EvidenceGraph, ItemKind};
@@ -20,56 +21,107 @@ const MIN_RUN: usize = 3;
 const TAIL_SHARE: usize = 45;
 const DECISIVE_SHARE: usize = 30;
 
+/// The artifact's lines as the planner sees them. Normalized text and
+/// token costs are computed only for the lines a decision looks at: a
+/// 100 MB log keeps a few hundred lines, and normalizing or pricing the
+/// other million would dominate the digest's cost.
 struct Lines<'a> {
-    text: Vec<Cow<'a, str>>,
-    cost: Vec<usize>,
+    artifact: &'a Artifact,
+    cost: Vec<Cell<u32>>,
     /// Line i (0-based) repeats line i-1 inside a collapsible run.
     collapsed: Vec<bool>,
+    /// Tokens the collapsed lines would have cost.
+    collapsed_cost: usize,
 }
+
+const UNPRICED: u32 = u32::MAX;
 
 impl<'a> Lines<'a> {
     fn read(artifact: &'a Artifact) -> Self {
         let n = artifact.line_count();
-        let mut text = Vec::with_capacity(n);
-        let mut cost = Vec::with_capacity(n);
-        for i in 1..=n {
-            let t = normalize::line(artifact.line(i));
-            cost.push(tokens::estimate(t.as_bytes()) + 1);
-            text.push(t);
-        }
-        let mut collapsed = vec![false; n];
+        let mut lines = Lines {
+            artifact,
+            cost: vec![Cell::new(UNPRICED); n],
+            collapsed: vec![false; n],
+            collapsed_cost: 0,
+        };
         let mut start = 0;
         while start < n {
             let mut end = start + 1;
-            while end < n && text[end] == text[start] {
+            while end < n && lines.same(start, end) {
                 end += 1;
             }
             let repeats = end - start - 1;
-            if end - start >= MIN_RUN && repeats * cost[start] > MARKER_TOKENS {
-                collapsed[start + 1..end].iter_mut().for_each(|c| *c = true);
+            if end - start >= MIN_RUN && repeats * lines.cost(start) > MARKER_TOKENS {
+                lines.collapsed[start + 1..end]
+                    .iter_mut()
+                    .for_each(|c| *c = true);
+                lines.collapsed_cost += repeats * lines.cost(start);
             }
             start = end;
         }
-        Lines {
-            text,
-            cost,
-            collapsed,
-        }
+        lines
     }
 
     fn len(&self) -> usize {
-        self.text.len()
+        self.collapsed.len()
+    }
+
+    fn text(&self, i: usize) -> Cow<'a, str> {
+        normalize::line(self.artifact.line(i + 1))
+    }
+
+    /// Lines i and j look the same: equal bytes, or (when either holds an
+    /// escape or a carriage return) equal visible text.
+    fn same(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (self.artifact.line(i + 1), self.artifact.line(j + 1));
+        if a == b {
+            return true;
+        }
+        let styled = |l: &[u8]| memchr::memchr2(0x1b, b'\r', l).is_some();
+        (styled(a) || styled(b)) && self.text(i) == self.text(j)
+    }
+
+    fn cost(&self, i: usize) -> usize {
+        let cached = self.cost[i].get();
+        if cached != UNPRICED {
+            return cached as usize;
+        }
+        let cost = tokens::estimate(self.text(i).as_bytes()) + 1;
+        self.cost[i].set(cost.min(UNPRICED as usize - 1) as u32);
+        cost
     }
 }
 
 /// Plans a digest of `artifact` as lines within `budget` tokens.
 pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: usize) -> DeliveryPlan {
+    plan_with(artifact, graph, budget, tokens::estimate(artifact.bytes()))
+}
+
+/// `plan`, with the raw output's token estimate already at hand.
+pub fn plan_with(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    budget: usize,
+    raw_tokens: usize,
+) -> DeliveryPlan {
     let lines = Lines::read(artifact);
     let n = lines.len();
 
-    // Rung 1: only runs of identical lines collapsed.
+    // Rung 1: only runs of identical lines collapsed. Priced exactly when
+    // the output is near the budget; far above it, the raw estimate less
+    // what collapsing saves is a safe upper bound.
     let kept: Vec<bool> = lines.collapsed.iter().map(|c| !c).collect();
-    let estimate = digest_cost(&lines, &kept);
+    let estimate = if raw_tokens <= 4 * budget {
+        digest_cost(&lines, &kept)
+    } else {
+        let markers = (1..n)
+            .filter(|&i| lines.collapsed[i] && !lines.collapsed[i - 1])
+            .count();
+        FRAME_TOKENS
+            + (raw_tokens + n).saturating_sub(lines.collapsed_cost)
+            + markers * MARKER_TOKENS
+    };
     if estimate <= budget {
         return build(
             &lines,
@@ -84,7 +136,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: usize) -> Delive
     // Rung 2: select the tail, the decisive middle and the head.
     let avail = budget.saturating_sub(FRAME_TOKENS + MARKER_TOKENS);
     let longest = avail / 4;
-    let eligible = |i: usize| !lines.collapsed[i] && lines.cost[i] <= longest;
+    let eligible = |i: usize| !lines.collapsed[i] && lines.cost(i) <= longest;
     let mut kept = vec![false; n];
     let mut spent = 0usize;
 
@@ -98,11 +150,11 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: usize) -> Delive
             tail_from -= 1;
             continue;
         }
-        if !eligible(i) || tail_spent + lines.cost[i] > tail_budget {
+        if !eligible(i) || tail_spent + lines.cost(i) > tail_budget {
             break;
         }
         kept[i] = true;
-        tail_spent += lines.cost[i];
+        tail_spent += lines.cost(i);
         tail_from -= 1;
     }
     spent += tail_spent + repeat_markers(&lines, tail_from, n);
@@ -116,7 +168,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: usize) -> Delive
         .filter(|&i| i < tail_from && eligible(i))
         .collect();
     let decisive_budget = spent + avail * DECISIVE_SHARE / 100;
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<Cow<str>> = std::collections::HashSet::new();
     let (mut lo, mut hi) = (0usize, decisive.len());
     let mut take_low = true;
     while lo < hi {
@@ -128,10 +180,10 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: usize) -> Delive
             decisive[hi]
         };
         take_low = !take_low;
-        if !seen.insert(lines.text[i].as_ref()) {
+        if !seen.insert(lines.text(i)) {
             continue;
         }
-        let cost = lines.cost[i] + MARKER_TOKENS;
+        let cost = lines.cost(i) + MARKER_TOKENS;
         if spent + cost > decisive_budget {
             break;
         }
@@ -146,11 +198,11 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: usize) -> Delive
             i += 1;
             continue;
         }
-        if !eligible(i) || spent + lines.cost[i] > avail {
+        if !eligible(i) || spent + lines.cost(i) > avail {
             break;
         }
         kept[i] = true;
-        spent += lines.cost[i];
+        spent += lines.cost(i);
         i += 1;
     }
 
@@ -178,7 +230,7 @@ fn digest_cost(lines: &Lines, kept: &[bool]) -> usize {
     let mut total = FRAME_TOKENS;
     for i in 0..lines.len() {
         if kept[i] {
-            total += lines.cost[i];
+            total += lines.cost(i);
         } else if i == 0 || kept[i - 1] {
             total += MARKER_TOKENS;
         }
@@ -210,9 +262,10 @@ fn build(
         if keep {
             blocks.push(Block::Raw(span));
         } else {
-            let repeats = start > 0
-                && kept[start - 1]
-                && (start..i).all(|j| lines.text[j] == lines.text[start - 1]);
+            // Collapsed lines each repeat the line before them, so a region
+            // of only collapsed lines repeats the kept line it follows.
+            let repeats =
+                start > 0 && kept[start - 1] && lines.collapsed[start..i].iter().all(|&c| c);
             omissions.push(Omission {
                 what: if repeats {
                     Omitted::Repeats

@@ -200,7 +200,7 @@ pub fn resolve(
     };
     // A family profile names its tool; text/v1 reads lines only.
     if graph.tool.is_empty() {
-        lines::plan(artifact, graph, budget.target)
+        lines::plan_with(artifact, graph, budget.target, raw_tokens)
     } else {
         census::plan(artifact, graph, receipt, budget)
     }
