@@ -7,11 +7,10 @@ use std::borrow::Cow;
 
 /// The visible text of one raw line (without its `\n`).
 pub fn line(raw: &[u8]) -> Cow<'_, str> {
-    let plain = !raw.iter().any(|&b| b == 0x1b || b == b'\r' || b == 0x9b);
-    if plain
-        && let Ok(s) = std::str::from_utf8(raw)
-        && !s.bytes().any(is_stray_control)
-    {
+    // One pass over the bytes: no control byte (escape, carriage return,
+    // bell…) and valid UTF-8 means the line is already what a terminal shows.
+    let plain = raw.iter().all(|&b| (b >= 0x20 && b != 0x7f) || b == b'\t');
+    if plain && let Ok(s) = std::str::from_utf8(raw) {
         return Cow::Borrowed(s);
     }
     let last = final_overwrite(raw);
@@ -45,10 +44,6 @@ fn final_overwrite(bytes: &[u8]) -> &[u8] {
         .rev()
         .find(|seg| !seg.is_empty())
         .unwrap_or(&[])
-}
-
-fn is_stray_control(b: u8) -> bool {
-    (b < 0x20 && b != b'\t') || b == 0x7f
 }
 
 #[cfg(test)]
