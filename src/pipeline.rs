@@ -98,7 +98,7 @@ pub fn digest(
     archive: &dyn Archive,
     options: &Options,
 ) -> Result<Delivery, UnknownFamily> {
-    let raw_tokens = tokens::estimate(artifact.bytes());
+    let raw_tokens = tokens::estimate_bulk(artifact.bytes());
     // Output within every contract's evidence floor is printed verbatim
     // whichever profile reads it: classify it by command only, and stop.
     let small = raw_tokens <= contract::SMALL_OUTPUT_TOKENS;

@@ -23,6 +23,31 @@ pub fn estimate(bytes: &[u8]) -> usize {
     cost.tokens()
 }
 
+/// Inputs larger than this are estimated from evenly spaced samples.
+pub const BULK_BYTES: usize = 16 << 20;
+
+/// [`estimate`] for a whole captured output. Above [`BULK_BYTES`] it prices
+/// 32 evenly spaced 128 KiB windows and scales by size: a digest's
+/// decisions (does it fit? is it smaller?) need the magnitude of a 100 MB
+/// log, not its last token, and a full pass would cost a quarter second.
+/// Deterministic: the windows depend only on the length.
+pub fn estimate_bulk(bytes: &[u8]) -> usize {
+    const WINDOWS: usize = 32;
+    const WINDOW: usize = 128 << 10;
+    if bytes.len() <= BULK_BYTES {
+        return estimate(bytes);
+    }
+    let stride = bytes.len() / WINDOWS;
+    let (mut tokens, mut sampled) = (0u128, 0u128);
+    for k in 0..WINDOWS {
+        let start = k * stride;
+        let window = &bytes[start..(start + WINDOW).min(bytes.len())];
+        tokens += estimate(window) as u128;
+        sampled += window.len() as u128;
+    }
+    (tokens * bytes.len() as u128 / sampled.max(1)) as usize
+}
+
 /// The exact o200k_base token count of `bytes` (invalid UTF-8 counted as
 /// U+FFFD). Slow to start: see the module documentation. Should tiktoken-rs
 /// ever fail, this falls back to [`estimate`]; callers that must know use
@@ -53,6 +78,29 @@ mod tests {
         ("non-ascii", 8084),
         ("table", 14601),
     ];
+
+    #[test]
+    fn bulk_estimates_track_the_full_pass() {
+        let mut log = Vec::new();
+        let mut i = 0u64;
+        while log.len() < BULK_BYTES + (3 << 20) {
+            log.extend_from_slice(
+                format!(
+                    "2026-11-29T12:00:00Z INFO worker {}: batch {i} done in {} ms\n",
+                    i % 16,
+                    i % 997
+                )
+                .as_bytes(),
+            );
+            i += 1;
+        }
+        let (full, bulk) = (estimate(&log) as f64, estimate_bulk(&log) as f64);
+        assert!(
+            (bulk - full).abs() / full < 0.02,
+            "bulk {bulk} vs full {full}"
+        );
+        assert_eq!(estimate_bulk(b"small"), estimate(b"small"));
+    }
 
     /// The promise docs/tokens.md makes for any one input of some size.
     const LOW: f64 = -0.10;
