@@ -3,7 +3,7 @@
 //! hold secrets a command printed.
 
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::PathBuf;
 
 /// The data directory, without creating it.
@@ -37,4 +37,25 @@ pub fn ensure_data_dir() -> io::Result<PathBuf> {
         let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
     }
     Ok(dir)
+}
+
+/// Creates `path` as an empty 0600 file if it is missing, or tightens an
+/// existing file to 0600: the store and the ledger hold command output and
+/// command lines, which can carry secrets.
+pub fn create_private_file(path: &std::path::Path) -> io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            if meta.permissions().mode() & 0o077 != 0 {
+                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+            }
+            Ok(())
+        }
+        Err(_) => std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)
+            .map(drop),
+    }
 }

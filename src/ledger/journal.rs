@@ -89,7 +89,9 @@ impl RunEntry {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Entry {
-    Run(RunEntry),
+    // Boxed: a run entry is much larger than an expand, and entries are
+    // built one at a time, so the indirection costs nothing.
+    Run(Box<RunEntry>),
     Expand {
         at_ms: i64,
         key_hex: String,

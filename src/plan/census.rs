@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 
 use crate::artifact::Artifact;
-use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Severity};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome};
 use crate::normalize;
 use crate::render::count;
 use crate::tokens;
@@ -25,12 +25,14 @@ use super::{
     lines,
 };
 
+mod flood;
+mod secondary;
+mod tally;
+
 /// Tokens reserved for the notes around the census (coverage, next, counts).
 const NOTES_TOKENS: usize = 60;
 /// Tokens a single detail line may have to be printed inline.
 const LONGEST_DETAIL_LINE: usize = 300;
-/// How many classes or files a counting note names before "… N more".
-const TOP: usize = 8;
 
 /// A census identity with every occurrence of it (the same diagnostic from
 /// 40 translation units is one entry, ×40).
@@ -286,164 +288,6 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The census exceeds the ceiling: group by class with exact counts.
-    fn flood(&mut self, census: &[usize], ceiling: usize) {
-        self.rung = Rung::Flood;
-        let unit = unit(self.graph);
-        self.blocks.push(Block::Note(format!(
-            "census grouped: {} {unit} exceed the {}-token ceiling",
-            count(census.len()),
-            count(ceiling)
-        )));
-        // Tests group by file and failure class; diagnostics by code.
-        let by_file = unit == "failures";
-        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-        for &i in census {
-            let item = self.item(i);
-            let class = item
-                .class
-                .clone()
-                .unwrap_or_else(|| "(unclassified)".to_string());
-            let key = match (&item.location, by_file) {
-                (Some(l), true) => format!("{} {class}", l.file),
-                (None, true) => class,
-                (_, false) => item
-                    .class
-                    .clone()
-                    .or_else(|| item.location.as_ref().map(|l| l.file.clone()))
-                    .unwrap_or(class),
-            };
-            match groups.iter_mut().find(|g| g.0 == key) {
-                Some(g) => g.1.push(i),
-                None => groups.push((key, vec![i])),
-            }
-        }
-        groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1[0].cmp(&b.1[0])));
-        let width = groups
-            .iter()
-            .map(|g| g.0.chars().count())
-            .max()
-            .unwrap_or(0)
-            .min(40);
-        let mut shown = 0usize;
-        let mut examples = 0usize;
-        for (key, members) in &groups {
-            let ids: Vec<&str> = members
-                .iter()
-                .take(2)
-                .map(|&i| self.item(i).identity.as_str())
-                .collect();
-            let more = if members.len() > 2 { ", …" } else { "" };
-            let line = format!(
-                "  {key:<width$} ×{}  {}{more}",
-                count(members.len()),
-                ids.join(", ")
-            );
-            let cost = tokens::estimate(line.as_bytes()) + 2;
-            if self.spent + cost > ceiling {
-                break;
-            }
-            self.spent += cost;
-            self.blocks.push(Block::Note(line));
-            shown += 1;
-            examples += ids.len();
-        }
-        if shown < groups.len() {
-            let rest: usize = groups[shown..].iter().map(|g| g.1.len()).sum();
-            self.blocks.push(Block::Note(format!(
-                "  … {} more groups holding {} {unit}",
-                count(groups.len() - shown),
-                count(rest)
-            )));
-        }
-        self.top_files(census, "top files");
-        let listed = census.len() - examples;
-        self.omit(
-            Omitted::Items(format!("{unit} counted above but not named")),
-            listed,
-            Address::Items(None),
-        );
-        // The first failure's detail, when it fits: the likeliest shared cause.
-        let first = census[0];
-        let with_detail = census.iter().filter(|&&i| self.detail_usable(i)).count();
-        if self.detail_usable(first) && self.spent + self.detail_cost(first) <= ceiling {
-            self.spent += self.detail_cost(first);
-            self.blocks.push(Block::Detail(first));
-            if with_detail > 1 {
-                let what = format!("more {unit} with detail");
-                self.omit(Omitted::Items(what), with_detail - 1, Address::Details);
-            }
-        } else if with_detail > 0 {
-            let what = format!("{unit} with detail");
-            self.omit(Omitted::Items(what), with_detail, Address::Details);
-        }
-    }
-
-    /// `[ctx] <label>: a ×390, b ×288, … N more files`.
-    fn top_files(&mut self, items: &[usize], label: &str) {
-        let files = tally(
-            items
-                .iter()
-                .filter_map(|&i| self.item(i).location.as_ref().map(|l| l.file.as_str())),
-        );
-        if files.len() > 1 {
-            self.blocks.push(Block::Note(format!(
-                "{label}: {}",
-                top_list(&files, "files")
-            )));
-        }
-    }
-
-    /// Warnings and other non-census findings: counted by class and file,
-    /// named while the budget allows, declared when it does not.
-    fn secondary(&mut self) {
-        let items: Vec<usize> = (0..self.graph.items.len())
-            .filter(|&i| {
-                let it = self.item(i);
-                !it.is_census() && matches!(it.kind, ItemKind::Diagnostic | ItemKind::Warning)
-            })
-            .collect();
-        if items.is_empty() {
-            return;
-        }
-        let noun = match self.item(items[0]).severity {
-            Severity::Warning => "warnings",
-            _ => "findings",
-        };
-        let classes = tally(items.iter().filter_map(|&i| self.item(i).class.as_deref()));
-        if !classes.is_empty() {
-            self.blocks.push(Block::Note(format!(
-                "{noun} by code: {}",
-                top_list(&classes, "codes")
-            )));
-        }
-        self.top_files(&items, &format!("{noun} by file"));
-        let mut named = 0;
-        for &i in &items {
-            let cost = self.line_cost(i);
-            if self.spent + cost + MARKER_TOKENS > self.budget.target {
-                break;
-            }
-            self.spent += cost;
-            self.blocks.push(Block::Item {
-                index: i,
-                detail: false,
-            });
-            named += 1;
-        }
-        if named < items.len() {
-            let filter = match noun {
-                "warnings" => Some("--severity warning".to_string()),
-                _ => None,
-            };
-            self.omit(
-                Omitted::Items(format!("{noun} not named")),
-                items.len() - named,
-                Address::Items(filter),
-            );
-        }
-    }
-
     /// Says what the extractor did not understand; silent when complete.
     fn coverage(&mut self, receipt: &CoverageReceipt, census: usize) {
         let mut parts = Vec::new();
@@ -503,29 +347,4 @@ impl<'a> Planner<'a> {
             why: why.to_string(),
         }
     }
-}
-
-/// Counts in order of first appearance, then sorted by count (stable).
-fn tally<'s>(values: impl Iterator<Item = &'s str>) -> Vec<(&'s str, usize)> {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for v in values {
-        match counts.iter_mut().find(|c| c.0 == v) {
-            Some(c) => c.1 += 1,
-            None => counts.push((v, 1)),
-        }
-    }
-    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
-    counts
-}
-
-fn top_list(counts: &[(&str, usize)], noun: &str) -> String {
-    let mut parts: Vec<String> = counts
-        .iter()
-        .take(TOP)
-        .map(|(v, n)| format!("{v} ×{}", count(*n)))
-        .collect();
-    if counts.len() > TOP {
-        parts.push(format!("… {} more {noun}", count(counts.len() - TOP)));
-    }
-    parts.join(", ")
 }

@@ -40,7 +40,10 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Lo
 use crate::normalize;
 
 use super::Profile;
-use super::testrun::{self, Facts};
+use super::testrun;
+
+mod graph;
+mod panic;
 
 pub struct CargoTest;
 
@@ -288,7 +291,7 @@ impl Profile for CargoTest {
             }
         }
         close_block(&mut s, &mut in_block, artifact.line_count() + 1);
-        finish(s, artifact, unmatched)
+        graph::finish(s, artifact, unmatched)
     }
 }
 
@@ -376,151 +379,4 @@ fn location(file: &str, line: &str, col: Option<&str>) -> Location {
         line: line.parse().ok(),
         column: col.and_then(|c| c.parse().ok()),
     }
-}
-
-/// Panic facts from a failure's block: location, class, message, detail.
-fn read_block(artifact: &Artifact, item: &mut EvidenceItem, block: Span) {
-    let mut detail = Vec::new();
-    let mut message_lines = 0;
-    let mut in_message = false;
-    let mut backtrace_frame = None;
-    for n in block.first..=block.last {
-        let raw = normalize::line(artifact.line(n));
-        let t = raw.trim();
-        if let Some(c) = PANICKED.captures(t) {
-            detail.push(n);
-            item.location = Some(location(&c[1], &c[2], Some(&c[3])));
-            if t.contains("did not panic") {
-                item.class = Some("should_panic".into());
-                item.summary = Some(t.trim_start_matches("note: ").to_string());
-            } else {
-                in_message = true;
-            }
-            continue;
-        }
-        if in_message {
-            if t.is_empty() || t.starts_with("note: run with") || t == "stack backtrace:" {
-                in_message = false;
-            } else if message_lines < 6 {
-                detail.push(n);
-                message_lines += 1;
-                if item.summary.is_none() {
-                    item.summary = Some(t.to_string());
-                    let class = if t.starts_with("assertion") {
-                        "assertion"
-                    } else {
-                        "panic"
-                    };
-                    item.class.get_or_insert_with(|| class.into());
-                }
-                if t.starts_with("note: panic did not contain") {
-                    item.class = Some("should_panic".into());
-                }
-            }
-            continue;
-        }
-        if let Some(c) = FRAME_AT.captures(t) {
-            let library = c[2].starts_with('/') || c[2].contains(".cargo/registry");
-            if backtrace_frame.is_none() && !library {
-                backtrace_frame = Some((n, location(&c[2], &c[3], Some(&c[4]))));
-            }
-        }
-    }
-    if let Some((n, loc)) = backtrace_frame {
-        let in_library = item
-            .location
-            .as_ref()
-            .is_none_or(|l| l.file.starts_with('/'));
-        if in_library {
-            item.location = Some(loc);
-        }
-        detail.extend([n - 1, n]);
-    }
-    item.detail = testrun::spans(&detail, 10);
-}
-
-fn finish(s: Scan, artifact: &Artifact, unmatched: usize) -> (EvidenceGraph, CoverageReceipt) {
-    let Scan {
-        mut graph,
-        failures,
-        runs,
-        counts,
-        announced,
-        nextest,
-        summary_seen,
-        ..
-    } = s;
-    let build_failures = graph.items.len();
-    let mut items = Vec::new();
-    for f in &failures {
-        let target = runs.get(f.run).and_then(|r| r.target.as_deref());
-        let identity = match (nextest, target) {
-            (false, Some(t)) => format!("{t} {}", f.name),
-            _ => f.name.clone(),
-        };
-        let mut item = EvidenceItem::new(ItemKind::FailingTest, Severity::Error, identity);
-        item.headline = f.headline.map(Span::line);
-        item.block = f.block;
-        item.fields.insert("test".into(), f.name.clone());
-        if let Some(t) = target.filter(|_| !nextest) {
-            item.fields.insert("target".into(), t.to_string());
-        }
-        match f.status.as_str() {
-            "TIMEOUT" => item.class = Some("timeout".into()),
-            s if s.starts_with("SIG") || s == "ABORT" => item.class = Some("signal".into()),
-            _ => {}
-        }
-        if let Some(block) = f.block {
-            read_block(artifact, &mut item, block);
-        }
-        if item.location.is_none() {
-            // No panic line (output not captured, or cut): the target's
-            // source is the best address the output gives.
-            let file = item.fields.get("target").cloned().unwrap_or_default();
-            item.location = Some(Location {
-                file,
-                line: None,
-                column: None,
-            });
-        }
-        item.class.get_or_insert_with(|| "failed".into());
-        items.push(item);
-    }
-    let blocks = items.iter().filter(|i| i.block.is_some()).count() + build_failures;
-    graph.items.extend(items);
-
-    let runs_closed = !runs.is_empty() && runs.iter().all(|r| r.closed);
-    let summary_seen =
-        summary_seen || runs_closed || (build_failures > 0 && runs.iter().all(|r| r.closed));
-    graph.counts = ordered_counts(counts);
-    if build_failures > 0 {
-        graph
-            .counts
-            .push(("targets not built".into(), build_failures as u64));
-    }
-    let facts = Facts {
-        failures: graph.items.len(),
-        summary_seen,
-        interrupted: false,
-        not_run: build_failures > 0 && failures.is_empty(),
-    };
-    graph.outcome = testrun::outcome(artifact.exit, facts);
-    let announced = (summary_seen || announced > 0).then_some(announced);
-    let receipt = testrun::receipt(
-        artifact,
-        graph.items.len(),
-        announced,
-        blocks,
-        unmatched,
-        summary_seen,
-    );
-    (graph, receipt)
-}
-
-/// Failed first, then the rest as the tool orders them; zero-valued
-/// bookkeeping counts (`0 measured`) dropped.
-fn ordered_counts(counts: Vec<(String, u64)>) -> Vec<(String, u64)> {
-    let (mut failed, rest): (Vec<_>, Vec<_>) = counts.into_iter().partition(|(w, _)| w == "failed");
-    failed.extend(rest.into_iter().filter(|(w, n)| *n > 0 || w == "passed"));
-    failed
 }

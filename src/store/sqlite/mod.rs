@@ -24,7 +24,6 @@ mod ops;
 mod schema;
 
 pub use schema::SCHEMA_VERSION;
-use schema::create_private;
 
 /// How long an operation may wait for another process's lock in total.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -138,7 +137,9 @@ impl SqliteStore {
 
     /// Opens (creating if missing) the store at `path`.
     pub fn open(path: &Path, options: Options) -> Result<Self, StoreError> {
-        create_private(path)?;
+        crate::home::create_private_file(path).map_err(|e| {
+            StoreError::Unavailable(format!("cannot write {}: {e}", path.display()))
+        })?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| describe(e, path))?;
         let store = SqliteStore {

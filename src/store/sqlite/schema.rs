@@ -1,10 +1,6 @@
 //! Opening a store: the file, the per-connection settings, and the schema
 //! (created or checked against `PRAGMA user_version`).
 
-use std::fs::OpenOptions;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::Path;
-
 use rusqlite::config::DbConfig;
 use rusqlite::{Transaction, TransactionBehavior};
 
@@ -108,30 +104,5 @@ impl SqliteStore {
             tx.commit()?;
             Ok(())
         })
-    }
-}
-
-/// Creates the database file 0600 before SQLite does (SQLite would use
-/// the umask, and its WAL files copy the database file's mode); tightens
-/// an existing file's mode.
-pub(super) fn create_private(path: &Path) -> Result<(), StoreError> {
-    let unavailable = |e: std::io::Error| {
-        StoreError::Unavailable(format!("cannot write {}: {e}", path.display()))
-    };
-    match std::fs::metadata(path) {
-        Ok(meta) => {
-            if meta.permissions().mode() & 0o077 != 0 {
-                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
-            }
-            Ok(())
-        }
-        Err(_) => OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(path)
-            .map(drop)
-            .map_err(unavailable),
     }
 }

@@ -1,0 +1,59 @@
+//! Warnings and other findings outside the census, planned after it with
+//! what budget is left.
+
+use super::Planner;
+use super::tally::{tally, top_list};
+use crate::evidence::{ItemKind, Severity};
+use crate::plan::{Address, Block, MARKER_TOKENS, Omitted};
+
+impl Planner<'_> {
+    /// Warnings and other non-census findings: counted by class and file,
+    /// named while the budget allows, declared when it does not.
+    pub(super) fn secondary(&mut self) {
+        let items: Vec<usize> = (0..self.graph.items.len())
+            .filter(|&i| {
+                let it = self.item(i);
+                !it.is_census() && matches!(it.kind, ItemKind::Diagnostic | ItemKind::Warning)
+            })
+            .collect();
+        if items.is_empty() {
+            return;
+        }
+        let noun = match self.item(items[0]).severity {
+            Severity::Warning => "warnings",
+            _ => "findings",
+        };
+        let classes = tally(items.iter().filter_map(|&i| self.item(i).class.as_deref()));
+        if !classes.is_empty() {
+            self.blocks.push(Block::Note(format!(
+                "{noun} by code: {}",
+                top_list(&classes, "codes")
+            )));
+        }
+        self.top_files(&items, &format!("{noun} by file"));
+        let mut named = 0;
+        for &i in &items {
+            let cost = self.line_cost(i);
+            if self.spent + cost + MARKER_TOKENS > self.budget.target {
+                break;
+            }
+            self.spent += cost;
+            self.blocks.push(Block::Item {
+                index: i,
+                detail: false,
+            });
+            named += 1;
+        }
+        if named < items.len() {
+            let filter = match noun {
+                "warnings" => Some("--severity warning".to_string()),
+                _ => None,
+            };
+            self.omit(
+                Omitted::Items(format!("{noun} not named")),
+                items.len() - named,
+                Address::Items(filter),
+            );
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! What a failing test's `---- t stdout ----` block says: where it
+//! panicked, with what message and class, and which lines show it.
+
+use super::{FRAME_AT, PANICKED, location};
+use crate::artifact::{Artifact, Span};
+use crate::evidence::EvidenceItem;
+use crate::normalize;
+use crate::profiles::testrun;
+
+/// Panic facts from a failure's block: location, class, message, detail.
+pub(super) fn read_block(artifact: &Artifact, item: &mut EvidenceItem, block: Span) {
+    let mut detail = Vec::new();
+    let mut message_lines = 0;
+    let mut in_message = false;
+    let mut backtrace_frame = None;
+    for n in block.first..=block.last {
+        let raw = normalize::line(artifact.line(n));
+        let t = raw.trim();
+        if let Some(c) = PANICKED.captures(t) {
+            detail.push(n);
+            item.location = Some(location(&c[1], &c[2], Some(&c[3])));
+            if t.contains("did not panic") {
+                item.class = Some("should_panic".into());
+                item.summary = Some(t.trim_start_matches("note: ").to_string());
+            } else {
+                in_message = true;
+            }
+            continue;
+        }
+        if in_message {
+            if t.is_empty() || t.starts_with("note: run with") || t == "stack backtrace:" {
+                in_message = false;
+            } else if message_lines < 6 {
+                detail.push(n);
+                message_lines += 1;
+                if item.summary.is_none() {
+                    item.summary = Some(t.to_string());
+                    let class = if t.starts_with("assertion") {
+                        "assertion"
+                    } else {
+                        "panic"
+                    };
+                    item.class.get_or_insert_with(|| class.into());
+                }
+                if t.starts_with("note: panic did not contain") {
+                    item.class = Some("should_panic".into());
+                }
+            }
+            continue;
+        }
+        if let Some(c) = FRAME_AT.captures(t) {
+            let library = c[2].starts_with('/') || c[2].contains(".cargo/registry");
+            if backtrace_frame.is_none() && !library {
+                backtrace_frame = Some((n, location(&c[2], &c[3], Some(&c[4]))));
+            }
+        }
+    }
+    if let Some((n, loc)) = backtrace_frame {
+        let in_library = item
+            .location
+            .as_ref()
+            .is_none_or(|l| l.file.starts_with('/'));
+        if in_library {
+            item.location = Some(loc);
+        }
+        detail.extend([n - 1, n]);
+    }
+    item.detail = testrun::spans(&detail, 10);
+}
