@@ -5,6 +5,7 @@ use super::Planner;
 use super::tally::{tally, top_list};
 use crate::evidence::{ItemKind, Severity};
 use crate::plan::{Address, Block, MARKER_TOKENS, Omitted};
+use crate::render::count;
 
 impl Planner<'_> {
     /// Warnings and other non-census findings: counted by class and file,
@@ -31,18 +32,26 @@ impl Planner<'_> {
             )));
         }
         self.top_files(&items, &format!("{noun} by file"));
+        // Identical findings (one header's warning from 40 translation
+        // units) are named once with their count.
         let mut named = 0;
-        for &i in &items {
-            let cost = self.line_cost(i);
+        for entry in super::dedupe(self.graph, &items) {
+            let cost = self.line_cost(entry.first) + if entry.times > 1 { 12 } else { 0 };
             if self.spent + cost + MARKER_TOKENS > self.budget.target {
                 break;
             }
             self.spent += cost;
             self.blocks.push(Block::Item {
-                index: i,
+                index: entry.first,
                 detail: false,
             });
-            named += 1;
+            if entry.times > 1 {
+                self.blocks.push(Block::Note(format!(
+                    "the line above ×{} (identical occurrences)",
+                    count(entry.times)
+                )));
+            }
+            named += entry.times;
         }
         if named < items.len() {
             let filter = match noun {
