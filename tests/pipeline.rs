@@ -137,8 +137,12 @@ proptest! {
         let (output, delivery) = digest_of(&artifact, budget);
         match output {
             Output::Raw => {
-                // Raw only when it fits, or when a digest would not be smaller.
-                let fits = delivery.trace.as_ref().is_some_and(|t| !t.plan.omits());
+                // Raw only when it fits (small output is not even planned),
+                // or when a digest would not be smaller.
+                let small = delivery.trace.is_none()
+                    && delivery.rejection.is_none()
+                    && delivery.raw_tokens <= ctx::contract::SMALL_OUTPUT_TOKENS;
+                let fits = small || delivery.trace.as_ref().is_some_and(|t| !t.plan.omits());
                 prop_assert!(fits || delivery.rejection == Some(ctx::guard::Rejection::NotSmaller),
                     "raw for {:?}", delivery.rejection);
             }

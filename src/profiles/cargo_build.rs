@@ -98,9 +98,17 @@ impl Profile for CargoBuild {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        SNIFF
-            .is_match(head)
-            .then(|| "rustc diagnostic header with `-->` location, or cargo JSON".to_string())
+        // Every alternative of SNIFF needs one of these words.
+        (super::mentions_any(
+            head,
+            &[
+                r#"{"reason":""#,
+                r#"{"$message_type":"diagnostic""#,
+                "--> ",
+                "error: could not compile `",
+            ],
+        ) && SNIFF.is_match(head))
+        .then(|| "rustc diagnostic header with `-->` location, or cargo JSON".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

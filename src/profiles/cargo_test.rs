@@ -135,7 +135,9 @@ impl Profile for CargoTest {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        let libtest = head.lines().any(|l| RUN_START.is_match(l))
+        // `running N tests` needs the word before RUN_START is compiled.
+        let libtest = super::mentions_any(head, &["running "])
+            && head.lines().any(|l| RUN_START.is_match(l))
             && head
                 .lines()
                 .any(|l| TEST_LINE.is_match(l) || RESULT.is_match(l) || QUIET_FAIL.is_match(l));

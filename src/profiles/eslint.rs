@@ -78,9 +78,19 @@ impl Profile for Eslint {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        SNIFF
-            .is_match(head)
-            .then(|| "an eslint stylish/compact/unix/json finding".to_string())
+        // Every alternative of SNIFF needs one of these words.
+        (super::mentions_any(
+            head,
+            &[
+                "error",
+                "warning",
+                ", col ",
+                "Error/",
+                "Warning/",
+                r#"[{"filePath":""#,
+            ],
+        ) && SNIFF.is_match(head))
+        .then(|| "an eslint stylish/compact/unix/json finding".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

@@ -125,9 +125,19 @@ impl Profile for Gcc {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        SNIFF
-            .is_match(head)
-            .then(|| "a C-family diagnostic, include chain or linker failure".to_string())
+        // Every alternative of SNIFF needs one of these words.
+        (super::mentions_any(
+            head,
+            &[
+                "error: ",
+                "warning: ",
+                "function ‘",
+                "In file included from ",
+                "undefined reference to `",
+                r#"[{"kind": ""#,
+            ],
+        ) && SNIFF.is_match(head))
+        .then(|| "a C-family diagnostic, include chain or linker failure".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

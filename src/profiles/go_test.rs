@@ -110,7 +110,9 @@ impl Profile for GoTest {
             .lines()
             .any(|l| l.starts_with("{\"Time\":") && l.contains("\"Package\":"));
         let text = head.lines().any(|l| l.starts_with("=== RUN   Test"))
-            || head.lines().any(|l| RESULT.is_match(l))
+            // RESULT needs `--- ` before it is compiled.
+            || super::mentions_any(head, &["--- "])
+                && head.lines().any(|l| RESULT.is_match(l))
                 && head.lines().any(|l| PACKAGE.is_match(l));
         (json || text).then(|| "go test `=== RUN` / `--- FAIL:` / test2json lines".to_string())
     }

@@ -66,11 +66,13 @@ impl Profile for Jest {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        let file = head.lines().any(|l| {
-            FILE_HEAD.captures(l).is_some_and(|c| {
-                c[2].contains(".test.") || c[2].contains(".spec.") || c[2].contains("__tests__")
-            })
-        });
+        // FILE_HEAD needs `FAIL ` or `PASS ` before it is compiled.
+        let file = super::mentions_any(head, &["FAIL ", "PASS "])
+            && head.lines().any(|l| {
+                FILE_HEAD.captures(l).is_some_and(|c| {
+                    c[2].contains(".test.") || c[2].contains(".spec.") || c[2].contains("__tests__")
+                })
+            });
         (file
             && head
                 .lines()

@@ -75,6 +75,16 @@ pub trait Profile: Sync {
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt);
 }
 
+/// Whether the sniffed head contains any of `needles`: the literal words a
+/// profile's sniffing pattern cannot match without. `by_content` asks this
+/// first, so output that mentions none of them (most output) is turned away
+/// without compiling, let alone running, the pattern.
+pub(crate) fn mentions_any(head: &str, needles: &[&str]) -> bool {
+    needles
+        .iter()
+        .any(|n| memchr::memmem::find(head.as_bytes(), n.as_bytes()).is_some())
+}
+
 /// Every profile, in the order classification tries them; text/v1 last.
 pub fn registry() -> &'static [&'static dyn Profile] {
     &[

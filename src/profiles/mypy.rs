@@ -80,9 +80,17 @@ impl Profile for Mypy {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        SNIFF
-            .is_match(head)
-            .then(|| "a mypy `file:line: error: … [code]` line".to_string())
+        // Every alternative of SNIFF needs one of these words.
+        (super::mentions_any(
+            head,
+            &[
+                " error: ",
+                " note: ",
+                "Success: no issues found in ",
+                " source file",
+            ],
+        ) && SNIFF.is_match(head))
+        .then(|| "a mypy `file:line: error: … [code]` line".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

@@ -69,9 +69,17 @@ impl Profile for Pyright {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        SNIFF
-            .is_match(head)
-            .then(|| "a pyright diagnostic or totals line".to_string())
+        // Every alternative of SNIFF needs one of these words.
+        (super::mentions_any(
+            head,
+            &[
+                " - error: ",
+                " - warning: ",
+                " information",
+                r#""generalDiagnostics": ["#,
+            ],
+        ) && SNIFF.is_match(head))
+        .then(|| "a pyright diagnostic or totals line".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

@@ -119,13 +119,14 @@ impl Profile for Pytest {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        head.lines()
-            .any(|l| {
+        // The banner's words first: most output never compiles SECTION here.
+        (super::mentions_any(head, &["test session starts"])
+            && head.lines().any(|l| {
                 SECTION
                     .captures(l)
                     .is_some_and(|c| &c[1] == "test session starts")
-            })
-            .then(|| "pytest session banner".to_string())
+            }))
+        .then(|| "pytest session banner".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

@@ -89,9 +89,12 @@ impl Profile for Ruff {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        SNIFF
-            .is_match(head)
-            .then(|| "a ruff finding or summary".to_string())
+        // Every alternative of SNIFF needs one of these words.
+        (super::mentions_any(
+            head,
+            &["--> ", ".py", "All checks passed!", r#""noqa_row": "#],
+        ) && SNIFF.is_match(head))
+        .then(|| "a ruff finding or summary".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

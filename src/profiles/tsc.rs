@@ -78,8 +78,8 @@ impl Profile for Tsc {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        SNIFF
-            .is_match(head)
+        // Every alternative of SNIFF needs this word.
+        (super::mentions_any(head, &["error TS"]) && SNIFF.is_match(head))
             .then(|| "a tsc `error TSnnnn:` line".to_string())
     }
 

@@ -64,8 +64,8 @@ impl Profile for Vitest {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        head.lines()
-            .any(|l| BANNER.is_match(l))
+        // BANNER needs ` RUN  v` before it is compiled.
+        (super::mentions_any(head, &[" RUN  v"]) && head.lines().any(|l| BANNER.is_match(l)))
             .then(|| "vitest ` RUN  vX.Y` banner".to_string())
     }
 

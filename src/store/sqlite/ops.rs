@@ -27,6 +27,7 @@ impl Store for SqliteStore {
             Ok(c.prepare_cached(REFRESH)?.execute(params![now, hex])? > 0)
         })?;
         if seen {
+            self.bound_wal(0);
             return Ok(key);
         }
 
@@ -100,9 +101,7 @@ impl Store for SqliteStore {
             tx.commit()?;
             Ok(())
         })?;
-        if stored > super::BIG_WRITE {
-            self.truncate_wal();
-        }
+        self.bound_wal(stored);
         Ok(key)
     }
 

@@ -67,10 +67,11 @@ impl SqliteStore {
             // Every ctx process is usually the only connection, so by
             // default each would checkpoint (fsync) and delete the WAL on
             // close, then recreate it (two more fsyncs) next time: several
-            // ms per digest. Instead the WAL persists and is checkpointed
-            // every `WAL_PAGES` pages by whichever writer crosses that,
-            // which also bounds what the next opener must scan to rebuild
-            // the WAL index.
+            // ms per digest. Instead the WAL persists. Autocheckpointing
+            // alone does not bound it (a lone opener rebuilds the WAL index
+            // and forgets which frames were already copied back, so the WAL
+            // never restarts); each put truncates it past a threshold
+            // instead — see `WAL_TRUNCATE_PAGES` in sqlite/mod.rs.
             c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
             // NORMAL in WAL mode loses at most the last commits on power
             // loss, never consistency; FULL would fsync on every digest.
