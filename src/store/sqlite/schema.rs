@@ -71,7 +71,7 @@ impl SqliteStore {
             // alone does not bound it (a lone opener rebuilds the WAL index
             // and forgets which frames were already copied back, so the WAL
             // never restarts); each put truncates it past a threshold
-            // instead — see `WAL_TRUNCATE_PAGES` in sqlite/mod.rs.
+            // instead — see `WAL_TRUNCATE_BYTES` in sqlite/mod.rs.
             c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
             // NORMAL in WAL mode loses at most the last commits on power
             // loss, never consistency; FULL would fsync on every digest.
