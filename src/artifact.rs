@@ -201,6 +201,13 @@ impl Artifact {
             .and_then(|i| self.line_starts.get(i).copied())
     }
 
+    /// The line (1-based) that holds byte `offset`.
+    pub fn line_at(&self, offset: usize) -> usize {
+        self.line_starts
+            .partition_point(|&start| start <= offset)
+            .max(1)
+    }
+
     /// The stream line `n` started on.
     pub fn stream_of_line(&self, n: usize) -> Stream {
         let Some(offset) = self.line_start(n) else {
@@ -259,6 +266,9 @@ mod tests {
         assert_eq!(a.line(4), b"");
         let b = art("x\n\n");
         assert_eq!(b.line(2), b"");
+        let c = art("ab\ncd\n\nef");
+        let at: Vec<usize> = (0..c.bytes().len()).map(|o| c.line_at(o)).collect();
+        assert_eq!(at, vec![1, 1, 1, 2, 2, 2, 3, 4, 4]);
     }
 
     #[test]

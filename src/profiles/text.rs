@@ -46,6 +46,46 @@ static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static patterns compile")
 });
 
+/// The same alternatives over the whole buffer, to find candidate lines in
+/// one scan: a 100 MB log has a million lines, and asking each one costs
+/// several times the scan. `(?m)` keeps `^E` at line starts.
+static DECISIVE_IN_BUFFER: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+    regex::bytes::Regex::new(&format!("(?m){}", DECISIVE.as_str()))
+        .expect("static patterns compile")
+});
+
+/// Lines that may be decisive, in order: every line the buffer scan
+/// matches, and every line whose visible text differs from its bytes
+/// (escapes, carriage returns, other controls), where normalization could
+/// join a word the bytes split. Each is then checked as a line, so the
+/// result is exactly that of checking every line.
+fn candidates(artifact: &Artifact) -> Vec<usize> {
+    let bytes = artifact.bytes();
+    if std::str::from_utf8(bytes).is_err() {
+        return (1..=artifact.line_count()).collect();
+    }
+    let mut lines: Vec<usize> = DECISIVE_IN_BUFFER
+        .find_iter(bytes)
+        .map(|m| artifact.line_at(m.start()))
+        .collect();
+    for (chunk_at, chunk) in bytes.chunks(64).enumerate() {
+        if !chunk
+            .iter()
+            .any(|&b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f)
+        {
+            continue;
+        }
+        for (i, &b) in chunk.iter().enumerate() {
+            if (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f {
+                lines.push(artifact.line_at(chunk_at * 64 + i));
+            }
+        }
+    }
+    lines.sort_unstable();
+    lines.dedup();
+    lines
+}
+
 impl Profile for Text {
     fn version(&self) -> &'static str {
         "text/v1"
@@ -60,7 +100,7 @@ impl Profile for Text {
             Exit::Unknown => Outcome::Unknown,
         };
         graph.counts.push(("lines".to_string(), total as u64));
-        for n in 1..=total {
+        for n in candidates(artifact) {
             let raw = artifact.line(n);
             // Overlong lines (minified bundles, base64) are never decisive prose.
             if raw.len() > 4096 {
@@ -103,5 +143,25 @@ mod tests {
         assert_eq!(lines, vec![2, 4, 5]);
         assert_eq!(g.outcome, Outcome::Failed);
         assert_eq!(r.lines_total, 5);
+    }
+
+    /// The buffer scan finds exactly the lines a line-by-line check finds,
+    /// including words only normalization joins.
+    #[test]
+    fn candidates_miss_nothing() {
+        let text = b"ok\nerr\x1b[0mor: split by colour\nfine\nE   assert\nwE x\nfa\rFATAL again\nxerror\nE\nnot found\n";
+        let a = Artifact::from_stdout(text.to_vec(), Exit::Code(1), vec![]);
+        let (g, _) = Text.extract(&a);
+        let found: Vec<usize> = g
+            .items
+            .iter()
+            .filter_map(|i| i.headline)
+            .map(|s| s.first)
+            .collect();
+        let every: Vec<usize> = (1..=a.line_count())
+            .filter(|&n| DECISIVE.is_match(&normalize::line(a.line(n))))
+            .collect();
+        assert_eq!(found, every);
+        assert_eq!(found, vec![2, 4, 6, 9]);
     }
 }
