@@ -92,7 +92,7 @@ pub fn run(
     Ok(delivery)
 }
 
-/// classify → extract → plan → archive → render → guard.
+/// classify → extract → plan (with the archive beside it) → render → guard.
 pub fn digest(
     artifact: &Artifact,
     archive: &dyn Archive,
@@ -129,10 +129,27 @@ pub fn digest(
     };
     let budget = Budget::from_contract(&contract, options.budget);
 
-    let staged = guard::isolate(profile.version(), || {
-        let (graph, receipt) = profile.extract(artifact);
-        let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
-        (graph, receipt, plan)
+    // The plan omits exactly when the output exceeds the target (see
+    // `plan::resolve`), so the archive write — the largest cost of a big
+    // digest — runs beside extraction and planning on the other core. Both
+    // finish before a digest byte is rendered.
+    let omits = raw_tokens > budget.target;
+    let (staged, archived) = std::thread::scope(|scope| {
+        let planning = scope.spawn(|| {
+            guard::isolate(profile.version(), || {
+                let (graph, receipt) = profile.extract(artifact);
+                let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
+                (graph, receipt, plan)
+            })
+        });
+        let archived = omits.then(|| archive.put(artifact));
+        let staged = planning.join().unwrap_or_else(|_| {
+            Err(Rejection::Panicked(
+                profile.version(),
+                "planning thread".into(),
+            ))
+        });
+        (staged, archived)
     });
     let (graph, receipt, plan) = match staged {
         Ok(staged) => staged,
@@ -141,19 +158,18 @@ pub fn digest(
             return Ok(delivery);
         }
     };
-    let omits = plan.omits();
+    debug_assert_eq!(omits, plan.omits());
     delivery.trace = Some(Trace {
         graph,
         receipt,
         plan,
         budget,
     });
-    if !omits {
+    let Some(archived) = archived else {
         return Ok(delivery);
-    }
+    };
     let trace = delivery.trace.as_ref().expect("set above");
-
-    let key = match archive.put(artifact) {
+    let key = match archived {
         Ok(key) => key,
         Err(e) => {
             delivery.rejection = Some(Rejection::NotArchived(e.to_string()));
