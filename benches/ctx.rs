@@ -131,8 +131,11 @@ fn pipe_group(home: &Path, dir: &Path) {
         let file = || std::fs::File::open(&log).expect("open log");
         cat.push(time_once(Command::new("cat").stdin(file())));
         let start = Instant::now();
+        // A fresh store each time: a record already archived is not
+        // written again, which would flatter every run after the first.
+        let fresh = home.join(format!("pipe-{}", cat.len()));
         let out = Command::new(CTX)
-            .env("CTX_HOME", home)
+            .env("CTX_HOME", &fresh)
             .arg("pipe")
             .stdin(file())
             .stdout(Stdio::null())
