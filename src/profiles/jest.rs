@@ -34,7 +34,7 @@ use crate::normalize;
 
 use super::Profile;
 use super::jestlike;
-use super::testrun::{self, Facts};
+use super::testrun;
 
 pub struct Jest;
 
@@ -120,7 +120,7 @@ impl Profile for Jest {
                 }
                 continue;
             }
-            close(&mut graph, &mut open);
+            jestlike::close(&mut graph, &mut open);
             if let Some(c) = FILE_HEAD.captures(text) {
                 (file, file_line) = (c[2].to_string(), n);
             } else if let Some(c) = TITLE.captures(text) {
@@ -181,40 +181,8 @@ impl Profile for Jest {
                 unmatched += 1;
             }
         }
-        close(&mut graph, &mut open);
-        let mut announced = jestlike::announced(tests_failed, suites_failed, &graph.items);
-        if let Some(j) = json {
-            // The JSON report is read only when the human report is absent.
-            if graph.items.is_empty() && !summary_seen {
-                graph.items = j.items;
-                graph.counts = j.counts;
-                announced = j.announced;
-                summary_seen = true;
-            }
-        }
-        let facts = Facts {
-            failures: graph.items.len(),
-            summary_seen,
-            ..Facts::default()
-        };
-        graph.outcome = testrun::outcome(artifact.exit, facts);
-        let blocks = graph.items.iter().filter(|i| !i.detail.is_empty()).count();
-        let receipt = testrun::receipt(
-            artifact,
-            graph.items.len(),
-            summary_seen.then_some(announced),
-            blocks,
-            unmatched,
-            summary_seen,
-        );
-        (graph, receipt)
-    }
-}
-
-fn close(graph: &mut EvidenceGraph, open: &mut Option<(usize, Vec<usize>)>) {
-    if let Some((i, lines)) = open.take()
-        && let Some(item) = graph.items.get_mut(i)
-    {
-        item.detail = jestlike::detail(&lines);
+        jestlike::close(&mut graph, &mut open);
+        let announced = jestlike::announced(tests_failed, suites_failed, &graph.items);
+        jestlike::finish(artifact, graph, json, announced, summary_seen, unmatched)
     }
 }

@@ -9,7 +9,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::artifact::Span;
-use crate::evidence::{EvidenceItem, ItemKind, Location, Severity};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
 
 use super::testrun;
 
@@ -220,4 +220,49 @@ pub fn counts(body: &str, separator: &str) -> Vec<(String, u64)> {
 /// source line and the frame, at most ten.
 pub fn detail(lines: &[usize]) -> Vec<Span> {
     testrun::spans(lines, 10)
+}
+
+/// Closes the open failure section: its collected lines become the
+/// item's detail.
+pub fn close(graph: &mut EvidenceGraph, open: &mut Option<(usize, Vec<usize>)>) {
+    if let Some((i, lines)) = open.take()
+        && let Some(item) = graph.items.get_mut(i)
+    {
+        item.detail = detail(&lines);
+    }
+}
+
+/// The end of a jest or vitest extraction. The `--json` report stands in
+/// for the human one only when that is absent (the JSON reporter alone is
+/// the whole record); then the outcome and the receipt, alike for both.
+pub fn finish(
+    artifact: &crate::artifact::Artifact,
+    mut graph: EvidenceGraph,
+    json: Option<JsonFacts>,
+    mut announced: u64,
+    mut summary_seen: bool,
+    unmatched: usize,
+) -> (EvidenceGraph, CoverageReceipt) {
+    if let Some(j) = json.filter(|_| graph.items.is_empty() && !summary_seen) {
+        graph.items = j.items;
+        graph.counts = j.counts;
+        announced = j.announced;
+        summary_seen = true;
+    }
+    let facts = super::testrun::Facts {
+        failures: graph.items.len(),
+        summary_seen,
+        ..super::testrun::Facts::default()
+    };
+    graph.outcome = super::testrun::outcome(artifact.exit, facts);
+    let blocks = graph.items.iter().filter(|i| !i.detail.is_empty()).count();
+    let receipt = super::testrun::receipt(
+        artifact,
+        graph.items.len(),
+        summary_seen.then_some(announced),
+        blocks,
+        unmatched,
+        summary_seen,
+    );
+    (graph, receipt)
 }

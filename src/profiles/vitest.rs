@@ -34,7 +34,7 @@ use crate::normalize;
 
 use super::Profile;
 use super::jestlike;
-use super::testrun::{self, Facts};
+use super::testrun;
 
 pub struct Vitest;
 
@@ -81,15 +81,15 @@ impl Profile for Vitest {
             let raw = normalize::line(artifact.line(n));
             let text = raw.trim_end();
             if let Some(c) = SECTION.captures(text) {
-                close(&mut graph, &mut open);
+                jestlike::close(&mut graph, &mut open);
                 suites = &c[1] == "Failed Suites";
                 continue;
             }
             if RULE.is_match(text) || TESTS.is_match(text) || FILES.is_match(text) {
-                close(&mut graph, &mut open);
+                jestlike::close(&mut graph, &mut open);
             }
             if let Some(c) = FAIL.captures(text) {
-                close(&mut graph, &mut open);
+                jestlike::close(&mut graph, &mut open);
                 let (kind, id) = if suites {
                     (ItemKind::SuiteNotRun, c[1].to_string())
                 } else {
@@ -148,39 +148,9 @@ impl Profile for Vitest {
                 json = Some(facts);
             }
         }
-        close(&mut graph, &mut open);
-        let mut announced = jestlike::announced(tests_failed, files_failed, &graph.items);
-        if let Some(j) = json.filter(|_| graph.items.is_empty() && !summary_seen) {
-            // The JSON reporter alone: its report is the whole record.
-            graph.items = j.items;
-            graph.counts = j.counts;
-            announced = j.announced;
-            summary_seen = true;
-        }
-        let facts = Facts {
-            failures: graph.items.len(),
-            summary_seen,
-            ..Facts::default()
-        };
-        graph.outcome = testrun::outcome(artifact.exit, facts);
-        let blocks = graph.items.iter().filter(|i| !i.detail.is_empty()).count();
-        // The tree and the failure sections are all vitest's own: nothing unmatched to report.
-        let receipt = testrun::receipt(
-            artifact,
-            graph.items.len(),
-            summary_seen.then_some(announced),
-            blocks,
-            0,
-            summary_seen,
-        );
-        (graph, receipt)
-    }
-}
-
-fn close(graph: &mut EvidenceGraph, open: &mut Option<(usize, Vec<usize>)>) {
-    if let Some((i, lines)) = open.take()
-        && let Some(item) = graph.items.get_mut(i)
-    {
-        item.detail = jestlike::detail(&lines);
+        jestlike::close(&mut graph, &mut open);
+        let announced = jestlike::announced(tests_failed, files_failed, &graph.items);
+        // The tree and the failure sections are all vitest's own: nothing unmatched.
+        jestlike::finish(artifact, graph, json, announced, summary_seen, 0)
     }
 }
