@@ -88,6 +88,35 @@ impl Span {
 }
 
 /// Everything ingest knows about a run. Read-only after capture.
+/// Where an artifact's bytes live: in memory, or (a very large `ctx pipe`
+/// input) in a private temporary file mapped read-only, so the process's
+/// own memory stays bounded whatever the input's size.
+enum Bytes {
+    Owned(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Mapped(m) => m,
+        }
+    }
+}
+
+impl Clone for Bytes {
+    fn clone(&self) -> Self {
+        Bytes::Owned(self.as_slice().to_vec())
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes", self.as_slice().len())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Artifact {
     pub argv: Vec<String>,
@@ -100,7 +129,7 @@ pub struct Artifact {
     /// The producer's output was cut before ctx saw it (a size cap upstream,
     /// a CI log's "truncated" notice). Profiles must not claim completeness.
     pub truncated: bool,
-    bytes: Vec<u8>,
+    bytes: Bytes,
     segments: Vec<Segment>,
     line_starts: Vec<usize>,
 }
@@ -122,10 +151,43 @@ impl Artifact {
             family: None,
             exit,
             truncated: false,
-            bytes,
+            bytes: Bytes::Owned(bytes),
             segments,
             line_starts,
         }
+    }
+
+    /// One stream's bytes held in `file` (a spilled `ctx pipe` input),
+    /// mapped read-only instead of read into memory.
+    pub fn from_stdout_file(
+        file: &std::fs::File,
+        exit: Exit,
+        argv: Vec<String>,
+    ) -> std::io::Result<Self> {
+        // SAFETY: the file is ctx's own unlinked temporary file: no other
+        // process can reach it to change it while the map is alive.
+        let map = unsafe { memmap2::Mmap::map(file)? };
+        let len = map.len() as u64;
+        let segments = if len == 0 {
+            Vec::new()
+        } else {
+            vec![Segment {
+                stream: Stream::Stdout,
+                len,
+            }]
+        };
+        let line_starts = index_lines(&map);
+        Ok(Artifact {
+            argv,
+            cwd: None,
+            label: None,
+            family: None,
+            exit,
+            truncated: false,
+            bytes: Bytes::Mapped(map),
+            segments,
+            line_starts,
+        })
     }
 
     /// One stream's bytes as the whole input (pipe and digest modes).
@@ -143,7 +205,7 @@ impl Artifact {
 
     /// The interleaved bytes, exactly as captured.
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        self.bytes.as_slice()
     }
 
     pub fn segments(&self) -> &[Segment] {
@@ -165,7 +227,7 @@ impl Artifact {
         let mut out = Vec::new();
         for (s, range) in self.segment_ranges() {
             if s == stream {
-                out.extend_from_slice(&self.bytes[range]);
+                out.extend_from_slice(&self.bytes()[range]);
             }
         }
         out
@@ -184,15 +246,15 @@ impl Artifact {
         let end = match self.line_starts.get(n) {
             Some(&next) => next - 1,
             None => {
-                let len = self.bytes.len();
-                if len > start && self.bytes[len - 1] == b'\n' {
+                let len = self.bytes().len();
+                if len > start && self.bytes()[len - 1] == b'\n' {
                     len - 1
                 } else {
                     len
                 }
             }
         };
-        &self.bytes[start..end]
+        &self.bytes()[start..end]
     }
 
     /// The byte offset where line `n` (1-based) starts.

@@ -324,3 +324,55 @@ fn every_marker_command_returns_its_lines() {
     }
     assert!(checked >= 3, "too few markers in:\n{digest}");
 }
+
+/// An input past the spill size goes through a mapped temporary file: the
+/// digest names the record, and the record holds every byte.
+#[test]
+fn a_large_pipe_is_spilled_and_archived_whole() {
+    use std::io::Write;
+    let home = tempfile::tempdir().unwrap();
+    let mut input = Vec::with_capacity(ctx::cli::pipe::SPILL_BYTES + (8 << 20));
+    let mut i = 0u64;
+    while input.len() < ctx::cli::pipe::SPILL_BYTES + (8 << 20) {
+        if i % 50_000 == 7 {
+            writeln!(input, "error: shard {i} lost its lease").unwrap();
+        }
+        writeln!(input, "shard {} processed {i} rows", i % 64).unwrap();
+        i += 1;
+    }
+    let ctx_cmd = |args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ctx"));
+        c.args(args).env("CTX_HOME", home.path());
+        c
+    };
+    let mut child = ctx_cmd(&["pipe"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = input.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&feed).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success());
+    let digest = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        digest.contains("\nerror: shard 7 lost its lease\n"),
+        "{digest}"
+    );
+    let key = digest
+        .lines()
+        .last()
+        .unwrap()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let back = ctx_cmd(&["expand", &key, "--all"]).output().unwrap();
+    assert!(back.status.success());
+    assert!(
+        back.stdout == input,
+        "the archived record differs from the input"
+    );
+}

@@ -1,6 +1,6 @@
 //! `CMD | ctx pipe`: digest standard input.
 
-use std::io::Read;
+use std::io::{Read, Write};
 
 use anyhow::Context;
 
@@ -24,16 +24,41 @@ pub struct Args {
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     check_family(args.family.as_deref())?;
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut bytes)
-        .context("reading standard input")?;
-    let mut artifact = Artifact::from_stdout(bytes, Exit::Unknown, Vec::new());
+    let mut artifact = read_stdin().context("reading standard input")?;
     artifact.label = args.label;
     artifact.family = args.family;
     deliver(&artifact, args.budget)?;
     Ok(0)
+}
+
+/// Inputs up to this size are read into memory; a larger one is spilled to
+/// an unlinked temporary file and mapped, so ctx's own memory stays bounded
+/// (a read buffer and the line index) however much is piped in.
+pub const SPILL_BYTES: usize = 64 << 20;
+
+/// Standard input to EOF, with no size cap.
+fn read_stdin() -> std::io::Result<Artifact> {
+    let mut stdin = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut block = vec![0u8; 1 << 20];
+    loop {
+        let n = match stdin.read(&mut block) {
+            Ok(0) => return Ok(Artifact::from_stdout(bytes, Exit::Unknown, Vec::new())),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        bytes.extend_from_slice(&block[..n]);
+        if bytes.len() > SPILL_BYTES {
+            break;
+        }
+    }
+    let mut file = tempfile::tempfile()?;
+    file.write_all(&bytes)?;
+    drop(bytes);
+    std::io::copy(&mut stdin, &mut file)?;
+    file.flush()?;
+    Artifact::from_stdout_file(&file, Exit::Unknown, Vec::new())
 }
 
 /// Runs the pipeline on an ingested artifact with the default archive and
