@@ -133,6 +133,44 @@ impl Found {
 }
 
 /// `./src/a.ts` and `src/a.ts` name the same file.
+/// A pretty-printed JSON document (ruff's and pyright's JSON formats) read
+/// from line `open` through the first line that is `close` alone, with the
+/// lines where its objects open (a line equal to `object_open`), so items
+/// can point at their own object's lines. None when the document never
+/// closes or does not parse.
+pub struct JsonBlock {
+    pub value: serde_json::Value,
+    pub object_starts: Vec<usize>,
+    pub close: usize,
+}
+
+pub fn json_block(
+    artifact: &Artifact,
+    open: usize,
+    object_open: &str,
+    close: &str,
+) -> Option<JsonBlock> {
+    let mut text = String::new();
+    let mut object_starts = Vec::new();
+    for n in open..=artifact.line_count() {
+        let line = normalize::line(artifact.line(n));
+        if line == object_open {
+            object_starts.push(n);
+        }
+        text.push_str(&line);
+        text.push('\n');
+        if line.trim_end() == close {
+            let value = serde_json::from_str(&text).ok()?;
+            return Some(JsonBlock {
+                value,
+                object_starts,
+                close: n,
+            });
+        }
+    }
+    None
+}
+
 pub fn clean_path(path: &str) -> String {
     path.trim().trim_start_matches("./").to_string()
 }
@@ -412,6 +450,16 @@ pub fn command_words(argv: &[String]) -> Vec<&str> {
         }
         words.drain(..skip);
     }
+}
+
+/// "`<name>` (`what`)" when the command's first word (wrappers stripped)
+/// is one of `commands`: the command table of the single-binary tools.
+pub fn named_command(commands: &[&str], argv: &[String], what: &str) -> Option<String> {
+    let words = command_words(argv);
+    let first = *words.first()?;
+    commands
+        .contains(&first)
+        .then(|| format!("{first} ({what})"))
 }
 
 pub fn basename(word: &str) -> &str {

@@ -72,11 +72,7 @@ impl Profile for Mypy {
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
-        let words = command_words(argv);
-        let first = *words.first()?;
-        self.commands()
-            .contains(&first)
-            .then(|| format!("{first} (type checker)"))
+        super::diagnostic::named_command(self.commands(), argv, "type checker")
     }
 
     fn by_content(&self, head: &str) -> Option<String> {

@@ -61,11 +61,7 @@ impl Profile for Pyright {
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
-        let words = command_words(argv);
-        let first = *words.first()?;
-        self.commands()
-            .contains(&first)
-            .then(|| format!("{first} (type checker)"))
+        super::diagnostic::named_command(self.commands(), argv, "type checker")
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
@@ -155,23 +151,8 @@ fn flush(ex: &mut Extraction<'_>, current: &mut Option<Found>) {
 /// `--outputjson`: one pretty-printed object from a `{` line to a `}` line;
 /// each diagnostic object opens with a line `        {`.
 fn json_object(artifact: &Artifact, open: usize, ex: &mut Extraction<'_>) -> Option<usize> {
-    let mut text = String::new();
-    let mut starts = Vec::new();
-    let mut close = None;
-    for n in open..=artifact.line_count() {
-        let line = normalize::line(artifact.line(n));
-        if line == "        {" {
-            starts.push(n);
-        }
-        text.push_str(&line);
-        text.push('\n');
-        if line.trim_end() == "}" {
-            close = Some(n);
-            break;
-        }
-    }
-    let close = close?;
-    let value: Value = serde_json::from_str(&text).ok()?;
+    let block = super::diagnostic::json_block(artifact, open, "        {", "}")?;
+    let (value, starts, close) = (block.value, block.object_starts, block.close);
     let diags = value.get("generalDiagnostics")?.as_array()?;
     let summary_at = starts.last().map_or(open, |_| close);
     for (i, d) in diags.iter().enumerate() {

@@ -194,23 +194,8 @@ fn found(c: &regex::Captures<'_>, at: usize, n: usize) -> Found {
 /// `]` line. Each object opens with a line `  {`; the items point at the
 /// object's own lines. Returns the `]` line, or `None` when it does not parse.
 fn json_array(artifact: &Artifact, open: usize, ex: &mut Extraction<'_>) -> Option<usize> {
-    let mut text = String::new();
-    let mut starts = Vec::new();
-    let mut close = None;
-    for n in open..=artifact.line_count() {
-        let line = normalize::line(artifact.line(n));
-        if line == "  {" {
-            starts.push(n);
-        }
-        text.push_str(&line);
-        text.push('\n');
-        if line.trim_end() == "]" {
-            close = Some(n);
-            break;
-        }
-    }
-    let close = close?;
-    let value: Value = serde_json::from_str(&text).ok()?;
+    let block = super::diagnostic::json_block(artifact, open, "  {", "]")?;
+    let (value, starts, close) = (block.value, block.object_starts, block.close);
     let items = value.as_array()?;
     if items.len() != starts.len() {
         return None;

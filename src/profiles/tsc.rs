@@ -70,11 +70,7 @@ impl Profile for Tsc {
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
-        let words = command_words(argv);
-        let first = *words.first()?;
-        self.commands()
-            .contains(&first)
-            .then(|| format!("{first} (TypeScript compiler)"))
+        super::diagnostic::named_command(self.commands(), argv, "TypeScript compiler")
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
