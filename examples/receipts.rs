@@ -11,19 +11,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use ctx::archive::Archive;
-use ctx::artifact::Artifact;
+use ctx::archive::Known;
 use ctx::pipeline::{self, Options, Output};
-use ctx::store::{ArchiveKey, StoreError};
+use ctx::store::ArchiveKey;
 use ctx::{tokens, zoom};
-
-struct FixedKey;
-
-impl Archive for FixedKey {
-    fn put(&self, _artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
-        Ok(ArchiveKey([0x5c; 32]))
-    }
-}
 
 const TEST_RUNNERS: &[&str] = &["pytest", "cargo-test", "go-test", "jest", "vitest", "junit"];
 const DIAGNOSTICS: &[&str] = &[
@@ -90,7 +81,12 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
 
 fn receipt(case: &Path) -> Option<Row> {
     let artifact = ctx::fixture::load(case).ok()?;
-    let d = pipeline::digest(&artifact, &FixedKey, &Options::default()).ok()?;
+    let d = pipeline::digest(
+        &artifact,
+        &Known(ArchiveKey([0x5c; 32])),
+        &Options::default(),
+    )
+    .ok()?;
     let digest_bytes = match &d.output {
         Output::Digest(b) => b.clone(),
         Output::Raw => artifact.bytes().to_vec(),

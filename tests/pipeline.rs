@@ -1,31 +1,24 @@
 //! The pipeline's invariants on the library, without the store: markers
 //! (5), never worse (3), determinism (6), fail-open (8), truthful lines (9).
 
-use ctx::archive::{Archive, Disabled};
+use ctx::archive::{Disabled, Known};
 use ctx::artifact::{Artifact, Exit};
 use ctx::normalize;
 use ctx::pipeline::{self, Options, Output};
-use ctx::store::{ArchiveKey, StoreError};
+use ctx::store::ArchiveKey;
 use ctx::tokens;
 use proptest::prelude::*;
 use regex::Regex;
 
 /// Archives nothing, answers with a fixed key: the tests check addresses
 /// against the artifact's own line rule, which the store shares.
-struct FixedKey;
-
 const KEY: ArchiveKey = ArchiveKey([0xab; 32]);
-
-impl Archive for FixedKey {
-    fn put(&self, _artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
-        Ok(KEY)
-    }
-}
+const FIXED: Known = Known(KEY);
 
 fn digest_of(artifact: &Artifact, budget: usize) -> (Output, pipeline::Delivery) {
     let d = pipeline::digest(
         artifact,
-        &FixedKey,
+        &FIXED,
         &Options {
             budget: Some(budget),
         },
@@ -237,7 +230,7 @@ fn panics_are_isolated() {
 fn guard_rejects_untruthful_lines() {
     use ctx::render::{Origin, Rendered, RenderedLine};
     let a = big_log();
-    let d = pipeline::digest(&a, &FixedKey, &Options { budget: Some(800) }).unwrap();
+    let d = pipeline::digest(&a, &FIXED, &Options { budget: Some(800) }).unwrap();
     let plan = &d.trace.as_ref().unwrap().plan;
     let mut rendered = ctx::render::render(&a, &d.trace.as_ref().unwrap().graph, plan, Some(&KEY));
     assert!(ctx::guard::accept(&a, plan, &rendered, Some(&KEY), d.raw_tokens).is_ok());

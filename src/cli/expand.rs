@@ -11,7 +11,7 @@ use regex::bytes::Regex;
 use crate::artifact::Stream;
 use crate::render::count;
 use crate::store::zoom::{Zoom, parse_range};
-use crate::store::{self, Reader, RecordMeta, Store, StoreError, key};
+use crate::store::{self, ArchiveKey, Reader, RecordMeta, SqliteStore, Store, StoreError, key};
 use crate::{ledger, tokens};
 
 const EXIT_NOT_FOUND: i32 = 1;
@@ -82,28 +82,9 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Ok(g) => g,
         Err(e) => return usage(&format!("--grep: {e}")),
     };
-    let Some(store) = store::open_existing()? else {
-        eprintln!("ctx: no record {prefix} (unknown or evicted)");
-        return Ok(EXIT_NOT_FOUND);
-    };
-    let key = match store.resolve(&prefix) {
-        Ok(k) => k,
-        Err(StoreError::NotFound(_)) => {
-            eprintln!("ctx: no record {prefix} (unknown or evicted)");
-            return Ok(EXIT_NOT_FOUND);
-        }
-        Err(StoreError::Ambiguous { prefix, candidates }) => {
-            eprintln!(
-                "ctx: {prefix} is ambiguous; it starts {} records:",
-                candidates.len()
-            );
-            for c in &candidates {
-                eprintln!("  {}  {}  {}", c.key.short(), when(c.used_ms), c.command);
-            }
-            eprintln!("ctx: give more digits of the hash");
-            return Ok(EXIT_USAGE);
-        }
-        Err(e) => return Err(e.into()),
+    let (store, key) = match open_record(&prefix)? {
+        Ok(found) => found,
+        Err(code) => return Ok(code),
     };
     let meta = match store.meta(&key) {
         Ok(m) => m,
@@ -231,6 +212,36 @@ fn census_zoom(
     let mut out = stdout.lock();
     finish(out.write_all(&bytes).and_then(|()| out.flush()).err())?;
     Ok(Some(tokens::estimate(&bytes)))
+}
+
+/// The store and the record a hash prefix names, or the exit status after
+/// saying why not: unknown or evicted (1), ambiguous, with the candidates
+/// listed (2). Shared by every verb that takes a record's hash.
+pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(SqliteStore, ArchiveKey), i32>> {
+    let not_found = || {
+        eprintln!("ctx: no record {prefix} (unknown or evicted)");
+        Ok(Err(EXIT_NOT_FOUND))
+    };
+    let Some(store) = store::open_existing()? else {
+        return not_found();
+    };
+    let key = match store.resolve(prefix) {
+        Ok(k) => k,
+        Err(StoreError::NotFound(_)) => return not_found(),
+        Err(StoreError::Ambiguous { prefix, candidates }) => {
+            eprintln!(
+                "ctx: {prefix} is ambiguous; it starts {} records:",
+                candidates.len()
+            );
+            for c in &candidates {
+                eprintln!("  {}  {}  {}", c.key.short(), when(c.used_ms), c.command);
+            }
+            eprintln!("ctx: give more digits of the hash");
+            return Ok(Err(EXIT_USAGE));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(Ok((store, key)))
 }
 
 fn usage(why: &str) -> anyhow::Result<i32> {

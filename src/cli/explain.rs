@@ -3,11 +3,10 @@
 //! (rung, budget, every omission with its address). The record is re-read
 //! through the same pipeline; nothing is archived or recorded again.
 
-use crate::archive::Archive;
-use crate::artifact::Artifact;
+use crate::archive::Known;
 use crate::pipeline::{self, Options, Output};
 use crate::render::count;
-use crate::store::{self, ArchiveKey, Store, StoreError, key};
+use crate::store::{Store, key};
 
 /// Arguments of `ctx explain`.
 #[derive(clap::Args, Debug)]
@@ -23,36 +22,19 @@ pub struct Args {
     pub format: String,
 }
 
-/// The record is already archived: the pipeline gets its key back.
-struct Archived(ArchiveKey);
-
-impl Archive for Archived {
-    fn put(&self, _artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
-        Ok(self.0)
-    }
-}
-
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     let prefix = match key::parse_prefix(&args.hash) {
         Ok(p) => p,
         Err(why) => anyhow::bail!("{why}"),
     };
-    let not_found = || {
-        eprintln!("ctx: no record {prefix} (unknown or evicted)");
-        Ok(1)
-    };
-    let Some(store) = store::open_existing()? else {
-        return not_found();
-    };
-    let key = match store.resolve(&prefix) {
-        Ok(k) => k,
-        Err(StoreError::NotFound(_)) => return not_found(),
-        Err(e) => return Err(e.into()),
+    let (store, key) = match super::expand::open_record(&prefix)? {
+        Ok(found) => found,
+        Err(code) => return Ok(code),
     };
     let artifact = store.load(&key)?;
     let d = pipeline::digest(
         &artifact,
-        &Archived(key),
+        &Known(key),
         &Options {
             budget: args.budget,
         },
