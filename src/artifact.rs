@@ -284,9 +284,13 @@ impl Artifact {
     }
 
     /// What to call this run in headers and the ledger.
+    /// The label, else argv, else `output` (piped input with neither).
     pub fn display_command(&self) -> String {
         if let Some(label) = &self.label {
             return label.clone();
+        }
+        if self.argv.is_empty() {
+            return "output".to_string();
         }
         self.argv.join(" ")
     }

@@ -177,12 +177,7 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: 
     if graph.tool.is_empty() {
         let mut parts = vec![format!("{} lines", count(artifact.line_count()))];
         parts.extend(exit);
-        let command = artifact.display_command();
-        let name = if command.is_empty() {
-            "output".to_string()
-        } else {
-            clip(&command, 80)
-        };
+        let name = clip(&artifact.display_command(), 80);
         out.push(
             Origin::Ctx,
             format!("{CTX_PREFIX} {name}: {}", parts.join(" · ")),
