@@ -330,8 +330,8 @@ fn gcc() {
     // truth.json counts linker `undefined reference`, `collect2`/`clang:
     // error: linker command failed` and make `*** … Error N` lines as
     // errors; so does the profile (BuildFailure items, severity error), so
-    // the counts compare one to one. gcc-json does not sniff: its first
-    // The JSON array sniffs by its opening record, cut at the KiB.
+    // the counts compare one to one. gcc-json sniffs by its JSON array's
+    // opening record, cut at the KiB classification reads.
     check_family(
         "gcc",
         "gcc/v1",
