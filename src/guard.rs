@@ -59,22 +59,45 @@ pub fn accept(
         return Err(Rejection::NotArchived("no archive key".into()));
     }
     check_markers(artifact, plan)?;
-    for (i, line) in rendered.lines.iter().enumerate() {
-        let truthful = !line.text.contains('\n')
-            && match line.origin {
-                Origin::Raw(n) => n >= 1 && line.text == normalize::line(artifact.line(n)),
-                Origin::Ctx => line.text.starts_with(CTX_PREFIX),
-                Origin::Header => !line.text.starts_with(CTX_PREFIX),
-            };
-        if !truthful {
-            return Err(Rejection::Untruthful(i + 1));
-        }
+    if let Some(i) = first_untruthful_line(artifact, rendered) {
+        return Err(Rejection::Untruthful(i));
     }
     let bytes = rendered.to_bytes();
     if tokens::estimate(&bytes) >= raw_tokens {
         return Err(Rejection::NotSmaller);
     }
     Ok(bytes)
+}
+
+/// Invariant 9: the 1-based number of the first line that is neither the
+/// raw line it claims to be (after normalization), nor a `[ctx]` line, nor
+/// the header — which may only be the first line, once, in the documented
+/// form (docs/invariants.md): `<tool>: <OUTCOME>[ · <counts>][ · <exit>]`.
+fn first_untruthful_line(artifact: &Artifact, rendered: &Rendered) -> Option<usize> {
+    rendered.lines.iter().enumerate().find_map(|(i, line)| {
+        let truthful = !line.text.contains('\n')
+            && match line.origin {
+                Origin::Raw(n) => n >= 1 && line.text == normalize::line(artifact.line(n)),
+                Origin::Ctx => line.text.starts_with(CTX_PREFIX),
+                Origin::Header => i == 0 && is_header_form(&line.text),
+            };
+        (!truthful).then_some(i + 1)
+    })
+}
+
+/// The one line ctx writes without its prefix. Its outcome is one of the
+/// closed vocabulary of `Outcome::word`, so no tool line (`error: …`,
+/// `FAILED …`) can pass for it; counts are `N word…`; the exit part is
+/// `Exit::describe`'s.
+pub fn is_header_form(text: &str) -> bool {
+    static FORM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let count = r"\d{1,3}(?:,\d{3})* [a-z][a-z ()-]*";
+        regex::Regex::new(&format!(
+            r"^[^\s\[:·][^:·]*: (?:PASSED|FAILED|ERROR|OK|INTERRUPTED|UNKNOWN)(?: · {count}(?:, {count})*)?(?: · (?:exit \d+|killed by signal \d+))?$"
+        ))
+        .expect("a valid pattern")
+    });
+    FORM.is_match(text)
 }
 
 /// Every omission has exactly one marker; raw spans and omitted line

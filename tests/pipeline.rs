@@ -35,13 +35,17 @@ fn check_accounting(artifact: &Artifact, digest: &[u8]) -> Result<(), String> {
         r"^\[ctx\] … (?:([\d,]+) lines? omitted|previous line repeated ([\d,]+) more times?): ctx expand abababababab --lines (\d+)-(\d+)$",
     )
     .unwrap();
-    let footer = format!(
-        "[ctx] full output ({} lines): ctx expand abababababab",
+    let footer = Regex::new(&format!(
+        r"^\[ctx\] full output \({} lines\): (?:ctx expand abababababab|first [\d,]+ lines: ctx expand abababababab; everything: ctx expand abababababab --all)$",
         ctx::render::count(artifact.line_count())
-    );
+    ))
+    .unwrap();
     let text = String::from_utf8(digest.to_vec()).map_err(|e| e.to_string())?;
     let lines: Vec<&str> = text.lines().collect();
-    if lines.len() < 2 || !lines[0].starts_with("[ctx] ") || lines[lines.len() - 1] != footer {
+    if lines.len() < 2
+        || !lines[0].starts_with("[ctx] ")
+        || !footer.is_match(lines[lines.len() - 1])
+    {
         return Err(format!(
             "frame wrong: {:?} … {:?}",
             lines.first(),
@@ -185,6 +189,47 @@ fn decisive_middle_and_tail_survive_with_exit_status() {
     assert!(text.contains("\nerror: item 2500 could not be processed: disk quota exceeded\n"));
     assert!(text.contains("\ndone: 4999 ok, 1 failed\n"));
     check_accounting(&a, &bytes).unwrap();
+}
+
+fn footer_of(artifact: &Artifact) -> String {
+    let (out, _) = digest_of(artifact, 256);
+    let Output::Digest(bytes) = out else {
+        panic!("expected a digest")
+    };
+    let text = String::from_utf8(bytes).unwrap();
+    text.lines().last().unwrap().to_string()
+}
+
+/// The footer says what `ctx expand H` prints (a capped view: 300 lines,
+/// 64 KiB) and how to get everything, on one line.
+#[test]
+fn footer_says_what_expand_returns() {
+    let many: String = (0..1000)
+        .map(|i| format!("line {i} of a long log\n"))
+        .collect();
+    let a = Artifact::from_stdout(many.into_bytes(), Exit::Code(1), vec!["batch".into()]);
+    assert_eq!(
+        footer_of(&a),
+        "[ctx] full output (1,000 lines): first 300 lines: ctx expand abababababab; \
+         everything: ctx expand abababababab --all"
+    );
+    // 200 lines of 1,001 bytes: the 64 KiB cap stops the view at 65 lines.
+    let wide: String = (0..200).map(|i| format!("{i:<1000}\n")).collect();
+    let a = Artifact::from_stdout(wide.into_bytes(), Exit::Code(1), vec!["batch".into()]);
+    assert_eq!(
+        footer_of(&a),
+        "[ctx] full output (200 lines): first 65 lines: ctx expand abababababab; \
+         everything: ctx expand abababababab --all"
+    );
+    // Within both caps, `ctx expand H` is everything.
+    let short: String = (0..120)
+        .map(|i| format!("{i} {}\n", "word ".repeat(20)))
+        .collect();
+    let a = Artifact::from_stdout(short.into_bytes(), Exit::Code(1), vec!["batch".into()]);
+    assert_eq!(
+        footer_of(&a),
+        "[ctx] full output (120 lines): ctx expand abababababab"
+    );
 }
 
 #[test]
@@ -354,14 +399,14 @@ fn a_large_pipe_is_spilled_and_archived_whole() {
         digest.contains("\nerror: shard 7 lost its lease\n"),
         "{digest}"
     );
-    let key = digest
-        .lines()
-        .last()
+    let footer = digest.lines().last().unwrap();
+    let key: String = footer
+        .split("ctx expand ")
+        .nth(1)
         .unwrap()
-        .rsplit(' ')
-        .next()
-        .unwrap()
-        .to_string();
+        .chars()
+        .take_while(|c| c.is_ascii_hexdigit())
+        .collect();
     let back = ctx_cmd(&["expand", &key, "--all"]).output().unwrap();
     assert!(back.status.success());
     assert!(

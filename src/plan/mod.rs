@@ -102,7 +102,7 @@ pub enum Block {
     Note(String),
     /// `[ctx] next: ctx expand H <address>`.
     Next(Address),
-    /// `[ctx] full output (N lines): ctx expand H`.
+    /// `[ctx] full output (N lines): …` — what `ctx expand H` prints, and `--all`.
     Footer,
 }
 

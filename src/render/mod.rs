@@ -6,7 +6,7 @@ use crate::artifact::{Artifact, Span};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
 use crate::normalize;
 use crate::plan::{Block, DeliveryPlan, Omission, Omitted};
-use crate::store::ArchiveKey;
+use crate::store::{ArchiveKey, zoom};
 
 /// The prefix of every line ctx writes itself.
 pub const CTX_PREFIX: &str = "[ctx]";
@@ -101,16 +101,49 @@ pub fn render(
             }
             Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
             Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
-            Block::Footer => out.push(
-                Origin::Ctx,
-                format!(
-                    "{CTX_PREFIX} full output ({} lines): ctx expand {key}",
-                    count(artifact.line_count())
-                ),
-            ),
+            Block::Footer => out.push(Origin::Ctx, footer(artifact, &key)),
         }
     }
     out
+}
+
+/// The last line: how long the output is and what `ctx expand H` returns.
+/// Its default view is capped (`store::zoom`), so when the output is past
+/// the cap the footer says how many lines that view prints and names
+/// `--all` for everything: a reader must not take a zoom for the whole.
+fn footer(artifact: &Artifact, key: &str) -> String {
+    let total = artifact.line_count();
+    let shown = lines_in_default_view(artifact);
+    if shown >= total {
+        return format!(
+            "{CTX_PREFIX} full output ({} {}): ctx expand {key}",
+            count(total),
+            plural(total, "line", "lines")
+        );
+    }
+    format!(
+        "{CTX_PREFIX} full output ({} lines): first {} {}: ctx expand {key}; everything: ctx expand {key} --all",
+        count(total),
+        count(shown),
+        plural(shown, "line", "lines")
+    )
+}
+
+/// How many lines `ctx expand H` prints before its cap, by the rule the
+/// view itself applies to the archived bytes (each line with its `\n`).
+fn lines_in_default_view(artifact: &Artifact) -> usize {
+    let total = artifact.line_count();
+    let ends_with_newline = artifact.bytes().last() == Some(&b'\n');
+    let mut bytes = 0;
+    for n in 1..=total {
+        let newline = usize::from(n < total || ends_with_newline);
+        let len = artifact.line(n).len() + newline;
+        if !zoom::room(n - 1, bytes, len) {
+            return n - 1;
+        }
+        bytes += len;
+    }
+    total
 }
 
 fn raw_spans(out: &mut Rendered, artifact: &Artifact, spans: &[Span]) {

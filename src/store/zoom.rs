@@ -172,7 +172,10 @@ impl Zoom {
 
 /// Whether one more line of `len` bytes fits a view that has printed
 /// `shown` lines and `bytes` bytes (the first line always fits).
-fn room(shown: usize, bytes: usize, len: usize) -> bool {
+/// Whether a capped view that has printed `shown` lines (`bytes` bytes)
+/// still prints a line of `len` bytes. The renderer's footer uses the same
+/// rule to say how many lines `ctx expand H` prints.
+pub fn room(shown: usize, bytes: usize, len: usize) -> bool {
     shown == 0 || (shown < LINE_CAP && bytes + len <= BYTE_CAP)
 }
 
