@@ -292,7 +292,9 @@ impl Artifact {
         if self.argv.is_empty() {
             return "output".to_string();
         }
-        self.argv.join(" ")
+        // Quoted as a shell would need it, so `grep -rn 'fn ' src` reads
+        // back as the command that ran, not `grep -rn fn  src`.
+        shell_words::join(&self.argv)
     }
 }
 

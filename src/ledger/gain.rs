@@ -218,14 +218,37 @@ pub fn command_group(argv: &[String], label: Option<&str>) -> String {
         return "(stdin)".to_string();
     };
     let program = words[0].rsplit('/').next().unwrap_or(words[0]);
-    let sub = words[1..]
-        .iter()
-        .find(|w| !w.starts_with('-') && !w.starts_with('+'))
-        .filter(|w| is_subcommand(w));
-    match sub {
-        Some(sub) => format!("{program} {sub}"),
-        None => program.to_string(),
+    // The subcommand is the first argument (after a `+toolchain`), never a
+    // word further on: past an option, a word may be that option's value
+    // (`pytest -p no:cacheprovider`), and flags do not make a new group.
+    let mut args = words[1..].iter().skip_while(|w| w.starts_with('+'));
+    match args.next() {
+        Some(&"-m") if program.starts_with("python") => match args.next() {
+            Some(module) => format!("{program} -m {module}"),
+            None => program.to_string(),
+        },
+        Some(sub) if is_subcommand(sub) && takes_subcommands(program) => {
+            format!("{program} {sub}")
+        }
+        _ => program.to_string(),
     }
+}
+
+/// False for a program a profile serves by its name alone (`pytest`,
+/// `jest`, `eslint`): its first argument is a path or a test name, so
+/// `pytest tests` is `pytest`. Others (`cargo`, `git`, `npm`) may have one.
+fn takes_subcommands(program: &str) -> bool {
+    let commands = || {
+        crate::profiles::registry()
+            .iter()
+            .flat_map(|p| p.commands().iter().copied())
+    };
+    let alone = commands().any(|c| c == program);
+    let with_sub = commands().any(|c| {
+        c.strip_prefix(program)
+            .is_some_and(|rest| rest.starts_with(' '))
+    });
+    !alone || with_sub
 }
 
 fn is_subcommand(word: &str) -> bool {
@@ -417,7 +440,18 @@ mod tests {
         assert_eq!(g("cargo +nightly build"), "cargo build");
         assert_eq!(g("pytest -x tests/test_api.py"), "pytest");
         assert_eq!(g("/usr/bin/git status --short"), "git status");
-        assert_eq!(g("python3 -m pytest"), "python3 pytest");
+        assert_eq!(g("python3 -m pytest"), "python3 -m pytest");
+        assert_eq!(
+            g("python3 -m pytest -p no:cacheprovider"),
+            "python3 -m pytest"
+        );
+        // Options and their values are not subcommands.
+        assert_eq!(g("pytest -p no:cacheprovider"), "pytest");
+        assert_eq!(g("pytest -k test_api tests"), "pytest");
+        assert_eq!(g("pytest tests"), "pytest");
+        assert_eq!(g("jest unit"), "jest");
+        assert_eq!(g("cargo --color never test"), "cargo");
+        assert_eq!(g("cargo +nightly test --release"), "cargo test");
         assert_eq!(g("go test ./..."), "go test");
         assert_eq!(g("make"), "make");
         assert_eq!(g("ls -la /tmp"), "ls");
