@@ -48,6 +48,9 @@ impl ItemFilter {
     }
 }
 
+/// The words `--severity` accepts: every `severity_word`.
+pub const SEVERITY_WORDS: [&str; 5] = ["error", "warning", "note", "help", "info"];
+
 fn severity_word(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",

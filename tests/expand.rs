@@ -527,3 +527,34 @@ proptest! {
         prop_assert_eq!(&bytes[start as usize..end as usize], joined.as_slice());
     }
 }
+
+#[test]
+fn an_unknown_severity_is_a_usage_error_naming_the_valid_ones() {
+    let home = home();
+    let key = put(home.path(), &stdout_artifact(&numbered(10)));
+    let out = expand(home.path(), &key, &["--items", "--severity", "bogus"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    for valid in ["error", "warning", "note", "help", "info"] {
+        assert!(err.contains(valid), "{valid} not listed in {err}");
+    }
+    assert!(out.stdout.is_empty());
+}
+
+/// `ctx explain` speaks words, not Rust: no `Items("…")`, `Dense`,
+/// `Fallback`; counts agree with their nouns.
+#[test]
+fn explain_has_no_debug_formatting() {
+    let home = home();
+    let mut log = numbered(3000);
+    log.extend_from_slice(b"error: boom\n");
+    let key = put(home.path(), &stdout_artifact(&log));
+    let out = ctx(home.path(), &["explain", &key.short()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    let debug = regex::Regex::new(r#"\b[A-Z][a-z]+[A-Z(]|\b(Fallback|Forced|Command|Content|Dense|Flood|Verbatim|Lines|Repeats|Items)\b"#).unwrap();
+    assert!(!debug.is_match(&t), "debug formatting in:\n{t}");
+    assert!(t.contains("matched by fallback"), "{t}");
+    assert!(t.contains("1 item,"), "{t}");
+    assert!(t.contains("omits 2,"), "{t}");
+}

@@ -58,8 +58,13 @@ pub struct Args {
     /// With --items: only items located in this file (a path or its tail).
     #[arg(long, value_name = "FILE", requires = "items")]
     pub file: Option<String>,
-    /// With --items: only this severity (error, warning, note…).
-    #[arg(long, value_name = "SEVERITY", requires = "items")]
+    /// With --items: only this severity.
+    #[arg(
+        long,
+        value_name = "SEVERITY",
+        requires = "items",
+        value_parser = clap::builder::PossibleValuesParser::new(crate::zoom::SEVERITY_WORDS)
+    )]
     pub severity: Option<String>,
     /// The whole block of every census item, each under a `[ctx] ---` line.
     #[arg(long, conflicts_with_all = ["lines", "grep", "all"])]

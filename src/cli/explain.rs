@@ -5,7 +5,9 @@
 
 use crate::archive::Known;
 use crate::pipeline::{self, Options, Output};
-use crate::render::count;
+use crate::plan::{Omitted, Rung};
+use crate::profiles::MatchedBy;
+use crate::render::{count, counted};
 use crate::store::{Store, key};
 
 /// Arguments of `ctx explain`.
@@ -76,8 +78,10 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         count(artifact.bytes().len())
     );
     println!(
-        "profile: {} — matched by {:?}: {}",
-        d.profile, d.matched.by, d.matched.reason
+        "profile: {} — matched by {}: {}",
+        d.profile,
+        matched_by(d.matched.by),
+        d.matched.reason
     );
     let Some(t) = &d.trace else {
         let why = d
@@ -88,13 +92,15 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     };
     let r = &t.receipt;
     println!(
-        "coverage: {} items parsed{} · {} detail blocks · {} of {} lines unmatched · truncated: {} · precision: {}",
-        r.items_parsed,
-        r.items_announced
-            .map_or(String::new(), |a| format!(" of {a} announced")),
-        r.blocks_parsed,
+        "coverage: {} parsed{} · {} · {} of {} unmatched · truncated: {} · precision: {}",
+        counted(r.items_parsed as usize, "items"),
+        r.items_announced.map_or(String::new(), |a| format!(
+            " of {} announced",
+            count(a as usize)
+        )),
+        counted(r.blocks_parsed as usize, "detail blocks"),
         count(r.lines_unmatched as usize),
-        count(r.lines_total as usize),
+        counted(r.lines_total as usize, "lines"),
         if r.truncated { "yes" } else { "no" },
         match &r.precision {
             crate::evidence::Precision::Full => "full".to_string(),
@@ -105,28 +111,31 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         .graph
         .counts
         .iter()
-        .map(|(k, v)| format!("{v} {k}"))
+        .map(|(k, v)| counted(*v as usize, k))
         .collect();
     println!(
-        "facts: outcome {} · {} · {} items, {} in the census",
+        "facts: outcome {} · {} · {}, {} in the census",
         t.plan.outcome.unwrap_or(t.graph.outcome).word(),
         if counts.is_empty() {
             "no counts".to_string()
         } else {
             counts.join(", ")
         },
-        t.graph.items.len(),
-        t.graph.census().count()
+        counted(t.graph.items.len(), "items"),
+        count(t.graph.census().count())
     );
     println!(
-        "plan: {:?} — {} (target {} tokens, census ceiling {}, planned ≈{})",
-        t.plan.rung, t.plan.why, t.budget.target, t.budget.ceiling, t.plan.estimate
+        "plan: {} — {} (target {} tokens, census ceiling {}, planned ≈{})",
+        rung(t.plan.rung),
+        t.plan.why,
+        count(t.budget.target),
+        count(t.budget.ceiling),
+        count(t.plan.estimate)
     );
     for o in &t.plan.omissions {
         println!(
-            "  omits {} ({:?}): ctx expand {} {}",
-            o.count,
-            o.what,
+            "  omits {}: ctx expand {} {}",
+            omitted(o.count, &o.what),
             key.short(),
             o.address.args()
         );
@@ -141,4 +150,32 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         (Output::Raw, None) => println!("delivered: raw output (fits the budget)"),
     }
     Ok(0)
+}
+
+fn matched_by(by: MatchedBy) -> &'static str {
+    match by {
+        MatchedBy::Forced => "--as",
+        MatchedBy::Command => "command",
+        MatchedBy::Content => "content",
+        MatchedBy::Fallback => "fallback",
+    }
+}
+
+/// The ladder's names, as docs/architecture.md spells them.
+fn rung(rung: Rung) -> &'static str {
+    match rung {
+        Rung::Verbatim => "VERBATIM",
+        Rung::PassSummary => "PASS_SUMMARY",
+        Rung::FailCensus => "FAIL_CENSUS",
+        Rung::Dense => "DENSE",
+        Rung::Flood => "FLOOD",
+    }
+}
+
+fn omitted(n: usize, what: &Omitted) -> String {
+    match what {
+        Omitted::Lines => counted(n, "lines"),
+        Omitted::Repeats => counted(n, "repeated lines"),
+        Omitted::Items(what) => counted(n, what),
+    }
 }

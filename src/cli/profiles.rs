@@ -18,8 +18,10 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             Ok(c) => (
                 format!("contracts/{}.toml", c.family),
                 format!(
-                    "valid (floor {} / ceiling {} tokens)",
-                    c.rendering.evidence_floor_tokens, c.rendering.hard_ceiling_tokens
+                    "valid: target {} · floor {} · ceiling {} tokens",
+                    c.rendering.target(),
+                    c.rendering.evidence_floor_tokens,
+                    c.rendering.hard_ceiling_tokens
                 ),
             ),
             Err(e) => (
@@ -40,6 +42,18 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(0);
     }
+    let cell = |row: &serde_json::Value, key: &str| row[key].as_str().unwrap_or("").to_string();
+    let width = |f: &dyn Fn(&serde_json::Value) -> String| {
+        rows.iter().map(|r| f(r).chars().count()).max().unwrap_or(0)
+    };
+    let order = |r: &serde_json::Value| format!("{}.", r["order"]);
+    let state = |r: &serde_json::Value| format!("[{}]", cell(r, "contract_state"));
+    let (w_order, w_version, w_contract, w_state) = (
+        width(&order),
+        width(&|r| cell(r, "version")),
+        width(&|r| cell(r, "contract")),
+        width(&state),
+    );
     for row in &rows {
         let commands: Vec<&str> = row["commands"]
             .as_array()
@@ -51,11 +65,11 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             commands.join(", ")
         };
         println!(
-            "{:>2}. {:<16} {}  [{}]  {}",
-            row["order"],
-            row["version"].as_str().unwrap_or(""),
-            row["contract"].as_str().unwrap_or(""),
-            row["contract_state"].as_str().unwrap_or(""),
+            "{:>w_order$} {:<w_version$}  {:<w_contract$}  {:<w_state$}  {}",
+            order(row),
+            cell(row, "version"),
+            cell(row, "contract"),
+            state(row),
             commands
         );
     }

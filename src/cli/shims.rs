@@ -26,11 +26,13 @@ pub enum Action {
     },
     /// Remove the shims (only links to ctx) and the folder once empty.
     Uninstall {
+        /// The shim folder (default: <data dir>/shims).
         #[arg(long)]
         dir: Option<PathBuf>,
     },
     /// List the shims and the real command each one runs.
     List {
+        /// The shim folder (default: <data dir>/shims).
         #[arg(long)]
         dir: Option<PathBuf>,
     },

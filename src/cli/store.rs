@@ -18,6 +18,7 @@ pub struct Args {
 pub enum Action {
     /// Records, sizes, age range, location and retention settings.
     Stats {
+        /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
@@ -33,6 +34,7 @@ pub enum Action {
     },
     /// Delete every record (or those unused for DURATION); asks nothing.
     Purge {
+        /// Only records unused for at least this long (e.g. 7d, 12h).
         #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
         older_than: Option<Duration>,
     },
@@ -112,10 +114,7 @@ fn stats(format: Format) -> anyhow::Result<i32> {
         size(totals.file_bytes)
     );
     println!("cap           {} (CTX_STORE_MAX_BYTES)", size(r.max_bytes));
-    println!(
-        "min age       {} (CTX_STORE_MIN_AGE)",
-        humantime::format_duration(r.min_age)
-    );
+    println!("min age       {} (CTX_STORE_MIN_AGE)", duration(r.min_age));
     for w in warnings {
         println!("[ctx] {w}");
     }
@@ -152,7 +151,7 @@ fn gc(max_bytes: Option<u64>, min_age: Option<Duration>) -> anyhow::Result<i32> 
         count(report.records_left as usize),
         size(report.bytes_left),
         size(policy.max_bytes),
-        humantime::format_duration(policy.min_age)
+        duration(policy.min_age)
     );
     if report.bytes_left > policy.max_bytes {
         println!("[ctx] still over the cap: the rest are younger than the minimum age");
@@ -188,6 +187,29 @@ fn purge(older_than: Option<Duration>) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// `1 day`, `2 days 3 hours`, `30 minutes`: whole units, largest first,
+/// words a person reads (humantime's `1day` is for parsers).
+fn duration(d: Duration) -> String {
+    let mut left = d.as_secs();
+    let mut parts = Vec::new();
+    for (size, one, many) in [
+        (86_400, "day", "days"),
+        (3_600, "hour", "hours"),
+        (60, "minute", "minutes"),
+        (1, "second", "seconds"),
+    ] {
+        let n = left / size;
+        left %= size;
+        if n > 0 {
+            parts.push(format!("{n} {}", if n == 1 { one } else { many }));
+        }
+    }
+    if parts.is_empty() {
+        return "0 seconds".to_string();
+    }
+    parts.join(" ")
+}
+
 fn when(ms: i64) -> String {
     let t = std::time::UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
     humantime::format_rfc3339_seconds(t).to_string()
@@ -220,5 +242,16 @@ mod tests {
         assert_eq!(size(0), "0 B");
         assert_eq!(size(1536), "1.5 KiB");
         assert_eq!(size(2 << 30), "2.0 GiB");
+    }
+
+    #[test]
+    fn durations_read_well() {
+        let d = |s| duration(Duration::from_secs(s));
+        assert_eq!(d(24 * 3600), "1 day");
+        assert_eq!(d(30 * 60), "30 minutes");
+        assert_eq!(d(3600 + 60), "1 hour 1 minute");
+        assert_eq!(d(2 * 86400 + 3 * 3600), "2 days 3 hours");
+        assert_eq!(d(45), "45 seconds");
+        assert_eq!(d(0), "0 seconds");
     }
 }

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome};
 use crate::normalize;
-use crate::render::count;
+use crate::render::{count, counted};
 use crate::tokens;
 
 use super::{
@@ -293,29 +293,24 @@ impl<'a> Planner<'a> {
         let mut parts = Vec::new();
         if let Some(announced) = receipt.items_announced {
             parts.push(format!(
-                "{}/{} {} parsed",
+                "{}/{} parsed",
                 count(receipt.items_parsed as usize),
-                count(announced as usize),
-                unit(self.graph)
+                counted(announced as usize, unit(self.graph))
             ));
         } else if census > 0 {
             parts.push(format!(
-                "{} {} parsed",
-                count(receipt.items_parsed as usize),
-                unit(self.graph)
+                "{} parsed",
+                counted(receipt.items_parsed as usize, unit(self.graph))
             ));
         }
         if census > 0 {
             parts.push(format!(
-                "{}/{} detail blocks",
+                "{}/{}",
                 count(receipt.blocks_parsed as usize),
-                count(receipt.items_parsed as usize)
+                counted(receipt.items_parsed as usize, "detail blocks")
             ));
         }
-        parts.push(format!(
-            "{} unmatched lines",
-            count(receipt.lines_unmatched as usize)
-        ));
+        parts.push(counted(receipt.lines_unmatched as usize, "unmatched lines"));
         if receipt.truncated {
             parts.push("input truncated upstream: the census may be incomplete".into());
         }

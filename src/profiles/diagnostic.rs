@@ -387,19 +387,26 @@ impl<'a> Extraction<'a> {
         if let Some(n) = self.announced_errors
             && n != errors
         {
-            doubts.push(format!("the tool announced {n} errors, {errors} parsed"));
+            let s = if n == 1 { "" } else { "s" };
+            doubts.push(format!("the tool announced {n} error{s}, {errors} parsed"));
         }
         if let Some(n) = self.announced_warnings
             && n != warnings
         {
+            let s = if n == 1 { "" } else { "s" };
             doubts.push(format!(
-                "the tool announced {n} warnings, {warnings} parsed"
+                "the tool announced {n} warning{s}, {warnings} parsed"
             ));
         }
         if self.suspicious > 0 {
             doubts.push(format!(
-                "{} lines looked like diagnostics but did not parse",
-                self.suspicious
+                "{} {} like diagnostics but did not parse",
+                self.suspicious,
+                if self.suspicious == 1 {
+                    "line looked"
+                } else {
+                    "lines looked"
+                }
             ));
         }
         if !doubts.is_empty() {

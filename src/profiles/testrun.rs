@@ -116,7 +116,8 @@ pub fn receipt(
     } else {
         match announced {
             Some(n) if n != parsed as u64 => Precision::Degraded(format!(
-                "parsed {parsed} of {n} failures the summary announced"
+                "parsed {parsed} of {n} failure{} the summary announced",
+                if n == 1 { "" } else { "s" }
             )),
             _ => Precision::Full,
         }

@@ -223,7 +223,7 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: 
         let counts: Vec<String> = graph
             .counts
             .iter()
-            .map(|(what, n)| format!("{} {}", count(*n as usize), agree(what, *n)))
+            .map(|(what, n)| format!("{} {}", count(*n as usize), agree_first(what, *n)))
             .collect();
         parts.push(counts.join(", "));
     }
@@ -244,7 +244,7 @@ fn marker(omission: &Omission, key: &str) -> String {
             count(n),
             plural(n, "time", "times")
         ),
-        Omitted::Items(what) => format!("{} {what}", count(n)),
+        Omitted::Items(what) => counted(n, what),
     };
     format!("{CTX_PREFIX} … {what}: ctx expand {key} {args}")
 }
@@ -262,18 +262,40 @@ pub fn count(n: usize) -> String {
     out
 }
 
-/// `1 errors` → `1 error`: count words come plural from the extractors;
-/// the first word loses its plural `s` when the count is one.
+/// `n` and a plural noun phrase that agrees with it, `1,234` grouped:
+/// `counted(1, "unmatched lines")` is `1 unmatched line`. ctx's phrases
+/// (and the extractors' count words) are regular English plurals.
+pub fn counted(n: usize, plural_phrase: &str) -> String {
+    format!("{} {}", count(n), agree(plural_phrase, n as u64))
+}
+
+/// `1 errors` → `1 error`, `1 more failures with detail` → `1 more
+/// failure with detail`: when the count is one, the first plural noun of
+/// the phrase (the first word of four letters or more ending in a single
+/// `s`) loses its `s`.
 fn agree(what: &str, n: u64) -> String {
-    let (first, rest) = what.split_once(' ').map_or((what, ""), |(f, r)| (f, r));
-    if n != 1 || !first.ends_with('s') || first.ends_with("ss") || first.len() < 3 {
-        return what.to_string();
+    if n == 1 {
+        let mut words: Vec<&str> = what.split(' ').collect();
+        if let Some(w) = words
+            .iter_mut()
+            .find(|w| w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss"))
+        {
+            *w = &w[..w.len() - 1];
+            return words.join(" ");
+        }
     }
-    let singular = &first[..first.len() - 1];
+    what.to_string()
+}
+
+/// An extractor's count words (`errors`, `packages failed`, `no test
+/// files`) lead with their noun when they have one: only the first word
+/// may lose its `s` (`1 no test files` stays as the tool means it).
+fn agree_first(what: &str, n: u64) -> String {
+    let (first, rest) = what.split_once(' ').unwrap_or((what, ""));
     if rest.is_empty() {
-        singular.to_string()
+        agree(first, n)
     } else {
-        format!("{singular} {rest}")
+        format!("{} {rest}", agree(first, n))
     }
 }
 
@@ -300,5 +322,24 @@ mod tests {
         assert_eq!(count(999), "999");
         assert_eq!(count(1000), "1,000");
         assert_eq!(count(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn phrases_agree_with_their_count() {
+        assert_eq!(counted(1, "errors"), "1 error");
+        assert_eq!(counted(2, "errors"), "2 errors");
+        assert_eq!(counted(1, "unmatched lines"), "1 unmatched line");
+        assert_eq!(
+            counted(1, "more failures with detail"),
+            "1 more failure with detail"
+        );
+        assert_eq!(counted(1, "packages failed"), "1 package failed");
+        assert_eq!(counted(1, "passed"), "1 passed");
+        assert_eq!(counted(1, "xfailed"), "1 xfailed");
+        assert_eq!(counted(1, "filtered out"), "1 filtered out");
+        assert_eq!(counted(1_000, "items"), "1,000 items");
+        assert_eq!(counted(0, "items"), "0 items");
+        assert_eq!(agree_first("no test files", 1), "no test files");
+        assert_eq!(agree_first("packages failed", 1), "package failed");
     }
 }

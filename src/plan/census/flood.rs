@@ -3,7 +3,7 @@
 
 use super::{Planner, unit};
 use crate::plan::{Address, Block, Omitted, Rung};
-use crate::render::count;
+use crate::render::{count, counted};
 use crate::tokens;
 
 impl Planner<'_> {
@@ -12,8 +12,8 @@ impl Planner<'_> {
         self.rung = Rung::Flood;
         let unit = unit(self.graph);
         self.blocks.push(Block::Note(format!(
-            "census grouped: {} {unit} exceed the {}-token ceiling",
-            count(census.len()),
+            "census grouped: {} exceed the {}-token ceiling",
+            counted(census.len(), unit),
             count(ceiling)
         )));
         // Tests group by file and failure class; diagnostics by code.
@@ -72,9 +72,9 @@ impl Planner<'_> {
         if shown < groups.len() {
             let rest: usize = groups[shown..].iter().map(|g| g.1.len()).sum();
             self.blocks.push(Block::Note(format!(
-                "  … {} more groups holding {} {unit}",
-                count(groups.len() - shown),
-                count(rest)
+                "  … {} holding {}",
+                counted(groups.len() - shown, "more groups"),
+                counted(rest, unit)
             )));
         }
         self.top_files(census, "top files");

@@ -1,0 +1,84 @@
+//! The command line explains itself: every verb and every flag has help
+//! text, and the budget help says what budget is used.
+
+use clap::CommandFactory;
+use ctx::cli::Cli;
+
+fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+    for arg in cmd.get_arguments() {
+        let id = arg.get_id().as_str();
+        if id == "help" || id == "version" {
+            continue;
+        }
+        if arg.get_help().is_none() && arg.get_long_help().is_none() {
+            missing.push(format!("{path} {id}"));
+        }
+    }
+    for sub in cmd.get_subcommands() {
+        let sub_path = format!("{path} {}", sub.get_name());
+        if sub.get_about().is_none() && sub.get_long_about().is_none() {
+            missing.push(format!("{sub_path} (no about)"));
+        }
+        walk(sub, &sub_path, missing);
+    }
+}
+
+#[test]
+fn every_verb_and_flag_has_help() {
+    let cmd = Cli::command();
+    let mut missing = Vec::new();
+    walk(&cmd, "ctx", &mut missing);
+    assert!(missing.is_empty(), "without help text: {missing:#?}");
+}
+
+fn ctx(home: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(args)
+        .env("CTX_HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env_remove("CTX_STORE")
+        .env_remove("CTX_STORE_MIN_AGE")
+        .env_remove("CTX_STORE_MAX_BYTES")
+        .env_remove("CTX_BUDGET")
+        .output()
+        .expect("run ctx")
+}
+
+/// Each column of `ctx profiles` starts at the same offset on every row.
+#[test]
+fn profiles_columns_are_aligned() {
+    let home = tempfile::tempdir().unwrap();
+    let out = ctx(home.path(), &["profiles"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows.len() > 10, "{text}");
+    // Where the order number ends, the contract begins, the state ends.
+    let starts = |needle: &str| -> Vec<usize> {
+        rows.iter()
+            .map(|r| {
+                r.chars()
+                    .collect::<String>()
+                    .find(needle)
+                    .map(|b| r[..b].chars().count())
+            })
+            .map(|c| c.unwrap_or(usize::MAX))
+            .collect()
+    };
+    for needle in [". ", "contracts/", "] "] {
+        let s = starts(needle);
+        assert!(
+            s.iter().all(|&c| c == s[0]),
+            "{needle:?} at {s:?} in\n{text}"
+        );
+    }
+}
+
+#[test]
+fn store_stats_says_durations_in_words() {
+    let home = tempfile::tempdir().unwrap();
+    let out = ctx(home.path(), &["store", "stats"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("min age       1 day"), "{text}");
+}
