@@ -19,11 +19,22 @@ pub fn choose(
     artifact: &Artifact,
     forced: Option<&str>,
 ) -> Result<(&'static dyn Profile, Match), UnknownFamily> {
-    if let Some(chosen) = forced_or_command(artifact, forced)? {
+    choose_except(artifact, forced, &[])
+}
+
+/// `choose`, passing over the `disabled` families unless `--as` names one
+/// (the user's configuration; their output is read by whatever is next,
+/// text/v1 at the latest).
+pub fn choose_except(
+    artifact: &Artifact,
+    forced: Option<&str>,
+    disabled: &[String],
+) -> Result<(&'static dyn Profile, Match), UnknownFamily> {
+    if let Some(chosen) = forced_or_command(artifact, forced, disabled)? {
         return Ok(chosen);
     }
     let head = sniff_head(artifact.bytes());
-    for profile in profiles::registry() {
+    for profile in enabled(disabled) {
         if let Some(reason) = profile.by_content(&head) {
             return Ok((
                 *profile,
@@ -44,13 +55,30 @@ pub fn choose_by_command(
     artifact: &Artifact,
     forced: Option<&str>,
 ) -> Result<(&'static dyn Profile, Match), UnknownFamily> {
-    Ok(forced_or_command(artifact, forced)?
+    choose_by_command_except(artifact, forced, &[])
+}
+
+/// `choose_by_command`, passing over the `disabled` families.
+pub fn choose_by_command_except(
+    artifact: &Artifact,
+    forced: Option<&str>,
+    disabled: &[String],
+) -> Result<(&'static dyn Profile, Match), UnknownFamily> {
+    Ok(forced_or_command(artifact, forced, disabled)?
         .unwrap_or_else(|| fallback("small output: printed verbatim, content not sniffed")))
+}
+
+/// The registry without the disabled families, in order.
+fn enabled(disabled: &[String]) -> impl Iterator<Item = &'static &'static dyn Profile> {
+    profiles::registry()
+        .iter()
+        .filter(move |p| !disabled.iter().any(|d| d == p.family()))
 }
 
 fn forced_or_command(
     artifact: &Artifact,
     forced: Option<&str>,
+    disabled: &[String],
 ) -> Result<Option<(&'static dyn Profile, Match)>, UnknownFamily> {
     if let Some(name) = forced {
         let profile = profiles::by_family(name).ok_or_else(|| UnknownFamily(name.to_string()))?;
@@ -63,7 +91,7 @@ fn forced_or_command(
             },
         )));
     }
-    Ok(profiles::registry().iter().find_map(|profile| {
+    Ok(enabled(disabled).find_map(|profile| {
         let reason = profile.by_command(&artifact.argv)?;
         Some((
             *profile,

@@ -26,6 +26,19 @@ use crate::tokens;
 pub struct Options {
     /// `--budget N`: tokens the digest should fit in.
     pub budget: Option<usize>,
+    /// Families whose profile is never chosen unless `--as` names it.
+    pub disabled: Vec<String>,
+}
+
+impl Options {
+    /// The user's configuration (`crate::config`) under an explicit budget.
+    pub fn configured(budget: Option<usize>) -> Options {
+        let config = crate::config::current();
+        Options {
+            budget: budget.or(config.budget.value),
+            disabled: config.disabled_families.value.clone(),
+        }
+    }
 }
 
 /// What reaches the reader.
@@ -103,9 +116,9 @@ pub fn digest(
     // whichever profile reads it: classify it by command only, and stop.
     let small = raw_tokens <= contract::SMALL_OUTPUT_TOKENS;
     let (profile, matched) = if small {
-        classify::choose_by_command(artifact, artifact.family.as_deref())?
+        classify::choose_by_command_except(artifact, artifact.family.as_deref(), &options.disabled)?
     } else {
-        classify::choose(artifact, artifact.family.as_deref())?
+        classify::choose_except(artifact, artifact.family.as_deref(), &options.disabled)?
     };
     let mut delivery = Delivery {
         output: Output::Raw,

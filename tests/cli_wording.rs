@@ -53,7 +53,7 @@ fn profiles_columns_are_aligned() {
     let text = String::from_utf8(out.stdout).unwrap();
     let rows: Vec<&str> = text.lines().collect();
     assert!(rows.len() > 10, "{text}");
-    // Where the order number ends, the contract begins, the state ends.
+    // Where the order number ends, the contract and the state begin.
     let starts = |needle: &str| -> Vec<usize> {
         rows.iter()
             .map(|r| {
@@ -65,13 +65,26 @@ fn profiles_columns_are_aligned() {
             .map(|c| c.unwrap_or(usize::MAX))
             .collect()
     };
-    for needle in [". ", "contracts/", "] "] {
+    for needle in [". ", "contracts/", "["] {
         let s = starts(needle);
         assert!(
             s.iter().all(|&c| c == s[0]),
             "{needle:?} at {s:?} in\n{text}"
         );
     }
+    // The commands column: the first word after the state's `]`.
+    let commands: Vec<usize> = rows
+        .iter()
+        .map(|r| {
+            let end = r.rfind(']').unwrap() + 1;
+            let pad = r[end..].len() - r[end..].trim_start().len();
+            r[..end + pad].chars().count()
+        })
+        .collect();
+    assert!(
+        commands.iter().all(|&c| c == commands[0]),
+        "{commands:?} in\n{text}"
+    );
 }
 
 #[test]
@@ -81,4 +94,38 @@ fn store_stats_says_durations_in_words() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("min age       1 day"), "{text}");
+}
+
+/// The budget help names what is used when no budget is given: each
+/// family contract's target, the floor, and the share of the raw output.
+#[test]
+fn budget_help_states_the_budget_used() {
+    let home = tempfile::tempdir().unwrap();
+    let pytest = ctx::contract::for_family("pytest").unwrap();
+    let text = ctx::contract::for_family("text").unwrap();
+    for verb in ["pipe", "digest", "run"] {
+        let out = ctx(home.path(), &[verb, "--help"]);
+        let help = String::from_utf8(out.stdout).unwrap().replace('\n', " ");
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for needle in [
+            format!(
+                "{} tokens for pytest,",
+                ctx::render::count(pytest.rendering.target())
+            ),
+            format!(
+                "{} tokens for text",
+                ctx::render::count(text.rendering.target())
+            ),
+            format!("{}%", ctx::plan::MAX_SHARE_PERCENT),
+            "floor".to_string(),
+            "CTX_BUDGET".to_string(),
+            "config.toml".to_string(),
+        ] {
+            assert!(
+                help.contains(&needle),
+                "ctx {verb} --help lacks {needle:?}:\n{help}"
+            );
+        }
+        assert!(!help.contains("contract's ceiling"), "{help}");
+    }
 }

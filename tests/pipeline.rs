@@ -21,6 +21,7 @@ fn digest_of(artifact: &Artifact, budget: usize) -> (Output, pipeline::Delivery)
         &FIXED,
         &Options {
             budget: Some(budget),
+            ..Options::default()
         },
     )
     .expect("text needs no family");
@@ -251,7 +252,10 @@ fn archive_failure_omits_nothing() {
     let d = pipeline::digest(
         &a,
         &Disabled("read-only".into()),
-        &Options { budget: Some(800) },
+        &Options {
+            budget: Some(800),
+            ..Options::default()
+        },
     )
     .unwrap();
     assert_eq!(d.output, Output::Raw);
@@ -275,7 +279,15 @@ fn panics_are_isolated() {
 fn guard_rejects_untruthful_lines() {
     use ctx::render::{Origin, Rendered, RenderedLine};
     let a = big_log();
-    let d = pipeline::digest(&a, &FIXED, &Options { budget: Some(800) }).unwrap();
+    let d = pipeline::digest(
+        &a,
+        &FIXED,
+        &Options {
+            budget: Some(800),
+            ..Options::default()
+        },
+    )
+    .unwrap();
     let plan = &d.trace.as_ref().unwrap().plan;
     let mut rendered = ctx::render::render(&a, &d.trace.as_ref().unwrap().graph, plan, Some(&KEY));
     assert!(ctx::guard::accept(&a, plan, &rendered, Some(&KEY), d.raw_tokens).is_ok());

@@ -13,8 +13,12 @@ pub struct Args {
     /// Read every file as this family instead of sniffing its content.
     #[arg(long = "as", value_name = "FAMILY")]
     pub family: Option<String>,
-    /// Tokens each digest should fit in (default: the family contract's ceiling).
-    #[arg(long, env = "CTX_BUDGET", value_name = "TOKENS")]
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        help = super::budget::SHORT_HELP,
+        long_help = super::budget::long_help()
+    )]
     pub budget: Option<usize>,
 }
 

@@ -34,13 +34,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Err(code) => return Ok(code),
     };
     let artifact = store.load(&key)?;
-    let d = pipeline::digest(
-        &artifact,
-        &Known(key),
-        &Options {
-            budget: args.budget,
-        },
-    )?;
+    let d = pipeline::digest(&artifact, &Known(key), &Options::configured(args.budget))?;
     if args.format == "json" {
         let trace = d.trace.as_ref();
         let json = serde_json::json!({

@@ -3,6 +3,9 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod budget;
+pub mod completions;
+pub mod config;
 pub mod digest;
 pub mod expand;
 pub mod explain;
@@ -54,6 +57,10 @@ pub enum Verb {
     Rewrite(rewrite::Args),
     /// Print (or apply with --write) the setup that lets an agent use ctx.
     Init(init::Args),
+    /// Print the effective configuration and where each value came from.
+    Config(config::Args),
+    /// Print a shell completion script: `ctx completions bash > …`.
+    Completions(completions::Args),
     /// An agent's hook protocol: `ctx hook claude` (PreToolUse, JSON on stdin).
     Hook(hook::Args),
 }
@@ -81,6 +88,8 @@ pub fn main() -> i32 {
         Verb::Rewrite(args) => rewrite::execute(args),
         Verb::Init(args) => init::execute(args),
         Verb::Hook(args) => hook::execute(args),
+        Verb::Config(args) => config::execute(args),
+        Verb::Completions(args) => completions::execute(args),
     };
     match result {
         Ok(code) => code,

@@ -17,8 +17,12 @@ pub struct Args {
     /// What to call this input in the digest header and the ledger.
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
-    /// Tokens the digest should fit in (default: the family contract's ceiling).
-    #[arg(long, env = "CTX_BUDGET", value_name = "TOKENS")]
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        help = super::budget::SHORT_HELP,
+        long_help = super::budget::long_help()
+    )]
     pub budget: Option<usize>,
 }
 
@@ -71,7 +75,7 @@ pub fn deliver(artifact: &Artifact, budget: Option<usize>) -> anyhow::Result<()>
         ledger: &*ledger,
         raw_to: RawTo::Stdout,
     };
-    pipeline::run(artifact, &sinks, &Options { budget })?;
+    pipeline::run(artifact, &sinks, &Options::configured(budget))?;
     Ok(())
 }
 

@@ -26,8 +26,12 @@ pub struct Args {
     /// Read the output as this family instead of classifying it.
     #[arg(long = "as", value_name = "FAMILY")]
     pub family: Option<String>,
-    /// Tokens the digest should fit in.
-    #[arg(long, env = "CTX_BUDGET", value_name = "TOKENS")]
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        help = super::budget::SHORT_HELP,
+        long_help = super::budget::long_help()
+    )]
     pub budget: Option<usize>,
     /// A name for this run in digests and the ledger, instead of its argv.
     #[arg(long, value_name = "NAME")]
@@ -79,7 +83,7 @@ pub(crate) fn deliver(artifact: &Artifact, budget: Option<usize>) {
         ledger: &*ledger,
         raw_to: RawTo::Split,
     };
-    let options = Options { budget };
+    let options = Options::configured(budget);
     match panic::catch_unwind(AssertUnwindSafe(|| {
         pipeline::run(artifact, &sinks, &options)
     })) {

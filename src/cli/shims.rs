@@ -51,7 +51,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Action::Install { dir, names } => {
             let dir = folder(dir)?;
             let names = if names.is_empty() {
-                install::default_names()
+                crate::config::shim_set().unwrap_or_else(install::default_names)
             } else {
                 names
             };

@@ -113,8 +113,18 @@ fn stats(format: Format) -> anyhow::Result<i32> {
         path.display(),
         size(totals.file_bytes)
     );
-    println!("cap           {} (CTX_STORE_MAX_BYTES)", size(r.max_bytes));
-    println!("min age       {} (CTX_STORE_MIN_AGE)", duration(r.min_age));
+    // Where each limit came from, as `ctx config` says it.
+    let config = crate::config::current();
+    println!(
+        "cap           {} ({})",
+        size(r.max_bytes),
+        config.max_bytes.source
+    );
+    println!(
+        "min age       {} ({})",
+        duration(r.min_age),
+        config.min_age.source
+    );
     for w in warnings {
         println!("[ctx] {w}");
     }
@@ -189,7 +199,7 @@ fn purge(older_than: Option<Duration>) -> anyhow::Result<i32> {
 
 /// `1 day`, `2 days 3 hours`, `30 minutes`: whole units, largest first,
 /// words a person reads (humantime's `1day` is for parsers).
-fn duration(d: Duration) -> String {
+pub(super) fn duration(d: Duration) -> String {
     let mut left = d.as_secs();
     let mut parts = Vec::new();
     for (size, one, many) in [
@@ -216,7 +226,7 @@ fn when(ms: i64) -> String {
 }
 
 /// `1536` → `1.5 KiB`; exact bytes below 1 KiB.
-fn size(n: u64) -> String {
+pub(super) fn size(n: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
     if n < 1024 {
         return format!("{n} B");

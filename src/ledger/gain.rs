@@ -236,8 +236,12 @@ pub fn command_group(argv: &[String], label: Option<&str>) -> String {
 
 /// False for a program a profile serves by its name alone (`pytest`,
 /// `jest`, `eslint`): its first argument is a path or a test name, so
-/// `pytest tests` is `pytest`. Others (`cargo`, `git`, `npm`) may have one.
+/// `pytest tests` is `pytest`. Others (`cargo`, `git`, `npm`) may have one,
+/// and so do runners of named targets (`make build`).
 fn takes_subcommands(program: &str) -> bool {
+    if matches!(program, "make" | "gmake" | "just" | "ninja") {
+        return true;
+    }
     let commands = || {
         crate::profiles::registry()
             .iter()
@@ -454,6 +458,7 @@ mod tests {
         assert_eq!(g("cargo +nightly test --release"), "cargo test");
         assert_eq!(g("go test ./..."), "go test");
         assert_eq!(g("make"), "make");
+        assert_eq!(g("make test"), "make test");
         assert_eq!(g("ls -la /tmp"), "ls");
         assert_eq!(g("npm run build"), "npm run");
         assert_eq!(g("tool Build"), "tool");

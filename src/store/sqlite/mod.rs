@@ -69,7 +69,7 @@ impl Options {
     /// Retention from `CTX_STORE_MAX_BYTES` / `CTX_STORE_MIN_AGE`, the busy
     /// timeout from `CTX_STORE_BUSY_TIMEOUT` (humantime, e.g. `500ms`).
     pub fn from_env() -> (Options, Vec<String>) {
-        let (retention, mut warnings) = Retention::from_env();
+        let (retention, mut warnings) = crate::config::retention();
         let mut busy_timeout = DEFAULT_BUSY_TIMEOUT;
         if let Some(v) = std::env::var_os("CTX_STORE_BUSY_TIMEOUT") {
             match v
