@@ -1,4 +1,4 @@
-//! The pipeline, top to bottom, as DESIGN.md §1 draws it:
+//! The pipeline, top to bottom, as docs/architecture.md draws it:
 //! classify → extract → plan → archive → render → guard → emit → ledger.
 //! Ingest happens before (each verb captures its own way) and hands over a
 //! read-only `Artifact`.

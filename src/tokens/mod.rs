@@ -1,4 +1,4 @@
-//! Token counts, in o200k_base tokens (DESIGN.md §7).
+//! Token counts, in o200k_base tokens (docs/tokens.md).
 //!
 //! - [`estimate`] is for the hot path: one pass, no start-up, no
 //!   allocation, deterministic, and meant to err high (about +6 % in the
