@@ -13,7 +13,7 @@ use crate::profiles::Profile;
 pub enum ZoomError {
     #[error("{0}")]
     Family(#[from] classify::UnknownFamily),
-    #[error("no item {id:?} in this record ({profile} found {count} items; `--items` lists them)")]
+    #[error("no item {id:?} in this record ({profile} found {}; `--items` lists them)", crate::render::counted(*count, "items"))]
     NoItem {
         id: String,
         profile: &'static str,

@@ -310,14 +310,14 @@ fn store_verbs_stats_gc_purge() {
     backdate(h.path(), Some(&young.hex()), 3);
     let purge = ctx(h.path(), &["store", "purge", "--older-than", "2h"]);
     assert!(
-        text(&purge.stdout).starts_with("purged 1 records"),
+        text(&purge.stdout).starts_with("purged 1 record ("),
         "{}",
         text(&purge.stdout)
     );
     assert!(open(h.path()).meta(&kept).is_ok());
     let purge = ctx(h.path(), &["store", "purge"]);
     assert!(
-        text(&purge.stdout).starts_with("purged 1 records"),
+        text(&purge.stdout).starts_with("purged 1 record ("),
         "{}",
         text(&purge.stdout)
     );

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use regex::bytes::Regex;
 
 use crate::artifact::Stream;
-use crate::render::count;
+use crate::render::counted;
 use crate::store::zoom::{Zoom, parse_range};
 use crate::store::{self, ArchiveKey, Reader, RecordMeta, SqliteStore, Store, StoreError, key};
 use crate::{ledger, tokens};
@@ -144,9 +144,9 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         };
         if range.is_some() && first > total {
             return usage(&format!(
-                "line {first} is past the end: record {} has {} lines",
+                "line {first} is past the end: record {} has {}",
                 key.short(),
-                count(total as usize)
+                counted(total as usize, "lines")
             ));
         }
         let bytes = match &zoom.grep {
@@ -205,8 +205,8 @@ fn census_zoom(
             let rest = blocks.len() - DETAILS_CAP;
             bytes.extend_from_slice(
                 format!(
-                    "[ctx] … {} more blocks: ctx expand {} --items, then --item ID for each\n",
-                    count(rest),
+                    "[ctx] … {}: ctx expand {} --items, then --item ID for each\n",
+                    counted(rest, "more blocks"),
                     zoom.key.short()
                 )
                 .as_bytes(),

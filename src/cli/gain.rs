@@ -165,13 +165,13 @@ fn render(r: &Report) -> String {
         return s;
     }
     s += &format!(
-        "runs {} ({} digested) · raw {} · delivered {} · read back {} ({} expands)\n",
+        "runs {} ({} digested) · raw {} · delivered {} · read back {} ({})\n",
         num(t.runs as i64),
         num(t.digested as i64),
         num(t.raw_tokens as i64),
         num(t.delivered_tokens as i64),
         num(t.expanded_tokens as i64),
-        num(t.expands as i64),
+        crate::render::counted(t.expands as usize, "expands"),
     );
     s += &format!(
         "saved {} tokens ({})\n\n",
@@ -221,8 +221,8 @@ fn render(r: &Report) -> String {
     );
     if r.unattributed_expands > 0 {
         s += &format!(
-            "not subtracted: {} expands ({} tokens) of records no run in this ledger made\n",
-            num(r.unattributed_expands as i64),
+            "not subtracted: {} ({} tokens) of records no run in this ledger made\n",
+            crate::render::counted(r.unattributed_expands as usize, "expands"),
             num(r.unattributed_expanded_tokens as i64),
         );
     }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::render::count;
+use crate::render::{count, counted};
 use crate::store::retention::{self, Retention, clamp_min_age};
 use crate::store::sqlite::{self, SqliteStore};
 use crate::store::{self, Stats, Store, StoreError};
@@ -155,10 +155,10 @@ fn gc(max_bytes: Option<u64>, min_age: Option<Duration>) -> anyhow::Result<i32> 
         println!("… and {} more", count(report.evicted.len() - 20));
     }
     println!(
-        "evicted {} records ({}); {} records ({}) left; cap {}, min age {}",
-        count(report.evicted.len()),
+        "evicted {} ({}); {} ({}) left; cap {}, min age {}",
+        counted(report.evicted.len(), "records"),
         size(report.evicted_bytes),
-        count(report.records_left as usize),
+        counted(report.records_left as usize, "records"),
         size(report.bytes_left),
         size(policy.max_bytes),
         duration(policy.min_age)
@@ -190,8 +190,8 @@ fn purge(older_than: Option<Duration>) -> anyhow::Result<i32> {
         None => Default::default(),
     };
     println!(
-        "purged {} records ({})",
-        count(report.records as usize),
+        "purged {} ({})",
+        counted(report.records as usize, "records"),
         size(report.stored_bytes)
     );
     Ok(0)
