@@ -337,7 +337,8 @@ fn large_output_is_digested_or_raw_and_the_status_is_kept() {
         let digest = text(&out.stdout);
         let last = digest.lines().last().unwrap_or_default();
         assert!(
-            last.starts_with("[ctx] full output (200,000 lines): ctx expand "),
+            last.starts_with("[ctx] full output (200,000 lines): first 300 lines: ctx expand ")
+                && last.ends_with(" --all"),
             "neither raw nor a digest with a footer; last line {last:?}"
         );
     }
