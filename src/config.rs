@@ -19,6 +19,9 @@ use crate::store::retention::{self, Retention};
 /// The file name under the config directory.
 const FILE: &str = "ctx/config.toml";
 
+/// The config file itself, instead of the XDG location.
+pub const ENV_FILE: &str = "CTX_CONFIG";
+
 /// Environment variables, one per key.
 pub const ENV_BUDGET: &str = "CTX_BUDGET";
 pub const ENV_MAX_BYTES: &str = "CTX_STORE_MAX_BYTES";
@@ -111,8 +114,13 @@ pub fn current() -> &'static Config {
     CURRENT.get_or_init(|| load(default_path(), &|var| std::env::var(var).ok()))
 }
 
-/// `$XDG_CONFIG_HOME/ctx/config.toml`, else `~/.config/ctx/config.toml`.
+/// `$CTX_CONFIG` when set (a file path; scripts and tests use it to pin or
+/// isolate the configuration), else `$XDG_CONFIG_HOME/ctx/config.toml`,
+/// else `~/.config/ctx/config.toml`.
 pub fn default_path() -> Option<PathBuf> {
+    if let Some(file) = std::env::var_os(ENV_FILE).filter(|f| !f.is_empty()) {
+        return Some(PathBuf::from(file));
+    }
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)

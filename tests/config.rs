@@ -10,7 +10,8 @@ use tempfile::TempDir;
 const CTX: &str = env!("CARGO_BIN_EXE_ctx");
 
 /// Variables a developer's shell may carry that the tests set themselves.
-const OURS: [&str; 7] = [
+const OURS: [&str; 8] = [
+    "CTX_CONFIG",
     "CTX_BUDGET",
     "CTX_STORE_MAX_BYTES",
     "CTX_STORE_MIN_AGE",
@@ -136,6 +137,16 @@ fn the_file_sets_values_and_the_environment_overrides_them() {
     let stats = text(&home.run(&["store", "stats"], &[]).stdout);
     assert!(stats.contains("cap           500.0 MiB ("), "{stats}");
     assert!(stats.contains("config.toml)"), "{stats}");
+}
+
+#[test]
+fn ctx_config_names_the_file() {
+    let home = Home::new(None);
+    let file = home.path().join("elsewhere.toml");
+    std::fs::write(&file, "budget = 700\n").unwrap();
+    let out = home.run(&["config"], &[("CTX_CONFIG", file.to_str().unwrap())]);
+    assert_eq!(row(&out, "budget"), "budget 700 tokens (config file)");
+    assert!(text(&out.stdout).starts_with(&format!("file: {}\n", file.display())));
 }
 
 #[test]
