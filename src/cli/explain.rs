@@ -16,7 +16,7 @@ pub struct Args {
     /// The record's hash (12 hex as digests print it, or a unique prefix of 6+).
     #[arg(value_name = "HASH")]
     pub hash: String,
-    /// Explain the plan for this budget instead of the contract's.
+    /// Explain the plan for this budget (default: the configured budget, else the family's target).
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
     /// `text` or `json`.
