@@ -1,27 +1,49 @@
-//! A small shell lexer: enough of POSIX sh and bash to find simple
-//! commands, their words (with byte offsets into the line), the operators
-//! between them, and every construct ctx cannot vouch for.
+//! A small shell lexer: enough of bash to find simple commands, their
+//! words (with byte offsets into the line), the operators between them,
+//! and every construct ctx cannot vouch for.
+//!
+//! It agrees with bash on what it accepts: a line bash would reject
+//! (`; a`, `a && && b`, a leading `|`, `a &&` at the end, a redirection
+//! with no target) is an error here too, so it is never rewritten, and a
+//! redirection operator never swallows the word after a `;`. Quoting
+//! follows bash's rules, including the backslash inside double quotes,
+//! which escapes only `$`, `` ` ``, `"`, `\` and a newline (`"py\test"` is
+//! `py\test`). tests/rewrite.rs checks the lexer against `bash -n` and
+//! against the argv bash actually builds.
 //!
 //! Why not the `shell-words` crate: it splits one command into words but
 //! knows no operators (`a&&b` is one word to it), no redirections and no
 //! byte offsets, and the rewrite must insert text into the original line
-//! without re-quoting anything. A tokenizer that understands quotes,
-//! escapes and operators is a page of code; the table in tests/rewrite.rs
-//! holds it to its word.
+//! without re-quoting anything.
 
-/// A word: its unquoted value and where it starts in the line.
+/// A word: its unquoted value and where it lies in the line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Word {
     pub value: String,
     pub start: usize,
+    /// Byte offset just after the word.
+    pub end: usize,
+    /// False when bash would expand the word into something else
+    /// (`$VAR`, `${x}`, `$'…'`, globs, `~`, braces): its value is then
+    /// only the text, not what the command receives.
+    pub literal: bool,
 }
 
 /// One stage of a pipeline: a simple command.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stage {
     pub words: Vec<Word>,
-    /// stdout goes to a file or another descriptor (`> f`, `>&2`, `&> f`).
+    /// stdout goes to a file or another descriptor (`> f`, `>&2`,
+    /// `&> f`, `1<>f`, `1<&3`).
     pub stdout_redirected: bool,
+    /// The stage has at least one redirection.
+    pub redirected: bool,
+}
+
+impl Stage {
+    fn is_empty(&self) -> bool {
+        self.words.is_empty() && !self.redirected
+    }
 }
 
 /// Stages joined by `|` or `|&`; pipelines are joined by `&&`, `||`, `;`
@@ -30,232 +52,683 @@ pub type Pipeline = Vec<Stage>;
 
 /// Why a line is left alone as a whole.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("cannot attest: {0}")]
-pub struct Unattestable(pub &'static str);
+pub enum Unattestable {
+    /// bash itself rejects the line.
+    #[error("syntax error: {0}")]
+    Syntax(&'static str),
+    /// Valid shell that ctx does not vouch for (substitutions, heredocs,
+    /// subshells, background jobs, …).
+    #[error("cannot attest: {0}")]
+    Opaque(&'static str),
+}
+
+use Unattestable::{Opaque, Syntax};
+
+/// The lexer's position and what it is in the middle of.
+struct Lexer<'a> {
+    line: &'a str,
+    bytes: &'a [u8],
+    i: usize,
+    pipelines: Vec<Pipeline>,
+    word: Option<Word>,
+    /// A redirection operator waiting for its target word.
+    pending_target: bool,
+    /// After `&&`, `||`, `|`: a command must follow (newlines may come
+    /// first).
+    expect_command: bool,
+    /// Inside `[[ … ]]`, where `&&`, `<`, `(` are the conditional's own.
+    in_cond: bool,
+    /// A syntax error found while closing a word, reported at the next
+    /// operator or the end.
+    error: Option<Unattestable>,
+    /// `|&` then a newline, and no word yet.
+    pipe_amp_newline: bool,
+    /// The last operator was `|&`.
+    after_pipe_amp: bool,
+}
 
 /// Splits `line` into pipelines, or says why it will not.
 pub fn lex(line: &str) -> Result<Vec<Pipeline>, Unattestable> {
-    let bytes = line.as_bytes();
-    let mut pipelines: Vec<Pipeline> = vec![vec![Stage::default()]];
-    let mut word: Option<Word> = None;
-    let mut i = 0;
-    // A redirection operator waiting for its target word.
-    let mut pending_target = false;
-
-    macro_rules! stage {
-        () => {
-            pipelines
-                .last_mut()
-                .and_then(|p| p.last_mut())
-                .expect("never empty")
-        };
+    let mut lx = Lexer {
+        line,
+        bytes: line.as_bytes(),
+        i: 0,
+        pipelines: vec![vec![Stage::default()]],
+        word: None,
+        pending_target: false,
+        expect_command: false,
+        in_cond: false,
+        error: None,
+        pipe_amp_newline: false,
+        after_pipe_amp: false,
+    };
+    lx.run()?;
+    let mut pipelines = lx.pipelines;
+    // Blank lines and a trailing `;` leave empty stages behind.
+    for p in &mut pipelines {
+        p.retain(|s| !s.is_empty());
     }
-    macro_rules! end_word {
-        () => {
-            end_word(&mut word, &mut pending_target, stage!())
-        };
-    }
-
-    while i < bytes.len() {
-        let c = bytes[i];
-        match c {
-            b' ' | b'\t' => {
-                end_word!();
-                i += 1;
-            }
-            b'\n' | b';' => {
-                end_word!();
-                if bytes.get(i + 1) == Some(&b';') {
-                    return Err(Unattestable("case statement"));
-                }
-                pipelines.push(vec![Stage::default()]);
-                i += 1;
-            }
-            b'&' if bytes.get(i + 1) == Some(&b'&') => {
-                end_word!();
-                pipelines.push(vec![Stage::default()]);
-                i += 2;
-            }
-            b'|' if bytes.get(i + 1) == Some(&b'|') => {
-                end_word!();
-                pipelines.push(vec![Stage::default()]);
-                i += 2;
-            }
-            b'|' => {
-                end_word!();
-                let merge = bytes.get(i + 1) == Some(&b'&');
-                pipelines
-                    .last_mut()
-                    .expect("never empty")
-                    .push(Stage::default());
-                i += if merge { 2 } else { 1 };
-            }
-            b'&' if bytes.get(i + 1) == Some(&b'>') => {
-                // `&> f`, `&>> f`: stdout and stderr to a file.
-                end_word!();
-                stage!().stdout_redirected = true;
-                i += if bytes.get(i + 2) == Some(&b'>') {
-                    3
-                } else {
-                    2
-                };
-                pending_target = true;
-            }
-            b'&' => return Err(Unattestable("background job")),
-            b'`' => return Err(Unattestable("backticks")),
-            b'(' | b')' => return Err(Unattestable("subshell or function definition")),
-            b'$' if matches!(bytes.get(i + 1), Some(b'(')) => {
-                return Err(Unattestable("command substitution"));
-            }
-            b'<' | b'>' => {
-                // A redirection; a word of digits just before it is its fd.
-                let fd = match word.take() {
-                    Some(w)
-                        if !w.value.is_empty()
-                            && w.value.bytes().all(|b| b.is_ascii_digit())
-                            && line[w.start..i].bytes().all(|b| b.is_ascii_digit()) =>
-                    {
-                        w.value.parse::<u32>().ok()
-                    }
-                    other => {
-                        word = other;
-                        end_word!();
-                        None
-                    }
-                };
-                let (next, needs_target) = redirection(bytes, i, fd, stage!())?;
-                i = next;
-                pending_target = needs_target;
-            }
-            b'#' if word.is_none() => {
-                // A comment runs to the end of the line.
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            _ => {
-                let w = word.get_or_insert_with(|| Word {
-                    value: String::new(),
-                    start: i,
-                });
-                i = word_part(line, i, &mut w.value)?;
-            }
-        }
-    }
-    end_word!();
-    if pending_target {
-        return Err(Unattestable("redirection without a target"));
-    }
+    pipelines.retain(|p| !p.is_empty());
     Ok(pipelines)
 }
 
-/// Closes the word being read: a redirection's target, or the stage's next
-/// word.
-fn end_word(word: &mut Option<Word>, pending_target: &mut bool, stage: &mut Stage) {
-    if let Some(w) = word.take() {
-        if *pending_target {
-            *pending_target = false;
-        } else {
-            stage.words.push(w);
-        }
+impl Lexer<'_> {
+    fn stage(&mut self) -> &mut Stage {
+        let pipeline = self.pipelines.last_mut().expect("never empty");
+        pipeline.last_mut().expect("never empty")
     }
-}
 
-/// Reads one redirection operator at `i`; returns the index after it and
-/// whether a target word follows (`> f`) or not (`2>&1`).
-fn redirection(
-    bytes: &[u8],
-    mut i: usize,
-    fd: Option<u32>,
-    stage: &mut Stage,
-) -> Result<(usize, bool), Unattestable> {
-    let out = bytes[i] == b'>';
-    i += 1;
-    if bytes.get(i) == Some(&b'(') {
-        return Err(Unattestable("process substitution"));
+    fn peek(&self, k: usize) -> Option<u8> {
+        self.bytes.get(self.i + k).copied()
     }
-    if !out && bytes.get(i) == Some(&b'<') {
-        if bytes.get(i + 1) == Some(&b'<') {
-            return Ok((i + 2, true)); // here-string: stdin only
-        }
-        return Err(Unattestable("heredoc"));
-    }
-    // `>>`, `>|`, `<>`.
-    if matches!(bytes.get(i), Some(b'>' | b'|')) {
-        i += 1;
-    }
-    if out && fd.unwrap_or(1) == 1 {
-        stage.stdout_redirected = true;
-    }
-    if bytes.get(i) == Some(&b'&') {
-        // `>&2`, `2>&1`, `>&-`: a copy of another descriptor.
-        let digits = i + 1;
-        let mut j = digits;
-        while bytes
-            .get(j)
-            .is_some_and(|b| b.is_ascii_digit() || *b == b'-')
-        {
-            j += 1;
-        }
-        return Ok(if j > digits {
-            (j, false)
-        } else {
-            (digits, true)
-        });
-    }
-    Ok((i, true))
-}
 
-/// Appends one piece of a word at `i` (a quoted string, an escape, or a
-/// plain character) to `value`; returns the index after it.
-fn word_part(line: &str, i: usize, value: &mut String) -> Result<usize, Unattestable> {
-    let bytes = line.as_bytes();
-    match bytes[i] {
-        b'\'' => {
-            let end = line[i + 1..]
-                .find('\'')
-                .ok_or(Unattestable("unterminated quote"))?;
-            value.push_str(&line[i + 1..i + 1 + end]);
-            Ok(i + end + 2)
+    /// Closes the word being read: a redirection's target, or the
+    /// stage's next word.
+    fn end_word(&mut self) {
+        let Some(w) = self.word.take() else {
+            return;
+        };
+        if self.pending_target {
+            self.pending_target = false;
+            return;
         }
-        b'"' => {
-            let mut j = i + 1;
-            loop {
-                match bytes.get(j) {
-                    None => return Err(Unattestable("unterminated quote")),
-                    Some(b'"') => return Ok(j + 1),
-                    Some(b'`') => return Err(Unattestable("backticks")),
-                    Some(b'$') if bytes.get(j + 1) == Some(&b'(') => {
-                        return Err(Unattestable("command substitution"));
+        let raw = &self.line[w.start..w.end];
+        if !self.in_cond && starts_subscript(raw) && self.before_command() {
+            // `a[i]=x`: bash reads the subscript across blanks and quotes.
+            self.error = Some(Opaque("array assignment"));
+        }
+        if self.in_cond {
+            if raw == "]]" {
+                self.in_cond = false;
+            }
+        } else if self.at_command_start() {
+            match raw {
+                "[[" => self.in_cond = true,
+                "]]" => self.error = Some(Syntax("`]]` without `[[`")),
+                // A bash grammar quirk: `a |&` + newline + `time b`.
+                "time" if self.pipe_amp_newline => {
+                    self.error = Some(Syntax("`time` after `|&` and a newline"));
+                }
+                "!" if self.pipelines.last().is_some_and(|p| p.len() > 1) => {
+                    self.error = Some(Syntax("`!` inside a pipeline"));
+                }
+                _ => {}
+            }
+        }
+        self.expect_command = false;
+        self.pipe_amp_newline = false;
+        self.after_pipe_amp = false;
+        self.stage().words.push(w);
+    }
+
+    /// No word of the stage so far is a command word: only the reserved
+    /// prefixes `!` and `time [-p]` (as typed, unquoted).
+    fn at_command_start(&self) -> bool {
+        let stage = self
+            .pipelines
+            .last()
+            .and_then(|p| p.last())
+            .expect("never empty");
+        let mut after_time = false;
+        stage.words.iter().all(|w| {
+            let raw = &self.line[w.start..w.end];
+            let prefix = raw == "!" || raw == "time" || (after_time && raw == "-p");
+            after_time = raw == "time";
+            prefix
+        })
+    }
+
+    /// Only prefixes and assignments so far: the next word is the
+    /// command's name (or another assignment).
+    fn before_command(&self) -> bool {
+        let stage = self
+            .pipelines
+            .last()
+            .and_then(|p| p.last())
+            .expect("never empty");
+        stage.words.iter().all(|w| {
+            let raw = &self.line[w.start..w.end];
+            matches!(raw, "!" | "time" | "-p")
+                || raw.split_once('=').is_some_and(|(name, _)| is_name(name))
+        })
+    }
+
+    /// A command that is only `!` or `time` cannot be joined to another.
+    fn only_prefixes(&self) -> bool {
+        let stage = self
+            .pipelines
+            .last()
+            .and_then(|p| p.last())
+            .expect("never empty");
+        !stage.redirected && self.at_command_start()
+    }
+
+    /// An operator that ends the current command (`;`, `&&`, `|`, …).
+    fn end_command(&mut self, what: &'static str) -> Result<(), Unattestable> {
+        self.end_word();
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if self.pending_target {
+            return Err(Syntax("redirection without a target"));
+        }
+        if self.stage().is_empty() {
+            return Err(Syntax(what));
+        }
+        Ok(())
+    }
+
+    /// `&&`, `||`, `|`: also refused after a bare `!` or `time`.
+    fn join_command(&mut self, what: &'static str) -> Result<(), Unattestable> {
+        self.end_command(what)?;
+        if self.only_prefixes() {
+            return Err(Syntax(what));
+        }
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<(), Unattestable> {
+        while self.i < self.bytes.len() {
+            let c = self.bytes[self.i];
+            if self.in_cond && matches!(c, b'&' | b'|' | b'<' | b'>' | b'(' | b')') {
+                self.end_word();
+                if self.in_cond {
+                    self.cond_operator()?;
+                    continue;
+                }
+            }
+            match c {
+                b' ' | b'\t' => {
+                    self.end_word();
+                    self.i += 1;
+                }
+                b'\\' if self.peek(1) == Some(b'\n') => {
+                    // A line continuation is removed before anything else.
+                    self.i += 2;
+                }
+                b'\n' => {
+                    self.end_word();
+                    if let Some(e) = self.error.take() {
+                        return Err(e);
                     }
-                    Some(b'\\') if j + 1 < bytes.len() => {
-                        let ch = next_char(line, j + 1);
-                        value.push(ch);
-                        j += 1 + ch.len_utf8();
+                    if self.pending_target {
+                        return Err(Syntax("redirection without a target"));
                     }
-                    Some(_) => {
-                        let ch = next_char(line, j);
-                        value.push(ch);
-                        j += ch.len_utf8();
+                    if !self.expect_command && !self.stage().is_empty() {
+                        self.pipelines.push(vec![Stage::default()]);
                     }
+                    self.pipe_amp_newline |= self.expect_command && self.after_pipe_amp;
+                    self.i += 1;
+                }
+                b';' => {
+                    if self.peek(1) == Some(b';') {
+                        return Err(Opaque("case statement"));
+                    }
+                    self.end_command("`;` after nothing")?;
+                    self.pipelines.push(vec![Stage::default()]);
+                    self.i += 1;
+                }
+                b'&' if self.peek(1) == Some(b'&') => {
+                    self.join_command("`&&` after nothing")?;
+                    self.pipelines.push(vec![Stage::default()]);
+                    self.expect_command = true;
+                    self.i += 2;
+                }
+                b'|' if self.peek(1) == Some(b'|') => {
+                    self.join_command("`||` after nothing")?;
+                    self.pipelines.push(vec![Stage::default()]);
+                    self.expect_command = true;
+                    self.i += 2;
+                }
+                b'|' => {
+                    self.join_command("`|` after nothing")?;
+                    let merge = self.peek(1) == Some(b'&');
+                    self.pipelines
+                        .last_mut()
+                        .expect("never empty")
+                        .push(Stage::default());
+                    self.expect_command = true;
+                    self.after_pipe_amp = merge;
+                    self.i += if merge { 2 } else { 1 };
+                }
+                b'&' if self.peek(1) == Some(b'>') => {
+                    // `&> f`, `&>> f`: stdout and stderr to a file.
+                    self.end_word();
+                    self.redirect_start()?;
+                    let stage = self.stage();
+                    stage.redirected = true;
+                    stage.stdout_redirected = true;
+                    self.i += if self.peek(2) == Some(b'>') { 3 } else { 2 };
+                    self.pending_target = true;
+                }
+                b'&' => {
+                    self.end_command("`&` after nothing")?;
+                    return Err(Opaque("background job"));
+                }
+                b'`' => return Err(Opaque("backticks")),
+                b'(' | b')' => return Err(Opaque("subshell or function definition")),
+                b'<' | b'>' => self.redirection()?,
+                b'#' if self.word.is_none() => {
+                    // A comment runs to the end of the line.
+                    while self.i < self.bytes.len() && self.bytes[self.i] != b'\n' {
+                        self.i += 1;
+                    }
+                }
+                _ => self.word_part()?,
+            }
+        }
+        self.end_word();
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if self.pending_target {
+            return Err(Syntax("redirection without a target"));
+        }
+        if self.expect_command {
+            return Err(Syntax("the line ends after an operator"));
+        }
+        if self.in_cond {
+            return Err(Syntax("unterminated [["));
+        }
+        Ok(())
+    }
+
+    /// A redirection may not stand where its own target was due.
+    fn redirect_start(&mut self) -> Result<(), Unattestable> {
+        if self.pending_target {
+            return Err(Syntax("redirection without a target"));
+        }
+        Ok(())
+    }
+
+    /// Reads one redirection operator at `i` (after its fd, if the word
+    /// before it is one).
+    fn redirection(&mut self) -> Result<(), Unattestable> {
+        // A word of digits, or `{name}`, right before the operator is its
+        // descriptor.
+        let fd = match self.word.take() {
+            Some(w)
+                if self.line[w.start..self.i]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit()) =>
+            {
+                Some(w.value.parse::<u32>().unwrap_or(u32::MAX))
+            }
+            Some(w) if is_fd_variable(&self.line[w.start..self.i]) => Some(u32::MAX),
+            other => {
+                self.word = other;
+                self.end_word();
+                None
+            }
+        };
+        self.redirect_start()?;
+        let out = self.bytes[self.i] == b'>';
+        self.i += 1;
+        if self.peek(0) == Some(b'(') {
+            return Err(Opaque("process substitution"));
+        }
+        let default_fd = if out { 1 } else { 0 };
+        let mut both = false;
+        if !out && self.peek(0) == Some(b'<') {
+            if self.peek(1) == Some(b'<') {
+                self.i += 2; // here-string: stdin only
+                self.pending_target = true;
+                self.mark(fd.unwrap_or(0), false);
+                return Ok(());
+            }
+            return Err(Opaque("heredoc"));
+        }
+        let appends = out && self.peek(0) == Some(b'>');
+        if appends || (out && self.peek(0) == Some(b'|')) || (!out && self.peek(0) == Some(b'>')) {
+            // `>>`, `>|`, `<>`.
+            self.i += 1;
+        }
+        if self.peek(0) == Some(b'&') {
+            if self.bytes[self.i - 1] != b'>' && self.bytes[self.i - 1] != b'<'
+                || appends
+                || (!out && self.bytes[self.i - 1] == b'>')
+            {
+                return Err(Syntax("`&` after `>>`, `>|` or `<>`"));
+            }
+            // `>&2`, `2>&1`, `>&-`, `<&3`: a copy of another descriptor;
+            // `>&file` (no fd) is `&>file`.
+            self.i += 1;
+            let digits = self.i;
+            while self
+                .peek(0)
+                .is_some_and(|b| b.is_ascii_digit() || b == b'-')
+            {
+                self.i += 1;
+            }
+            let dup = self.i > digits
+                && self.peek(0).is_none_or(|b| {
+                    matches!(b, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>')
+                });
+            if !dup {
+                self.i = digits;
+                if out && fd.is_none() {
+                    both = true;
+                }
+                self.pending_target = true;
+            }
+        } else {
+            self.pending_target = true;
+        }
+        let fd = fd.unwrap_or(default_fd);
+        self.mark(fd, both);
+        Ok(())
+    }
+
+    fn mark(&mut self, fd: u32, both: bool) {
+        let stage = self.stage();
+        stage.redirected = true;
+        if fd == 1 || both {
+            stage.stdout_redirected = true;
+        }
+    }
+
+    fn word(&mut self) -> &mut Word {
+        let i = self.i;
+        self.word.get_or_insert_with(|| Word {
+            value: String::new(),
+            start: i,
+            end: i,
+            literal: true,
+        })
+    }
+
+    /// `[[ a && b ]]`, `[[ a < b ]]`, `[[ ( a ) ]]`: the conditional's
+    /// own operators, kept as words of the `[[` stage.
+    fn cond_operator(&mut self) -> Result<(), Unattestable> {
+        let c = self.bytes[self.i];
+        let len = match (c, self.peek(1)) {
+            (b'&', Some(b'&')) | (b'|', Some(b'|')) => 2,
+            (b'&' | b'|', _) => return Err(Syntax("`&` or `|` inside [[ ]]")),
+            _ => 1,
+        };
+        let start = self.i;
+        self.i += len;
+        let word = Word {
+            value: self.line[start..self.i].to_string(),
+            start,
+            end: self.i,
+            literal: true,
+        };
+        self.stage().words.push(word);
+        Ok(())
+    }
+
+    /// Appends one piece of a word at `i` (a quoted string, an escape, an
+    /// expansion or a plain character).
+    fn word_part(&mut self) -> Result<(), Unattestable> {
+        let line = self.line;
+        let bytes = self.bytes;
+        let i = self.i;
+        let starts_word = self.word.is_none();
+        match bytes[i] {
+            b'\'' => {
+                let end = line[i + 1..]
+                    .find('\'')
+                    .ok_or(Syntax("unterminated quote"))?;
+                let text = &line[i + 1..i + 1 + end];
+                self.word().value.push_str(text);
+                self.i = i + end + 2;
+            }
+            b'$' if bytes.get(i + 1) == Some(&b'\'') => {
+                // ANSI-C quoting: `\'` does not end it.
+                let mut j = i + 2;
+                loop {
+                    match bytes.get(j) {
+                        None => return Err(Syntax("unterminated quote")),
+                        Some(b'\\') => j += 2,
+                        Some(b'\'') => break,
+                        Some(_) => j += 1,
+                    }
+                }
+                let text = &line[i + 2..j.min(line.len())];
+                let w = self.word();
+                w.value.push_str(text);
+                w.literal = false;
+                self.i = j + 1;
+            }
+            b'$' if bytes.get(i + 1) == Some(&b'"') => {
+                // Locale translation: a double-quoted string to bash here.
+                self.word();
+                self.i = i + 1;
+                self.double_quoted()?;
+            }
+            b'"' => {
+                self.word();
+                self.double_quoted()?;
+            }
+            b'$' if bytes.get(i + 1) == Some(&b'(') => {
+                return Err(Opaque("command substitution"));
+            }
+            b'$' if bytes.get(i + 1) == Some(&b'{') => {
+                // `${x:-a b}` may hold blanks and quotes.
+                let end = braced_end(bytes, i + 2).ok_or(Syntax("unterminated ${"))?;
+                let text = &line[i..end];
+                let w = self.word();
+                w.value.push_str(text);
+                w.literal = false;
+                self.i = end;
+            }
+            b'\\' => {
+                let Some(ch) = line[i + 1..].chars().next() else {
+                    // A lone backslash at the end is a literal backslash.
+                    self.word().value.push('\\');
+                    self.i = i + 1;
+                    self.word().end = self.i;
+                    return Ok(());
+                };
+                self.word().value.push(ch);
+                self.i = i + 1 + ch.len_utf8();
+            }
+            c => {
+                let ch = next_char(line, i);
+                let expands = match c {
+                    b'$' => bytes.get(i + 1).is_some_and(|b| is_parameter_start(*b)),
+                    b'*' | b'?' | b'[' | b'{' | b'}' => true,
+                    b'~' => starts_word,
+                    _ => false,
+                };
+                let w = self.word();
+                w.value.push(ch);
+                if expands {
+                    w.literal = false;
+                }
+                self.i = i + ch.len_utf8();
+            }
+        }
+        let end = self.i;
+        self.word().end = end;
+        Ok(())
+    }
+
+    /// Reads a `"…"` string at `i` into the current word, with bash's
+    /// rules for the backslash.
+    fn double_quoted(&mut self) -> Result<(), Unattestable> {
+        let line = self.line;
+        let bytes = self.bytes;
+        let mut j = self.i + 1;
+        let mut literal = true;
+        let mut value = String::new();
+        loop {
+            match bytes.get(j) {
+                None => return Err(Syntax("unterminated quote")),
+                Some(b'"') => break,
+                Some(b'`') => return Err(Opaque("backticks")),
+                Some(b'$') if bytes.get(j + 1) == Some(&b'(') => {
+                    return Err(Opaque("command substitution"));
+                }
+                Some(b'$') if bytes.get(j + 1) == Some(&b'{') => {
+                    let end = braced_end(bytes, j + 2).ok_or(Syntax("unterminated ${"))?;
+                    value.push_str(&line[j..end]);
+                    literal = false;
+                    j = end;
+                }
+                Some(b'$') if bytes.get(j + 1).is_some_and(|b| is_parameter_start(*b)) => {
+                    value.push('$');
+                    literal = false;
+                    j += 1;
+                }
+                Some(b'\\') => match bytes.get(j + 1) {
+                    Some(b'\n') => j += 2,
+                    Some(&b @ (b'$' | b'`' | b'"' | b'\\')) => {
+                        value.push(b as char);
+                        j += 2;
+                    }
+                    _ => {
+                        value.push('\\');
+                        j += 1;
+                    }
+                },
+                Some(_) => {
+                    let ch = next_char(line, j);
+                    value.push(ch);
+                    j += ch.len_utf8();
                 }
             }
         }
-        b'\\' if i + 1 < bytes.len() => {
-            let ch = next_char(line, i + 1);
-            if ch != '\n' {
-                value.push(ch);
-            }
-            Ok(i + 1 + ch.len_utf8())
-        }
-        _ => {
-            let ch = next_char(line, i);
-            value.push(ch);
-            Ok(i + ch.len_utf8())
-        }
+        self.i = j + 1;
+        let w = self.word();
+        w.value.push_str(&value);
+        w.literal &= literal;
+        Ok(())
     }
+}
+
+fn is_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `name[…`: the start of an array element assignment.
+fn starts_subscript(raw: &str) -> bool {
+    raw.split_once('[').is_some_and(|(name, _)| is_name(name))
+}
+
+/// `{name}` before a redirection: bash allocates a descriptor.
+fn is_fd_variable(text: &str) -> bool {
+    text.strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .is_some_and(|name| {
+            let mut chars = name.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// `$` followed by this starts a parameter expansion.
+fn is_parameter_start(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!')
+}
+
+/// The index after the `}` that closes a `${` whose body starts at `j`.
+fn braced_end(bytes: &[u8], mut j: usize) -> Option<usize> {
+    let mut depth = 1;
+    while let Some(&b) = bytes.get(j) {
+        match b {
+            b'\\' => j += 1,
+            b'\'' => {
+                j += 1;
+                while *bytes.get(j)? != b'\'' {
+                    j += 1;
+                }
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    None
 }
 
 fn next_char(line: &str, i: usize) -> char {
     line[i..].chars().next().unwrap_or('\0')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<Vec<String>> {
+        lex(line)
+            .expect("lexes")
+            .iter()
+            .flat_map(|p| p.iter())
+            .map(|s| s.words.iter().map(|w| w.value.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn bash_quoting() {
+        assert_eq!(words(r#""py\test""#), vec![vec![r"py\test"]]);
+        assert_eq!(words(r#""a\"b\\c\$d""#), vec![vec![r#"a"b\c$d"#]]);
+        assert_eq!(words(r"py\test"), vec![vec!["pytest"]]);
+        assert_eq!(words("pyt\\\nest -x"), vec![vec!["pytest", "-x"]]);
+        assert_eq!(words("pytest \\\n  -x"), vec![vec!["pytest", "-x"]]);
+        assert_eq!(
+            words("echo ${a:-x y} z"),
+            vec![vec!["echo", "${a:-x y}", "z"]]
+        );
+        assert_eq!(words(r"echo $'a\'b' c"), vec![vec!["echo", r"a\'b", "c"]]);
+    }
+
+    #[test]
+    fn syntax_errors() {
+        for line in [
+            ";npx ; pytest",
+            "&&&&",
+            "| pytest",
+            "pytest >",
+            "pytest >> ; cargo test",
+            "pytest && && cargo test",
+            "pytest &&",
+            "pytest |",
+            "a;\n;b",
+            "pytest 2>",
+            "pytest > | cat",
+        ] {
+            assert!(matches!(lex(line), Err(Syntax(_))), "{line:?}");
+        }
+        for line in [
+            "pytest;",
+            "pytest &&\n cargo test",
+            "\n\npytest\n\n",
+            "a |\n b",
+        ] {
+            assert!(lex(line).is_ok(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn stdout_redirections() {
+        for (line, redirected) in [
+            ("pytest 1<>log", true),
+            ("pytest <>log", false),
+            ("pytest 1<&3", true),
+            ("pytest >&log", true),
+            ("pytest 2>&1", false),
+            ("pytest {fd}>log", false),
+            ("pytest 2>log", false),
+            ("pytest >|log", true),
+            ("pytest 0<in", false),
+        ] {
+            let p = lex(line).expect(line);
+            assert_eq!(p[0][0].stdout_redirected, redirected, "{line}");
+            assert_eq!(p[0][0].words.len(), 1, "{line}");
+        }
+    }
 }

@@ -138,3 +138,18 @@ fn skip(words: &[String], mut i: usize, with_value: &[&str], assignments: bool) 
 fn container(words: &[String], i: usize, with_value: &[&str]) -> usize {
     skip(words, i, with_value, false) + 1
 }
+
+/// A container wrapper asked for a terminal (`docker exec -it`): the
+/// session is interactive, not a run to digest.
+pub fn interactive(wrapper: &[String]) -> bool {
+    let containers = wrapper.iter().any(|w| {
+        let name = w.rsplit('/').next().unwrap_or(w);
+        matches!(name, "docker" | "podman")
+    });
+    containers
+        && wrapper.iter().any(|w| {
+            w == "--tty"
+                || w == "--tty=true"
+                || (w.starts_with('-') && !w.starts_with("--") && w.contains('t'))
+        })
+}
