@@ -19,7 +19,7 @@
 
 pub mod lexer;
 mod policy;
-mod wrappers;
+pub mod wrappers;
 
 use crate::shim::longrun;
 use lexer::{Stage, Word};
