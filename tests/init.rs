@@ -110,7 +110,11 @@ fn every_agent_prints_its_setup_and_a_short_note() {
         assert!(!text.to_lowercase().contains("never use"), "{agent}");
     }
     let out = ctx(&["init", "claude-code"], home.path());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("\"PreToolUse\""));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\"PreToolUse\""));
+    // It says how the hook treats the person's permission rules.
+    assert!(text.contains("allow/ask/deny rules"), "{text}");
+    assert!(text.contains("denied command"), "{text}");
     assert!(!ctx(&["init", "nobody"], home.path()).status.success());
 }
 
