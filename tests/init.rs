@@ -404,3 +404,49 @@ fn uninstall_after_an_edit_removes_only_the_hook_in_place() {
         ORIGINAL.replace("opus", "sonnet")
     );
 }
+
+#[test]
+fn the_hook_reads_user_rules_from_claude_config_dir() {
+    if managed_settings_present() {
+        return;
+    }
+    let home = tempfile::tempdir().expect("tempdir");
+    let config = home.path().join("claude-config");
+    fs::create_dir_all(&config).expect("mkdir");
+    fs::write(
+        config.join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash(pytest:*)"]}}"#,
+    )
+    .expect("write");
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","permission_mode":"default","cwd":"/nonexistent","tool_input":{"command":"pytest"}}"#;
+    let run = |config_dir: Option<&Path>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ctx"));
+        command
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("CLAUDE_CONFIG_DIR");
+        if let Some(dir) = config_dir {
+            command.env("CLAUDE_CONFIG_DIR", dir);
+        }
+        let mut child = command
+            .args(["hook", "claude"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("ctx hook");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(payload.as_bytes())
+            .expect("payload");
+        let out = child.wait_with_output().expect("wait");
+        let answer: Value = serde_json::from_slice(&out.stdout).expect("json");
+        answer["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .map(String::from)
+    };
+    assert_eq!(run(Some(&config)).as_deref(), Some("allow"));
+    // Without it, ~/.claude/settings.json (absent here) is the user file.
+    assert_eq!(run(None).as_deref(), Some("ask"));
+}

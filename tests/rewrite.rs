@@ -210,6 +210,27 @@ const TABLE: &[(&str, &str)] = &[
         "clang++ -std=c++20 main.cpp",
         "ctx run -- clang++ -std=c++20 main.cpp",
     ),
+    // Other ecosystems.
+    ("npx playwright test", "ctx run -- npx playwright test"),
+    ("deno test -A", "ctx run -- deno test -A"),
+    ("dotnet test", "ctx run -- dotnet test"),
+    ("mvn -q test", "ctx run -- mvn -q test"),
+    ("mvn clean verify", "ctx run -- mvn clean verify"),
+    ("./gradlew test", "ctx run -- ./gradlew test"),
+    (
+        "./gradlew build --info",
+        "ctx run -- ./gradlew build --info",
+    ),
+    ("bundle exec rspec", "ctx run -- bundle exec rspec"),
+    ("rspec spec/models", "ctx run -- rspec spec/models"),
+    ("mix test", "ctx run -- mix test"),
+    ("swift test", "ctx run -- swift test"),
+    ("tox -e py312", "ctx run -- tox -e py312"),
+    ("npx playwright show-report", "="),
+    ("mvn spring-boot:run", "="),
+    ("./gradlew bootRun", "="),
+    ("dotnet run", "="),
+    ("deno run main.ts", "="),
     // Chains: each part decided on its own.
     ("cd app && pytest", "cd app && ctx run -- pytest"),
     (

@@ -57,6 +57,23 @@ pub fn rewritable(words: &[Word]) -> bool {
         ),
         "npm" | "pnpm" | "yarn" | "bun" => package_script(name, words),
         "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => compiles(args),
+        // Other ecosystems' test and build runners, digested as text.
+        "playwright" => subcommand(words, 1, &[]) == Some("test"),
+        "deno" => subcommand(words, 1, &[]).is_some_and(|s| ["test", "check", "lint"].contains(&s)),
+        "dotnet" => subcommand(words, 1, &[]).is_some_and(|s| ["build", "test"].contains(&s)),
+        "swift" => subcommand(words, 1, &[]).is_some_and(|s| ["build", "test"].contains(&s)),
+        "mix" => subcommand(words, 1, &[]).is_some_and(|s| ["test", "compile"].contains(&s)),
+        "mvn" | "mvnw" | "gradle" | "gradlew" => {
+            let goals: Vec<&str> = argv[1..]
+                .iter()
+                .copied()
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            !goals.is_empty()
+                && words[1..].iter().all(|w| w.literal)
+                && goals.iter().all(|g| BUILD_GOALS.contains(g))
+        }
+        "rspec" | "phpunit" | "ctest" | "tox" | "nox" => python_tool(name, args),
         _ => false,
     }
 }
@@ -68,6 +85,21 @@ fn python_version(name: &str) -> Option<()> {
         .all(|c| c.is_ascii_digit() || c == '.')
         .then_some(())
 }
+
+/// Maven goals and Gradle tasks that compile, test or check.
+const BUILD_GOALS: &[&str] = &[
+    "clean",
+    "compile",
+    "test-compile",
+    "test",
+    "verify",
+    "package",
+    "build",
+    "check",
+    "assemble",
+    "classes",
+    "testClasses",
+];
 
 /// The modules `python -m M` is rewritten for.
 const PYTHON_MODULES: &[&str] = &["pytest", "mypy", "ruff", "unittest"];

@@ -52,6 +52,7 @@ pub fn unwrap(words: &[String]) -> Option<usize> {
                 skip(words, i + 1, &["-p", "--package", "--from"], false)
             }
             ("pnpm" | "yarn" | "bun", Some("exec" | "dlx" | "x")) => skip(words, i + 2, &[], false),
+            ("bundle", Some("exec")) => skip(words, i + 2, &[], false),
             ("npm", Some("exec")) => skip(
                 words,
                 i + 2,
