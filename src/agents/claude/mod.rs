@@ -47,16 +47,24 @@ pub fn answer(payload: &str, unlisted: Unlisted) -> Option<Value> {
         .filter(|d| !d.is_empty())
         .map(std::path::PathBuf::from)
         .or_else(|| parsed.get("cwd").and_then(Value::as_str).map(Into::into));
-    let rules = Sources::for_project(project.as_deref().map(Path::new))
-        .rules()
-        .ok()?;
-    answer_with(&parsed, &rules, unlisted)
+    // The settings files are read only for a command ctx would rewrite.
+    let rules = || {
+        Sources::for_project(project.as_deref().map(Path::new))
+            .rules()
+            .ok()
+    };
+    answer_with(&parsed, rules, unlisted)
 }
 
-/// `answer` with the rules given: `None` for another tool or event, plan
-/// mode, a command ctx leaves alone, a command a deny rule covers, and a
-/// mode where Claude Code would not have asked.
-pub fn answer_with(payload: &Value, rules: &Rules, unlisted: Unlisted) -> Option<Value> {
+/// `answer` with the rules from `rules` (`None`: unknown, so hands off):
+/// `None` for another tool or event, plan mode, a command ctx leaves
+/// alone, a command a deny rule covers, and a mode where Claude Code would
+/// not have asked.
+pub fn answer_with(
+    payload: &Value,
+    rules: impl FnOnce() -> Option<Rules>,
+    unlisted: Unlisted,
+) -> Option<Value> {
     if payload
         .get("hook_event_name")
         .and_then(Value::as_str)
@@ -74,6 +82,7 @@ pub fn answer_with(payload: &Value, rules: &Rules, unlisted: Unlisted) -> Option
     let input = payload.get("tool_input")?.as_object()?;
     let command = input.get("command")?.as_str()?;
     let rewritten = crate::rewrite::rewrite(command)?;
+    let rules = rules()?;
     let (before, after) = (rules.verdict(command), rules.verdict(&rewritten));
     let decision = match (before, after) {
         // Denied stays denied: Claude Code refuses the original command.
@@ -130,7 +139,12 @@ mod tests {
     }
 
     fn decision(rules: &Rules, command: &str, mode: &str) -> Option<String> {
-        answer_with(&payload(command, mode), rules, Unlisted::Mirror).map(|a| {
+        answer_with(
+            &payload(command, mode),
+            || Some(rules.clone()),
+            Unlisted::Mirror,
+        )
+        .map(|a| {
             a["hookSpecificOutput"]["permissionDecision"]
                 .as_str()
                 .unwrap_or_default()
