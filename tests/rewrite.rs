@@ -1,53 +1,242 @@
-//! `ctx rewrite`: a table of command lines and their expected rewrites
-//! (chains, pipes, prefixes, wrappers, quotes, unattestable forms), then
-//! the CLI's two printed forms and exit statuses.
-//!
-//! The table uses a fixed set of known commands so that it does not move
-//! when profiles are added; the CLI cases use commands with profiles today.
+//! `ctx rewrite`: a table of realistic agent command lines and their
+//! expected rewrites, checked three ways: against the expectation, against
+//! `bash -n` (a line bash rejects is never rewritten, and every rewrite
+//! still parses), and against the argv bash really builds for each simple
+//! command (a `command_not_found_handle` probe with an empty PATH, so that
+//! nothing in the table is actually run). Then the CLI's printed forms.
 
-use std::process::Command;
+use std::collections::HashSet;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
-use ctx::rewrite::rewrite_with;
-
-/// The known commands of the table.
-fn known(argv: &[String]) -> bool {
-    let Some(first) = argv.first() else {
-        return false;
-    };
-    let base = first.rsplit('/').next().unwrap_or(first);
-    let python = base == "python" || base == "python3";
-    ["pytest", "cargo", "tsc", "make", "jest", "go", "mypy"].contains(&base)
-        || python
-            && argv.get(1).is_some_and(|a| a == "-m")
-            && argv.get(2).is_some_and(|a| a == "pytest")
-}
+use ctx::rewrite::{command_words, lexer, rewrite};
 
 /// (line, expected rewrite; "=" for unchanged).
 const TABLE: &[(&str, &str)] = &[
-    // Simple commands.
+    // Test runners, as agents type them.
     ("pytest", "ctx run -- pytest"),
     ("pytest -x -q tests/", "ctx run -- pytest -x -q tests/"),
+    ("pytest -q --tb=short", "ctx run -- pytest -q --tb=short"),
     (
-        "cargo test --workspace",
-        "ctx run -- cargo test --workspace",
+        "pytest tests/test_api.py::test_create -vv",
+        "ctx run -- pytest tests/test_api.py::test_create -vv",
     ),
+    (
+        "pytest -k 'a and not b'",
+        "ctx run -- pytest -k 'a and not b'",
+    ),
+    (
+        "pytest -k \"test_x or test_y\"",
+        "ctx run -- pytest -k \"test_x or test_y\"",
+    ),
+    (
+        "pytest -p no:cacheprovider",
+        "ctx run -- pytest -p no:cacheprovider",
+    ),
+    ("py.test tests", "ctx run -- py.test tests"),
     ("/usr/bin/pytest", "ctx run -- /usr/bin/pytest"),
-    (
-        "./node_modules/.bin/tsc --noEmit",
-        "ctx run -- ./node_modules/.bin/tsc --noEmit",
-    ),
+    (".venv/bin/pytest -x", "ctx run -- .venv/bin/pytest -x"),
+    ("python -m pytest", "ctx run -- python -m pytest"),
     (
         "python -m pytest -k slow",
         "ctx run -- python -m pytest -k slow",
     ),
-    ("python3 -m pytest", "ctx run -- python3 -m pytest"),
-    ("ls -la", "="),
-    ("echo pytest", "="),
-    ("python script.py", "="),
-    ("", "="),
-    ("   ", "="),
-    // Chains.
+    (
+        "python3 -m pytest tests/unit",
+        "ctx run -- python3 -m pytest tests/unit",
+    ),
+    ("python3.12 -m pytest", "ctx run -- python3.12 -m pytest"),
+    (
+        "python -m unittest discover",
+        "ctx run -- python -m unittest discover",
+    ),
+    ("python -m mypy src", "ctx run -- python -m mypy src"),
+    ("uv run pytest", "ctx run -- uv run pytest"),
+    (
+        "uv run --with pytest-xdist pytest -n 4",
+        "ctx run -- uv run --with pytest-xdist pytest -n 4",
+    ),
+    (
+        "uv run python -m pytest",
+        "ctx run -- uv run python -m pytest",
+    ),
+    ("poetry run pytest", "ctx run -- poetry run pytest"),
+    (
+        "poetry run pytest --cov=app",
+        "ctx run -- poetry run pytest --cov=app",
+    ),
+    (
+        "pipenv run python -m pytest",
+        "ctx run -- pipenv run python -m pytest",
+    ),
+    ("pdm run pytest", "ctx run -- pdm run pytest"),
+    ("hatch run pytest", "ctx run -- hatch run pytest"),
+    (
+        "source .venv/bin/activate && pytest",
+        "source .venv/bin/activate && ctx run -- pytest",
+    ),
+    (
+        ". venv/bin/activate; pytest -x",
+        ". venv/bin/activate; ctx run -- pytest -x",
+    ),
+    (
+        "source venv/bin/activate && python -m pytest -q",
+        "source venv/bin/activate && ctx run -- python -m pytest -q",
+    ),
+    ("source .env && pytest", "source .env && ctx run -- pytest"),
+    (
+        ". ~/.cargo/env && cargo test",
+        ". ~/.cargo/env && ctx run -- cargo test",
+    ),
+    ("npm test", "ctx run -- npm test"),
+    ("npm t", "ctx run -- npm t"),
+    ("npm run test", "ctx run -- npm run test"),
+    (
+        "npm run test -- --coverage",
+        "ctx run -- npm run test -- --coverage",
+    ),
+    ("npm run test:unit", "ctx run -- npm run test:unit"),
+    ("npm run build", "ctx run -- npm run build"),
+    ("npm run lint", "ctx run -- npm run lint"),
+    ("npm run typecheck", "ctx run -- npm run typecheck"),
+    (
+        "npm test --workspace=api",
+        "ctx run -- npm test --workspace=api",
+    ),
+    ("npm --prefix web test", "ctx run -- npm --prefix web test"),
+    ("pnpm test", "ctx run -- pnpm test"),
+    ("pnpm run build", "ctx run -- pnpm run build"),
+    ("pnpm -r test", "ctx run -- pnpm -r test"),
+    (
+        "pnpm --filter web lint",
+        "ctx run -- pnpm --filter web lint",
+    ),
+    ("pnpm typecheck", "ctx run -- pnpm typecheck"),
+    ("pnpm exec jest", "ctx run -- pnpm exec jest"),
+    ("yarn test", "ctx run -- yarn test"),
+    ("yarn lint", "ctx run -- yarn lint"),
+    ("yarn run build", "ctx run -- yarn run build"),
+    (
+        "yarn workspace api test",
+        "ctx run -- yarn workspace api test",
+    ),
+    ("bun test", "ctx run -- bun test"),
+    ("bun run test", "ctx run -- bun run test"),
+    ("npx jest", "ctx run -- npx jest"),
+    (
+        "npx jest src/api --runInBand",
+        "ctx run -- npx jest src/api --runInBand",
+    ),
+    ("npx --yes jest", "ctx run -- npx --yes jest"),
+    ("npx vitest run", "ctx run -- npx vitest run"),
+    ("npx tsc --noEmit", "ctx run -- npx tsc --noEmit"),
+    (
+        "npx tsc -p tsconfig.build.json",
+        "ctx run -- npx tsc -p tsconfig.build.json",
+    ),
+    (
+        "npx eslint . --ext .ts",
+        "ctx run -- npx eslint . --ext .ts",
+    ),
+    (
+        "./node_modules/.bin/tsc --noEmit",
+        "ctx run -- ./node_modules/.bin/tsc --noEmit",
+    ),
+    ("bunx tsc", "ctx run -- bunx tsc"),
+    ("jest", "ctx run -- jest"),
+    ("vitest run", "ctx run -- vitest run"),
+    ("tsc --noEmit", "ctx run -- tsc --noEmit"),
+    ("vue-tsc --noEmit", "ctx run -- vue-tsc --noEmit"),
+    ("eslint src", "ctx run -- eslint src"),
+    ("mypy src", "ctx run -- mypy src"),
+    ("mypy --strict .", "ctx run -- mypy --strict ."),
+    ("pyright", "ctx run -- pyright"),
+    ("ruff check .", "ctx run -- ruff check ."),
+    ("ruff check --fix src", "ctx run -- ruff check --fix src"),
+    ("uv run ruff check", "ctx run -- uv run ruff check"),
+    ("uv run mypy .", "ctx run -- uv run mypy ."),
+    // Rust and Go.
+    ("cargo test", "ctx run -- cargo test"),
+    (
+        "cargo test --workspace",
+        "ctx run -- cargo test --workspace",
+    ),
+    (
+        "cargo test -p core -- --nocapture",
+        "ctx run -- cargo test -p core -- --nocapture",
+    ),
+    ("cargo build", "ctx run -- cargo build"),
+    ("cargo build --release", "ctx run -- cargo build --release"),
+    (
+        "cargo check --all-targets",
+        "ctx run -- cargo check --all-targets",
+    ),
+    (
+        "cargo clippy --all-targets -- -D warnings",
+        "ctx run -- cargo clippy --all-targets -- -D warnings",
+    ),
+    ("cargo +nightly test", "ctx run -- cargo +nightly test"),
+    ("cargo --locked test", "ctx run -- cargo --locked test"),
+    ("cargo nextest run", "ctx run -- cargo nextest run"),
+    (
+        "cargo nextest run --workspace",
+        "ctx run -- cargo nextest run --workspace",
+    ),
+    ("cargo doc --no-deps", "ctx run -- cargo doc --no-deps"),
+    ("cargo bench --no-run", "ctx run -- cargo bench --no-run"),
+    ("go test ./...", "ctx run -- go test ./..."),
+    (
+        "go test -run TestX ./pkg/...",
+        "ctx run -- go test -run TestX ./pkg/...",
+    ),
+    ("go test -race ./...", "ctx run -- go test -race ./..."),
+    ("go build ./...", "ctx run -- go build ./..."),
+    ("go vet ./...", "ctx run -- go vet ./..."),
+    // Make and C.
+    ("make", "ctx run -- make"),
+    ("make test", "ctx run -- make test"),
+    ("make -j8 check", "ctx run -- make -j8 check"),
+    ("make -C build test", "ctx run -- make -C build test"),
+    ("make CC=clang all", "ctx run -- make CC=clang all"),
+    ("cd sub && make test", "cd sub && ctx run -- make test"),
+    ("just test", "ctx run -- just test"),
+    (
+        "gcc -Wall -o hello hello.c",
+        "ctx run -- gcc -Wall -o hello hello.c",
+    ),
+    ("cc -c main.c", "ctx run -- cc -c main.c"),
+    (
+        "clang++ -std=c++20 main.cpp",
+        "ctx run -- clang++ -std=c++20 main.cpp",
+    ),
+    // Other ecosystems.
+    ("npx playwright test", "ctx run -- npx playwright test"),
+    ("deno test -A", "ctx run -- deno test -A"),
+    ("dotnet test", "ctx run -- dotnet test"),
+    ("mvn -q test", "ctx run -- mvn -q test"),
+    ("mvn clean verify", "ctx run -- mvn clean verify"),
+    ("./gradlew test", "ctx run -- ./gradlew test"),
+    (
+        "./gradlew build --info",
+        "ctx run -- ./gradlew build --info",
+    ),
+    ("bundle exec rspec", "ctx run -- bundle exec rspec"),
+    ("rspec spec/models", "ctx run -- rspec spec/models"),
+    ("mix test", "ctx run -- mix test"),
+    ("swift test", "ctx run -- swift test"),
+    ("tox -e py312", "ctx run -- tox -e py312"),
+    ("npx playwright show-report", "="),
+    ("mvn spring-boot:run", "="),
+    ("./gradlew bootRun", "="),
+    ("dotnet run", "="),
+    ("deno run main.ts", "="),
+    // Chains: each part decided on its own.
     ("cd app && pytest", "cd app && ctx run -- pytest"),
+    (
+        "cd /repo && cargo test",
+        "cd /repo && ctx run -- cargo test",
+    ),
     (
         "cargo build && cargo test",
         "ctx run -- cargo build && ctx run -- cargo test",
@@ -63,14 +252,46 @@ const TABLE: &[(&str, &str)] = &[
         "pytest\ncargo test",
         "ctx run -- pytest\nctx run -- cargo test",
     ),
+    (
+        "pytest &&\n  cargo test",
+        "ctx run -- pytest &&\n  ctx run -- cargo test",
+    ),
+    (
+        "git status && cargo test",
+        "git status && ctx run -- cargo test",
+    ),
+    ("npm ci && npm test", "npm ci && ctx run -- npm test"),
+    (
+        "pip install -e . && pytest",
+        "pip install -e . && ctx run -- pytest",
+    ),
+    (
+        "mkdir -p build && cd build && make",
+        "mkdir -p build && cd build && ctx run -- make",
+    ),
     ("echo 'a && pytest'", "="),
     (
         "echo \"a; pytest\" && pytest",
         "echo \"a; pytest\" && ctx run -- pytest",
     ),
+    (
+        "[[ -d .venv ]] && pytest",
+        "[[ -d .venv ]] && ctx run -- pytest",
+    ),
+    (
+        "[[ -f a && -f b ]] && cargo test",
+        "[[ -f a && -f b ]] && ctx run -- cargo test",
+    ),
+    (
+        "test -f Makefile && make",
+        "test -f Makefile && ctx run -- make",
+    ),
+    ("pytest;", "ctx run -- pytest;"),
     // Pipelines: only the last stage, only when known.
     ("pytest | tail -n 20", "="),
     ("pytest 2>&1 | tee log", "="),
+    ("cargo test 2>&1 | grep FAILED", "="),
+    ("npm test | head -50", "="),
     ("echo y | pytest", "echo y | ctx run -- pytest"),
     (
         "cat list | xargs echo | make",
@@ -87,32 +308,23 @@ const TABLE: &[(&str, &str)] = &[
         "A=1 B='x y' cargo test",
         "A=1 B='x y' ctx run -- cargo test",
     ),
+    (
+        "RUST_BACKTRACE=1 cargo test",
+        "RUST_BACKTRACE=1 ctx run -- cargo test",
+    ),
+    ("CI=true npm test", "CI=true ctx run -- npm test"),
     ("time pytest", "time ctx run -- pytest"),
     ("time -p cargo build", "time -p ctx run -- cargo build"),
     ("! pytest", "! ctx run -- pytest"),
     ("FOO=1", "="),
-    // Wrappers stay, inside ctx run; classification looks through them.
-    ("uv run pytest", "ctx run -- uv run pytest"),
-    (
-        "uv run --with pytest-xdist pytest -n 4",
-        "ctx run -- uv run --with pytest-xdist pytest -n 4",
-    ),
-    ("poetry run pytest", "ctx run -- poetry run pytest"),
-    (
-        "pipenv run python -m pytest",
-        "ctx run -- pipenv run python -m pytest",
-    ),
-    ("npx tsc --noEmit", "ctx run -- npx tsc --noEmit"),
-    ("npx --yes jest", "ctx run -- npx --yes jest"),
-    ("pnpm exec jest", "ctx run -- pnpm exec jest"),
-    ("bunx tsc", "ctx run -- bunx tsc"),
+    // Wrappers stay, inside ctx run.
     (
         "docker exec web pytest",
         "ctx run -- docker exec web pytest",
     ),
     (
-        "docker exec -it -e A=1 -w /app web pytest -q",
-        "ctx run -- docker exec -it -e A=1 -w /app web pytest -q",
+        "docker exec -e A=1 -w /app web pytest -q",
+        "ctx run -- docker exec -e A=1 -w /app web pytest -q",
     ),
     (
         "docker compose exec api pytest",
@@ -144,37 +356,62 @@ const TABLE: &[(&str, &str)] = &[
         "timeout -k 5 300 pytest",
         "ctx run -- timeout -k 5 300 pytest",
     ),
+    ("nice -n 10 make", "ctx run -- nice -n 10 make"),
     ("uv run python script.py", "="),
     ("docker exec web ls", "="),
     ("npx prettier --check .", "="),
     ("timeout 5", "="),
-    // Quotes and escapes are kept byte for byte.
-    (
-        "pytest -k 'a and not b'",
-        "ctx run -- pytest -k 'a and not b'",
-    ),
-    (
-        "pytest -k \"test_x or test_y\"",
-        "ctx run -- pytest -k \"test_x or test_y\"",
-    ),
+    // Quotes and escapes are kept byte for byte, and follow bash's rules.
     (
         "pytest tests/with\\ space.py",
         "ctx run -- pytest tests/with\\ space.py",
     ),
     ("\"pytest\" -q", "ctx run -- \"pytest\" -q"),
+    ("py\\test -q", "ctx run -- py\\test -q"),
+    ("\"py\\test\"", "="),
+    ("'py\\test'", "="),
     ("pytest \"$HOME/x\"", "ctx run -- pytest \"$HOME/x\""),
+    ("pytest \\\n  -x", "ctx run -- pytest \\\n  -x"),
+    ("$PYTEST -x", "="),
+    ("$'pytest'", "="),
+    ("pyt*", "="),
     ("pytest 'unterminated", "="),
     // Redirections: stdout elsewhere stays raw; stderr and stdin are fine.
     ("pytest > out.txt", "="),
     ("pytest >> out.txt", "="),
     ("pytest 1>out.txt", "="),
+    ("pytest >out.txt 2>&1", "="),
     ("pytest &> log", "="),
+    ("pytest &>> log", "="),
     ("pytest >&2", "="),
+    ("pytest >&log", "="),
+    ("pytest >| out", "="),
+    ("pytest 1<>log", "="),
+    ("pytest 1<&0", "="),
+    ("exec >log; pytest", "="),
+    ("exec 1>log 2>&1\npytest", "="),
+    ("exec 2>err; pytest", "exec 2>err; ctx run -- pytest"),
     ("pytest 2>&1", "ctx run -- pytest 2>&1"),
     ("pytest 2>/dev/null", "ctx run -- pytest 2>/dev/null"),
+    ("pytest 2> err.log", "ctx run -- pytest 2> err.log"),
     ("pytest < input.txt", "ctx run -- pytest < input.txt"),
     ("pytest <<< y", "ctx run -- pytest <<< y"),
+    ("pytest {fd}>log", "ctx run -- pytest {fd}>log"),
     ("echo 2 > f && pytest", "echo 2 > f && ctx run -- pytest"),
+    ("> log pytest", "="),
+    // Lines bash rejects are left as they are.
+    (";npx ; pytest", "="),
+    ("&&&&", "="),
+    ("| pytest", "="),
+    ("pytest >", "="),
+    ("pytest 2>", "="),
+    ("pytest >> ; cargo test", "="),
+    ("pytest > | cat", "="),
+    ("pytest && && cargo test", "="),
+    ("pytest &&", "="),
+    ("pytest |", "="),
+    ("pytest ;; cargo test", "="),
+    ("cd a;\n;pytest", "="),
     // Unattestable: the whole line is left alone.
     ("x=$(pytest)", "="),
     ("echo `cargo test`", "="),
@@ -187,18 +424,74 @@ const TABLE: &[(&str, &str)] = &[
     ("eval \"$CMD\" && pytest", "="),
     ("for f in a b; do pytest $f; done", "="),
     ("if true; then pytest; fi", "="),
+    ("while true; do cargo test; done", "="),
     ("pytest &", "="),
     ("diff <(pytest) <(pytest)", "="),
     ("case $x in a) pytest;; esac", "="),
-    // Watch modes and servers are never captured.
+    ("source ./helpers.sh && pytest", "="),
+    ("exec pytest", "="),
+    // Programs, installs, publishing: never captured.
+    ("cargo run", "="),
+    ("cargo run --release -- --port 8080", "="),
+    ("cargo install ripgrep", "="),
+    ("cargo install --path .", "="),
+    ("cargo publish", "="),
+    ("cargo publish --dry-run", "="),
+    ("cargo fmt", "="),
+    ("cargo add serde", "="),
+    ("cargo update", "="),
+    ("npm start", "="),
+    ("npm install", "="),
+    ("npm i lodash", "="),
+    ("npm publish", "="),
+    ("npm run dev", "="),
+    ("npm run start", "="),
+    ("npm run test:watch", "="),
+    ("pnpm install", "="),
+    ("pnpm dev", "="),
+    ("yarn", "="),
+    ("yarn start", "="),
+    ("bun run dev", "="),
+    ("go run ./cmd/server", "="),
+    ("go mod tidy", "="),
+    ("make run", "="),
+    ("make install", "="),
+    ("make deploy", "="),
+    ("gcc -E main.c", "="),
+    ("cc -o - main.c", "="),
+    ("rustc --print sysroot", "="),
+    ("rustc main.rs", "="),
+    ("pytest --version", "="),
+    ("cargo test --help", "="),
+    // Interactive or long-running.
+    ("pytest --pdb", "="),
+    ("python -m pytest --trace", "="),
+    ("docker exec -it web pytest", "="),
+    ("docker exec -t web pytest", "="),
     ("jest --watch", "="),
+    ("jest --watchAll", "="),
+    ("vitest --watch", "="),
     ("cargo watch -x test", "="),
     ("make serve", "="),
     ("tsc --watch", "="),
     ("make dev", "="),
-    // Already wrapped, or ctx itself.
+    ("python", "="),
+    ("tail -f log", "="),
+    // Already under ctx, or ctx turned off.
     ("ctx run -- pytest", "="),
+    ("ctx run -- cargo test && ctx run -- npm test", "="),
     ("ctx expand abc123", "="),
+    ("pytest | ctx pipe", "="),
+    ("CTX_DISABLE=1 pytest", "="),
+    // Everyday commands that are not builds or tests.
+    ("ls -la", "="),
+    ("echo pytest", "="),
+    ("python script.py", "="),
+    ("git diff HEAD~1", "="),
+    ("grep -rn 'fn main' src", "="),
+    ("cat Cargo.toml", "="),
+    ("", "="),
+    ("   ", "="),
     // Comments.
     (
         "pytest # run the tests",
@@ -207,18 +500,19 @@ const TABLE: &[(&str, &str)] = &[
     ("# pytest", "="),
 ];
 
+fn expected(want: &str) -> Option<String> {
+    (want != "=").then(|| want.to_string())
+}
+
 #[test]
 fn table() {
-    assert!(TABLE.len() >= 60);
+    assert!(TABLE.len() >= 150, "{} lines", TABLE.len());
+    let mut seen = HashSet::new();
     let mut wrong = Vec::new();
     for (line, want) in TABLE {
-        let want = if *want == "=" {
-            None
-        } else {
-            Some(want.to_string())
-        };
-        let got = rewrite_with(line, &known);
-        if got != want {
+        assert!(seen.insert(*line), "{line:?} twice in the table");
+        let got = rewrite(line);
+        if got != expected(want) {
             wrong.push(format!("{line:?}: got {got:?}, want {want:?}"));
         }
     }
@@ -228,6 +522,216 @@ fn table() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// `bash -n`: does bash parse this line?
+fn bash_parses(line: &str) -> bool {
+    Command::new("bash")
+        .args(["--norc", "--noprofile", "-n", "-c", "--", line])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("bash")
+        .success()
+}
+
+#[test]
+fn lines_bash_rejects_are_never_rewritten_and_rewrites_still_parse() {
+    let mut rejected = 0;
+    for (line, want) in TABLE {
+        if bash_parses(line) {
+            if let Some(rewritten) = rewrite(line) {
+                assert!(bash_parses(&rewritten), "{rewritten:?} does not parse");
+            }
+        } else {
+            rejected += 1;
+            assert_eq!(*want, "=", "bash rejects {line:?}");
+            assert_eq!(rewrite(line), None, "bash rejects {line:?}");
+            assert!(lexer::lex(line).is_err(), "bash rejects {line:?}");
+        }
+    }
+    assert!(
+        rejected >= 12,
+        "only {rejected} rejected lines in the table"
+    );
+}
+
+/// Random lines from shell tokens: whatever bash rejects, ctx leaves
+/// alone; whatever ctx rewrites, bash still parses.
+#[test]
+fn random_lines_agree_with_bash() {
+    const TOKENS: &[&str] = &[
+        "pytest", "cargo", "test", "npm", "make", "-x", ";", "&&", "||", "|", "|&", ">", ">>",
+        "2>&1", "<", "1<>", "&>", ">&", "log", "'a b'", "\"x\\y\"", "\\", "\n", "#", "!", "time",
+        "A=1", "exec", "[[", "]]", "\"", "'", "$x", "${y}", "<<<", "2>", "cd", "sub", ";;",
+    ];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    let rounds = std::env::var("CTX_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(400);
+    for _ in 0..rounds {
+        let len = 1 + next() % 7;
+        let mut line = String::new();
+        for _ in 0..len {
+            line.push_str(TOKENS[(next() % TOKENS.len() as u64) as usize]);
+            if next() % 4 != 0 {
+                line.push(' ');
+            }
+        }
+        let got = rewrite(&line);
+        if got.is_none() && lexer::lex(&line).is_err() {
+            continue; // left alone; nothing to hold against bash
+        }
+        checked += 1;
+        if !bash_parses(&line) {
+            wrong.push(format!("ctx lexed {line:?}, which bash rejects"));
+        } else if let Some(rewritten) = got
+            && !bash_parses(&rewritten)
+        {
+            wrong.push(format!("{line:?} → {rewritten:?} does not parse"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(checked >= 50, "only {checked} lines lexed");
+}
+
+/// bash's own path: the probe runs it with an empty PATH.
+fn bash_path() -> std::path::PathBuf {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join("bash"))
+        .find(|p| p.is_file())
+        .expect("bash on PATH")
+}
+
+/// Runs `line` under bash with an empty PATH, so that every external
+/// command goes to `command_not_found_handle`, which records its argv;
+/// `cd` and `source` do nothing. Returns each recorded argv.
+fn bash_argvs(line: &str, dir: &Path) -> Vec<Vec<String>> {
+    let probe = dir.join("probe");
+    let work = dir.join("work");
+    let empty = dir.join("empty");
+    let _ = fs::remove_file(&probe);
+    fs::create_dir_all(&work).expect("work dir");
+    fs::create_dir_all(&empty).expect("empty dir");
+    let script = format!(
+        "command_not_found_handle() {{ printf '%s\\0' \"$#\" \"$@\" >> \"$PROBE\"; return 0; }}\n\
+         cd() {{ :; }}\nsource() {{ :; }}\n{line}\n"
+    );
+    let script_file = dir.join("script.sh");
+    fs::write(&script_file, script).expect("script");
+    let _ = Command::new(bash_path())
+        .args(["--norc", "--noprofile"])
+        .arg(&script_file)
+        .current_dir(&work)
+        .env_clear()
+        .env("PATH", &empty)
+        .env("PROBE", &probe)
+        .env("HOME", &work)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("bash");
+    let bytes = fs::read(&probe).unwrap_or_default();
+    let mut fields = bytes
+        .split(|b| *b == 0)
+        .map(|f| String::from_utf8_lossy(f).into_owned());
+    let mut argvs = Vec::new();
+    while let Some(count) = fields.next() {
+        let Ok(n) = count.parse::<usize>() else {
+            break;
+        };
+        argvs.push(fields.by_ref().take(n).collect());
+    }
+    argvs
+}
+
+/// Builtins, keywords and the probe's own functions: bash runs these
+/// without a PATH look-up, so the probe does not see them.
+const NOT_LOOKED_UP: &[&str] = &[
+    "cd", "source", ".", "echo", "exec", "test", "[", "[[", "true", "false", "export", "set",
+    "printf", "pwd", "command",
+];
+
+#[test]
+fn the_words_ctx_sees_are_the_argv_bash_builds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut compared = 0;
+    for (line, _) in TABLE {
+        let Ok(pipelines) = lexer::lex(line) else {
+            continue;
+        };
+        if rewrite(line).is_none() && !bash_parses(line) {
+            continue;
+        }
+        let opaque = ["(", "`", "<<", "eval", "for ", "if ", "while ", "{ "];
+        if opaque.iter().any(|o| line.contains(o)) {
+            continue;
+        }
+        let recorded = bash_argvs(line, dir.path());
+        // The literal words ctx sees, per stage, up to the first word bash
+        // would expand.
+        let stages: Vec<(Vec<String>, bool)> = pipelines
+            .iter()
+            .flat_map(|p| p.iter())
+            .map(|s| {
+                let words = command_words(s);
+                let complete = words.iter().all(|w| w.literal);
+                let prefix = words
+                    .iter()
+                    .take_while(|w| w.literal)
+                    .map(|w| w.value.clone())
+                    .collect();
+                (prefix, complete)
+            })
+            .collect();
+        for argv in &recorded {
+            let matched = stages.iter().any(|(prefix, complete)| {
+                argv.len() >= prefix.len()
+                    && argv[..prefix.len()] == prefix[..]
+                    && (!complete || argv.len() == prefix.len())
+            });
+            assert!(matched, "{line:?}: bash ran {argv:?}; ctx saw {:?}", stages);
+        }
+        // The first pipeline always runs: each of its external commands
+        // must have been seen by bash as ctx sees it.
+        if let Some(first) = pipelines.first() {
+            for stage in first {
+                let words = command_words(stage);
+                let Some(name) = words.first() else {
+                    continue;
+                };
+                let input_redirected = stage.redirected && !stage.stdout_redirected;
+                if !name.literal
+                    || name.value.contains('/')
+                    || NOT_LOOKED_UP.contains(&name.value.as_str())
+                    || input_redirected
+                    || words.iter().any(|w| !w.literal)
+                {
+                    continue;
+                }
+                let want: Vec<String> = words.iter().map(|w| w.value.clone()).collect();
+                assert!(
+                    recorded.contains(&want),
+                    "{line:?}: ctx saw {want:?}; bash ran {recorded:?}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 100, "only {compared} commands compared");
 }
 
 fn ctx_rewrite(line: &str) -> (String, Option<i32>) {
@@ -253,7 +757,7 @@ fn cli_prints_the_rewrite_and_exits_0() {
 
 #[test]
 fn cli_prints_the_original_and_exits_1() {
-    for line in ["ls -la", "x=$(pytest)", "pytest | tail"] {
+    for line in ["ls -la", "x=$(pytest)", "pytest | tail", "cargo run"] {
         let (out, code) = ctx_rewrite(line);
         assert_eq!(out, format!("{line}\n"));
         assert_eq!(code, Some(1));

@@ -88,8 +88,15 @@ pub fn instructions(agent: Agent, shim_dir: &Path) -> String {
     }
     if agent == Agent::ClaudeCode {
         text.push_str(&format!(
-            "# And/or a PreToolUse hook that rewrites Bash commands ctx knows\n\
-             # (`ctx init claude-code --write` adds it to {}):\n{}\n",
+            "# And/or a PreToolUse hook that rewrites build and test commands to\n\
+             # `ctx run -- CMD` (`ctx init claude-code --write` adds it to {}):\n{}\n\
+             # The hook keeps your permissions: it reads the allow/ask/deny rules of\n\
+             # the managed, project (.claude/settings.local.json, .claude/settings.json)\n\
+             # and user settings, and answers for the original command what Claude\n\
+             # Code would have: `allow` if your rules allow it (every part of a\n\
+             # compound command), `ask` where Claude Code would have asked, and no\n\
+             # rewrite at all for a denied command. `ctx hook claude --allow` lets\n\
+             # unlisted rewritten commands run without a prompt.\n",
             claude::SETTINGS_HINT,
             claude::hook_entry_pretty()
         ));

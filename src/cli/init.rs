@@ -13,7 +13,8 @@ use crate::shim::install;
 pub struct Args {
     /// claude-code, codex, gemini, cursor, opencode, aider or copilot.
     pub agent: String,
-    /// Apply the configuration (backing up the file it changes).
+    /// Apply the configuration: the hook is added to the settings file in
+    /// place, keeping its key order and formatting (after a backup).
     #[arg(long, conflicts_with = "uninstall")]
     pub write: bool,
     /// Undo `--write`: the original file comes back byte for byte.

@@ -1,23 +1,26 @@
 //! `ctx rewrite`: turns a shell line into the same line with each command
-//! ctx knows run through `ctx run --`, for agents that prefer a rewrite
-//! hook to PATH shims. docs/shims.md (section "ctx rewrite") has the rules:
+//! worth digesting run through `ctx run --`, for agents that prefer a
+//! rewrite hook to PATH shims. docs/rewrite.md has the rules:
 //!
 //! - the line splits on `&&`, `||`, `;` and newlines; each pipeline is
-//!   decided on its own;
-//! - in a pipeline only the last stage is eligible, and only when it is a
-//!   known command: `pytest | tail` stays raw because tail reads pytest's
-//!   bytes, and `cat f | pytest` is still pytest's output;
+//!   decided on its own; a line bash would reject is left alone;
+//! - in a pipeline only the last stage is eligible: `pytest | tail` stays
+//!   raw because tail reads pytest's bytes, and `cat f | pytest` is still
+//!   pytest's output;
 //! - environment assignments, `time` and `!` stay in front; wrappers
 //!   (`uv run`, `docker exec C`, `timeout 5`, …) go inside `ctx run`, and
-//!   classification looks through them at the command they wrap;
-//! - a stage whose stdout is redirected, a watcher or a server is left as
-//!   it is; backticks, `$( )`, heredocs, subshells, function definitions,
-//!   compound commands and `eval` leave the whole line alone.
+//!   the decision looks through them at the command they wrap
+//!   (policy.rs: builds, checks and tests, never `cargo run` or
+//!   `npm start`);
+//! - a stage whose stdout is redirected (or follows `exec >f`), a watcher,
+//!   a server or an interactive session is left as it is; backticks,
+//!   `$( )`, heredocs, subshells, function definitions, compound commands
+//!   and `eval` leave the whole line alone.
 
 pub mod lexer;
-mod wrappers;
+mod policy;
+pub mod wrappers;
 
-use crate::profiles;
 use crate::shim::longrun;
 use lexer::{Stage, Word};
 
@@ -27,35 +30,37 @@ pub const PREFIX: &str = "ctx run -- ";
 /// First words that make a line unattestable as a whole.
 const OPAQUE: &[&str] = &[
     "eval", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case",
-    "esac", "function", "select", "{", "}", "coproc", "source", ".", "alias",
+    "esac", "function", "select", "{", "}", "coproc", "alias", "builtin", "trap",
 ];
 
 /// The rewritten line, or `None` when nothing in it is rewritten.
 pub fn rewrite(line: &str) -> Option<String> {
-    rewrite_with(line, &known_command)
-}
-
-/// `rewrite` with an explicit notion of which commands ctx knows.
-pub fn rewrite_with(line: &str, known: &dyn Fn(&[String]) -> bool) -> Option<String> {
     let pipelines = lexer::lex(line).ok()?;
     let mut inserts: Vec<usize> = Vec::new();
+    // `exec >log` sends the rest of the line's output to the file.
+    let mut stdout_gone = false;
     for pipeline in &pipelines {
         for stage in pipeline {
-            if stage
-                .words
-                .first()
-                .is_some_and(|w| OPAQUE.contains(&w.value.as_str()))
+            let first = stage.words.first().map(|w| w.value.as_str());
+            if first.is_some_and(|w| OPAQUE.contains(&w))
+                || stage.words.iter().any(|w| w.value == "eval")
             {
                 return None;
             }
-            if stage.words.iter().any(|w| w.value == "eval") {
+            if matches!(first, Some("source" | ".")) && !harmless_source(&stage.words) {
                 return None;
             }
+            if first == Some("exec") {
+                if stage.words.len() > 1 {
+                    return None;
+                }
+                stdout_gone |= stage.stdout_redirected;
+            }
         }
-        let Some(last) = pipeline.last() else {
+        if stdout_gone {
             continue;
-        };
-        if let Some(at) = eligible(last, known) {
+        }
+        if let Some(at) = pipeline.last().and_then(eligible) {
             inserts.push(at);
         }
     }
@@ -73,13 +78,24 @@ pub fn rewrite_with(line: &str, known: &dyn Fn(&[String]) -> bool) -> Option<Str
     Some(out)
 }
 
-/// Where to insert `ctx run -- ` in this stage, if it is to be rewritten.
-fn eligible(stage: &Stage, known: &dyn Fn(&[String]) -> bool) -> Option<usize> {
-    if stage.stdout_redirected {
-        return None;
-    }
+/// `source .venv/bin/activate`, `. ~/.cargo/env`, `source .env`: files
+/// that set up the environment rather than redefine commands. Any other
+/// sourced file could define a function named like the command after it.
+fn harmless_source(words: &[Word]) -> bool {
+    let Some(file) = words.get(1) else {
+        return false;
+    };
+    let base = file.value.rsplit('/').next().unwrap_or(&file.value);
+    base == "activate"
+        || base.starts_with(".env")
+        || file.value.ends_with(".cargo/env")
+        || base == "nvm.sh"
+}
+
+/// The words of the simple command a stage runs: without the `!`,
+/// `time [-p]` and `A=1` prefixes that stay in front of `ctx run`.
+pub fn command_words(stage: &Stage) -> &[Word] {
     let words = &stage.words;
-    // Shell-level prefixes stay outside ctx: `!`, `time [-p]`, `A=1`.
     let mut i = 0;
     while let Some(w) = words.get(i) {
         match w.value.as_str() {
@@ -94,20 +110,42 @@ fn eligible(stage: &Stage, known: &dyn Fn(&[String]) -> bool) -> Option<usize> {
             _ => break,
         }
     }
-    let start = words.get(i)?.start;
-    let values: Vec<String> = words[i..].iter().map(|w| w.value.clone()).collect();
+    &words[i..]
+}
+
+/// Where to insert `ctx run -- ` in this stage, if it is to be rewritten.
+fn eligible(stage: &Stage) -> Option<usize> {
+    if stage.stdout_redirected {
+        return None;
+    }
+    // The person turned ctx off for this command.
+    if stage
+        .words
+        .iter()
+        .take_while(|w| is_assignment(w))
+        .any(|w| w.value.starts_with("CTX_DISABLE="))
+    {
+        return None;
+    }
+    let words = command_words(stage);
+    let start = words.first()?.start;
+    let values: Vec<String> = words.iter().map(|w| w.value.clone()).collect();
     let core = wrappers::unwrap(&values)?;
-    let core = &values[core..];
-    if core
+    if !words[..core].iter().all(|w| w.literal) || wrappers::interactive(&values[..core]) {
+        return None;
+    }
+    let core_words = &words[core..];
+    let core_values = &values[core..];
+    if core_values
         .first()
         .is_some_and(|w| w == "ctx" || w.ends_with("/ctx"))
     {
         return None;
     }
-    if longrun::long_running(core).is_some() || longrun::long_running(&values).is_some() {
+    if longrun::long_running(core_values).is_some() || longrun::long_running(&values).is_some() {
         return None;
     }
-    known(core).then_some(start)
+    policy::rewritable(core_words).then_some(start)
 }
 
 fn is_assignment(word: &Word) -> bool {
@@ -119,28 +157,4 @@ fn is_assignment(word: &Word) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// True when a profile serves this command (`Profile::commands()`):
-/// single names match argv[0]'s basename; `python -m pytest`-style entries
-/// match the leading words, any `python3.x` counting as `python`.
-pub fn known_command(argv: &[String]) -> bool {
-    let Some(first) = argv.first() else {
-        return false;
-    };
-    let base = first.rsplit('/').next().unwrap_or(first);
-    let base = match base.strip_prefix("python") {
-        Some(v) if v.chars().all(|c| c.is_ascii_digit() || c == '.') => "python",
-        _ => base,
-    };
-    profiles::registry()
-        .iter()
-        .flat_map(|p| p.commands().iter())
-        .any(|entry| {
-            let mut parts = entry.split_whitespace();
-            parts.next() == Some(base)
-                && parts
-                    .enumerate()
-                    .all(|(k, part)| argv.get(k + 1).is_some_and(|a| a == part))
-        })
 }

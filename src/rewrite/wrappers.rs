@@ -52,6 +52,7 @@ pub fn unwrap(words: &[String]) -> Option<usize> {
                 skip(words, i + 1, &["-p", "--package", "--from"], false)
             }
             ("pnpm" | "yarn" | "bun", Some("exec" | "dlx" | "x")) => skip(words, i + 2, &[], false),
+            ("bundle", Some("exec")) => skip(words, i + 2, &[], false),
             ("npm", Some("exec")) => skip(
                 words,
                 i + 2,
@@ -137,4 +138,19 @@ fn skip(words: &[String], mut i: usize, with_value: &[&str], assignments: bool) 
 /// Options, then the container (or service), then the command.
 fn container(words: &[String], i: usize, with_value: &[&str]) -> usize {
     skip(words, i, with_value, false) + 1
+}
+
+/// A container wrapper asked for a terminal (`docker exec -it`): the
+/// session is interactive, not a run to digest.
+pub fn interactive(wrapper: &[String]) -> bool {
+    let containers = wrapper.iter().any(|w| {
+        let name = w.rsplit('/').next().unwrap_or(w);
+        matches!(name, "docker" | "podman")
+    });
+    containers
+        && wrapper.iter().any(|w| {
+            w == "--tty"
+                || w == "--tty=true"
+                || (w.starts_with('-') && !w.starts_with("--") && w.contains('t'))
+        })
 }

@@ -1,89 +1,16 @@
-//! Claude Code: the PreToolUse hook (`ctx hook claude`) and its entry in
-//! settings.json (`ctx init claude-code --write` / `--uninstall`).
-//!
-//! The protocol (docs/agents.md cites its sources): the hook gets one JSON
-//! object on stdin with `hook_event_name`, `tool_name`, `tool_input`
-//! (`command` for Bash), `permission_mode`, … and may print
-//! `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
-//! "permissionDecision": …, "permissionDecisionReason": …,
-//! "updatedInput": {…}}}`. ctx only ever rewrites a command it knows; it
-//! never denies one, and prints nothing for anything else.
+//! The hook's entry in a Claude Code settings file: `--write` adds it,
+//! `--uninstall` takes it out. Both edit the text in place (splice.rs), so
+//! the person's key order and formatting stay as they were; the result is
+//! parsed again and must equal the intended value, or the file is written
+//! pretty-printed instead.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-/// The command Claude Code runs for the hook.
-pub const HOOK_COMMAND: &str = "ctx hook claude";
-pub const SETTINGS_HINT: &str = "~/.claude/settings.json";
-
-/// How the hook answers for a rewritten command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
-    /// The person sees the rewritten command and approves it: ctx never
-    /// grants a permission the original command did not have.
-    Ask,
-    /// Run without a prompt (opt-in: the person chose to let ctx-rewritten
-    /// commands through).
-    Allow,
-}
-
-/// The hook's answer to one payload, or `None` to let the call through
-/// untouched (not Bash, nothing to rewrite, plan mode, unreadable input).
-pub fn answer(payload: &str, decision: Decision) -> Option<Value> {
-    let payload: Value = serde_json::from_str(payload).ok()?;
-    if payload
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .is_some_and(|e| e != "PreToolUse")
-    {
-        return None;
-    }
-    if payload.get("tool_name").and_then(Value::as_str) != Some("Bash") {
-        return None;
-    }
-    let mode = payload.get("permission_mode").and_then(Value::as_str);
-    if mode == Some("plan") {
-        return None;
-    }
-    let input = payload.get("tool_input")?.as_object()?;
-    let command = input.get("command")?.as_str()?;
-    let rewritten = crate::rewrite::rewrite(command)?;
-    let mut updated = input.clone();
-    updated.insert("command".into(), Value::String(rewritten));
-    // Where every command is allowed anyway, allowing this one grants nothing.
-    let decision = if mode == Some("bypassPermissions") {
-        Decision::Allow
-    } else {
-        decision
-    };
-    let decision = match decision {
-        Decision::Ask => "ask",
-        Decision::Allow => "allow",
-    };
-    Some(json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": decision,
-            "permissionDecisionReason": "ctx: output digested (ctx run); `ctx expand` brings back anything omitted",
-            "updatedInput": Value::Object(updated),
-        }
-    }))
-}
-
-/// The settings.json fragment the hook needs.
-pub fn hook_entry() -> Value {
-    json!({
-        "matcher": "Bash",
-        "hooks": [{ "type": "command", "command": HOOK_COMMAND }]
-    })
-}
-
-pub fn hook_entry_pretty() -> String {
-    let fragment = json!({ "hooks": { "PreToolUse": [hook_entry()] } });
-    serde_json::to_string_pretty(&fragment).unwrap_or_default()
-}
+use super::splice::{self, Style};
+use super::{HOOK_COMMAND, hook_entry};
 
 /// The default settings file: `$HOME/.claude/settings.json`.
 pub fn default_settings() -> Option<PathBuf> {
@@ -205,16 +132,95 @@ pub fn write(file: &Path) -> Result<Outcome, SettingsError> {
             None
         }
     };
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
+    let text = match &existing {
+        Some((bytes, _)) => spliced_write(bytes, &value).unwrap_or_else(|| pretty(&value)),
+        None => pretty(&value),
+    };
     std::fs::write(file, text).map_err(io_err(file))?;
     Ok(Outcome::Written { backup })
+}
+
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The original text with the hook entry added in place, if that gives
+/// exactly `want`.
+fn spliced_write(bytes: &[u8], want: &Value) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let root = splice::parse(text)?;
+    let style = Style::of(text, &root);
+    let out = match root.member("hooks") {
+        None => {
+            let hooks = json!({ "PreToolUse": [hook_entry()] });
+            splice::insert_member(text, &root, "hooks", &hooks, &style)
+        }
+        Some(hooks) => match hooks.value.member("PreToolUse") {
+            None => splice::insert_member(
+                text,
+                &hooks.value,
+                "PreToolUse",
+                &json!([hook_entry()]),
+                &style,
+            ),
+            Some(list) => splice::append_element(text, &list.value, &hook_entry(), &style),
+        },
+    };
+    same(&out, want).then_some(out)
+}
+
+fn same(text: &str, want: &Value) -> bool {
+    serde_json::from_str::<Value>(text).is_ok_and(|v| &v == want)
+}
+
+/// The original text with ctx's entries (and the containers they leave
+/// empty) removed in place, if that gives exactly `want`.
+fn spliced_uninstall(bytes: &[u8], want: &Value) -> Option<String> {
+    let mut text = std::str::from_utf8(bytes).ok()?.to_string();
+    // One entry at a time, from the last, re-reading the spans each time.
+    loop {
+        let root = splice::parse(&text)?;
+        let list = &root.member("hooks")?.value.member("PreToolUse")?.value;
+        let splice::Kind::Array(items) = &list.kind else {
+            return None;
+        };
+        let values: Vec<Value> = items
+            .iter()
+            .map(|n| serde_json::from_str(&text[n.start..n.end]).unwrap_or(Value::Null))
+            .collect();
+        let Some(k) = values.iter().rposition(is_ours) else {
+            break;
+        };
+        text = splice::remove_element(&text, list, k);
+    }
+    let root = splice::parse(&text)?;
+    if let Some(hooks) = root.member("hooks") {
+        let empty = |n: &splice::Node| match &n.kind {
+            splice::Kind::Array(items) => items.is_empty(),
+            splice::Kind::Object(members) => members.is_empty(),
+            splice::Kind::Scalar => false,
+        };
+        if hooks
+            .value
+            .member("PreToolUse")
+            .is_some_and(|l| empty(&l.value))
+        {
+            text = splice::remove_member(&text, &hooks.value, "PreToolUse");
+            let root = splice::parse(&text)?;
+            if root.member("hooks").is_some_and(|h| empty(&h.value)) {
+                text = splice::remove_member(&text, &root, "hooks");
+            }
+        }
+    }
+    same(&text, want).then_some(text)
 }
 
 /// Removes the hook: restores the backup byte for byte when nothing else
 /// changed since `write`, else removes only ctx's entry.
 pub fn uninstall(file: &Path) -> Result<Outcome, SettingsError> {
-    let Some((_, mut value)) = read_settings(file)? else {
+    let Some((bytes, mut value)) = read_settings(file)? else {
         return Ok(Outcome::NothingToRemove);
     };
     let mut found = false;
@@ -249,8 +255,7 @@ pub fn uninstall(file: &Path) -> Result<Outcome, SettingsError> {
         std::fs::rename(&backup, file).map_err(io_err(file))?;
         return Ok(Outcome::Restored);
     }
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
+    let text = spliced_uninstall(&bytes, &value).unwrap_or_else(|| pretty(&value));
     std::fs::write(file, text).map_err(io_err(file))?;
     Ok(Outcome::Removed {
         backup_kept: backup.exists().then_some(backup),
