@@ -7,9 +7,12 @@
 //! the command's exact status (invariant 1). docs/shims.md has the rules.
 
 pub mod audience;
+pub mod doctor;
 pub mod install;
 pub mod locate;
 pub mod longrun;
+pub mod procfs;
+pub mod roles;
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
@@ -78,9 +81,14 @@ pub fn main() -> i32 {
     if std::env::var_os("CTX_SHIM_DEBUG").is_some_and(|v| v == "1") {
         eprintln!("[ctx] shim {shown}: {mode:?} ({})", program.display());
     }
+    // What the program sees as argv[0]: its own path, never the shim's
+    // name, so that nothing it does to find itself leads to the shim
+    // folder (gcc searches PATH for a bare argv[0] to find cc1).
+    let mut real_argv = argv.clone();
+    real_argv[0] = locate::argv0_for(&program);
     match mode {
-        Mode::Passthrough(_) => passthrough(&program, &argv),
-        Mode::Digest => digest(&program, &argv),
+        Mode::Passthrough(_) => passthrough(&program, &real_argv),
+        Mode::Digest => digest(&program, &real_argv, &argv[0]),
     }
 }
 
@@ -91,9 +99,16 @@ fn passthrough(program: &Path, argv: &[OsString]) -> i32 {
     failure.status()
 }
 
-fn digest(program: &Path, argv: &[OsString]) -> i32 {
+/// Captures and digests; `shown` names the command in the digest and
+/// the ledger (the name that was typed, not the program's path).
+fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
     let artifact = match capture::run_program(program, argv) {
-        Ok(artifact) => artifact,
+        Ok(mut artifact) => {
+            if let Some(first) = artifact.argv.first_mut() {
+                *first = shown.to_string_lossy().into_owned();
+            }
+            artifact
+        }
         Err(CaptureError::Launch(failure)) => {
             eprintln!("ctx: {failure}");
             return failure.status();
@@ -145,7 +160,10 @@ pub fn decide(argv: &[OsString], ctx: &Path) -> Mode {
         Ok(target) => target,
         Err(e) => return Mode::Passthrough(format!("cannot read /proc/self/fd/1: {e}")),
     };
-    match audience::reader_of_pipe(proc_root, &own.to_string_lossy(), ctx) {
+    let Some(me) = procfs::Process::read(proc_root, std::process::id()) else {
+        return Mode::Passthrough("cannot read /proc/self".into());
+    };
+    match audience::reader_of_pipe(proc_root, &own.to_string_lossy(), ctx, &me) {
         Reader::Agent => Mode::Digest,
         Reader::Other(why) => Mode::Passthrough(why),
     }
