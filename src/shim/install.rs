@@ -1,6 +1,7 @@
 //! Shim folders: creating, listing and removing the links. A shim is a
 //! symlink named after a command whose target is the ctx binary's canonical
-//! path; nothing else in a folder is ever touched.
+//! path; nothing else in a folder is ever touched but `.ctx-view`, the
+//! per-command views of the folder (`view.rs`).
 
 use std::ffi::OsStr;
 use std::io;
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::profiles;
 
-use super::locate;
+use super::{locate, view};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ShimError {
@@ -102,6 +103,8 @@ pub fn install(dir: &Path, names: &[String], ctx: &Path) -> Result<Vec<Installed
             }
         }
     }
+    let all = list(dir, ctx)?;
+    view::rebuild(dir, &all, ctx).map_err(|e| ShimError::Io(dir.join(view::VIEWS), e))?;
     Ok(done)
 }
 
@@ -109,6 +112,7 @@ pub fn install(dir: &Path, names: &[String], ctx: &Path) -> Result<Vec<Installed
 /// names removed.
 pub fn uninstall(dir: &Path, ctx: &Path) -> Result<Vec<String>, ShimError> {
     let mut removed = Vec::new();
+    view::remove(dir, ctx).map_err(|e| ShimError::Io(dir.join(view::VIEWS), e))?;
     for name in list(dir, ctx)? {
         let link = dir.join(&name);
         std::fs::remove_file(&link).map_err(|e| ShimError::Io(link, e))?;

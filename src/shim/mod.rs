@@ -13,6 +13,7 @@ pub mod locate;
 pub mod longrun;
 pub mod procfs;
 pub mod roles;
+pub mod view;
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
@@ -44,9 +45,10 @@ pub enum Mode {
 /// status, or does not return (exec, or death by the child's signal).
 pub fn main() -> i32 {
     let argv: Vec<OsString> = std::env::args_os().collect();
-    let Some(name) = argv.first().map(basename) else {
+    let Some(typed) = argv.first().cloned() else {
         return 127;
     };
+    let name = basename(&typed);
     let shown = name.to_string_lossy().into_owned();
     let mut argv = argv;
     argv[0] = name.clone();
@@ -81,15 +83,41 @@ pub fn main() -> i32 {
     if std::env::var_os("CTX_SHIM_DEBUG").is_some_and(|v| v == "1") {
         eprintln!("[ctx] shim {shown}: {mode:?} ({})", program.display());
     }
-    // What the program sees as argv[0]: its own path, never the shim's
-    // name, so that nothing it does to find itself leads to the shim
-    // folder (gcc searches PATH for a bare argv[0] to find cc1).
-    let mut real_argv = argv.clone();
-    real_argv[0] = locate::argv0_for(&program);
+    let real_argv = invisible(&typed, &name, &program, &ctx, argv.clone());
     match mode {
         Mode::Passthrough(_) => passthrough(&program, &real_argv),
         Mode::Digest => digest(&program, &real_argv, &argv[0]),
     }
+}
+
+/// Makes the shim invisible to the program it runs: returns its argv and
+/// sets this process's PATH (which the program inherits) so that nothing
+/// the program does to find itself leads to the shim folder. argv[0] stays
+/// as the shell passed it when it is a bare name and PATH has a view for
+/// it (`view.rs`); a path (`./shims/cc`), or a shim folder without views,
+/// gets the real program's absolute path instead.
+fn invisible(
+    typed: &OsString,
+    name: &OsString,
+    program: &Path,
+    ctx: &Path,
+    mut argv: Vec<OsString>,
+) -> Vec<OsString> {
+    let bare = !typed.as_encoded_bytes().contains(&b'/');
+    let path = std::env::var_os("PATH");
+    let viewed = path.as_deref().and_then(|p| view::path_for(name, p, ctx));
+    if let Some(viewed) = &viewed {
+        // SAFETY: ctx is single-threaded here; nothing else reads the
+        // environment concurrently.
+        unsafe { std::env::set_var("PATH", viewed) };
+    }
+    let found_by_path = bare && (viewed.is_some() || path.is_none());
+    argv[0] = if found_by_path {
+        typed.clone()
+    } else {
+        locate::argv0_for(program)
+    };
+    argv
 }
 
 /// exec in place; returns only when the program could not be started.
