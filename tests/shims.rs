@@ -185,8 +185,9 @@ fn death_by_signal_is_the_same_wait_status() {
     let path = agent.path(&[&agent.dir("shims"), &agent.dir("tools")]);
     let shim = agent.dir("shims").join("die");
     let file = fs::File::create(agent.dir("work/out")).expect("out file");
-    // Digesting (stdout a pipe, no shell: the agent exec'd it) and
-    // passing through (stdout a file).
+    // Started by a program that is neither a shell nor a known agent:
+    // passed through whether stdout is a pipe or a file. `bash -c die`
+    // below takes the digesting path.
     for stdout in [Stdio::piped(), Stdio::from(file)] {
         let out = Command::new(&shim)
             .env("PATH", &path)
@@ -318,6 +319,7 @@ fn the_default_set_is_what_people_type_and_what_exists_here() {
     let mut names: Vec<String> = fs::read_dir(&shims)
         .expect("shims")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
         .collect();
     names.sort();
     for present in ["cargo", "make", "pytest"] {

@@ -2,15 +2,15 @@
 //! A shim whose real program vanished (the shim would answer 127 where a
 //! shell would say "command not found" without it), a folder that is not
 //! on PATH or not first on it (commands ahead of it bypass their shims),
-//! and loops (a link to another ctx install, a script that calls its own
-//! name through PATH again).
+//! loops (a link to another ctx install, a script that calls its own name
+//! through PATH again), and shims without their view.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::install::{self, ShimError};
-use super::locate;
+use super::{locate, view};
 
 /// One thing doctor found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +32,9 @@ pub enum Finding {
     /// The real program is a script that runs `name` through PATH again,
     /// which reaches the shim again.
     CallsItself { name: String, script: PathBuf },
+    /// Shims without their view (`view.rs`): those programs get their
+    /// path as argv[0] instead of the name that was typed.
+    MissingViews { dir: PathBuf, names: Vec<String> },
 }
 
 impl Finding {
@@ -80,6 +83,13 @@ impl std::fmt::Display for Finding {
                 script.display(),
                 super::MAX_DEPTH
             ),
+            Finding::MissingViews { dir, names } => write!(
+                f,
+                "views missing in {} for {}: run `ctx shims install --dir {}` again",
+                dir.display(),
+                names.join(", "),
+                dir.display()
+            ),
         }
     }
 }
@@ -115,6 +125,17 @@ pub fn check(dir: &Path, ctx: &Path, path: &[u8]) -> Result<Vec<Finding>, ShimEr
                 shadowed,
             });
         }
+    }
+    let unviewed: Vec<String> = names
+        .iter()
+        .filter(|n| view::view_of(dir, OsStr::new(n)).is_none())
+        .cloned()
+        .collect();
+    if !unviewed.is_empty() {
+        findings.push(Finding::MissingViews {
+            dir: dir.to_path_buf(),
+            names: unviewed,
+        });
     }
     for name in &names {
         for entry in &entries {
