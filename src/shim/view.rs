@@ -16,7 +16,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
@@ -100,7 +100,7 @@ pub fn path_for(name: &OsStr, path: &OsStr, ctx: &Path) -> Option<OsString> {
         };
         out.extend_from_slice(chosen.as_os_str().as_bytes());
     }
-    Some(OsString::from(OsStr::from_bytes(&out).to_os_string()))
+    Some(OsString::from_vec(out))
 }
 
 /// `D` for `D/.ctx-view/NAME`.
