@@ -410,3 +410,30 @@ fn list_and_doctor_say_what_each_shim_runs_and_what_is_wrong() {
         "{report}"
     );
 }
+
+#[test]
+fn children_of_a_shimmed_make_meet_the_other_shims_but_make_finds_itself() {
+    let agent = agent_with(&["pytest", "make"]);
+    fs::write(
+        agent.dir("work/Makefile"),
+        "test:\n\tpytest > /dev/null || true\n\t@echo MAKE=$(MAKE)\n\t@command -v make\n\t@command -v pytest\n",
+    )
+    .expect("Makefile");
+    let out = agent.bash("CTX_SHIM_DEBUG=1 make -s test | cat");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stderr.contains("[ctx] shim make:"), "{stderr}");
+    assert!(stderr.contains("[ctx] shim pytest:"), "{stderr}");
+    // `$(MAKE)` is argv[0] as typed, and a lookup of it is the real make;
+    // pytest is still the shim, through make's view of the folder.
+    let view = agent.dir("shims/.ctx-view/make");
+    let real_make = agent
+        .bare("command -v make")
+        .stdout
+        .iter()
+        .map(|&b| b as char)
+        .collect::<String>();
+    assert_eq!(
+        stdout,
+        format!("MAKE=make\n{real_make}{}\n", view.join("pytest").display())
+    );
+}
