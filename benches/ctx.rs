@@ -201,8 +201,10 @@ fn expand_group(home: &Path, dir: &Path) {
     );
 }
 
-/// A shim passing through (stdout a file) vs the bare command, and a
-/// digesting shim (stdout a pipe, no shell: the agent's own) vs `ctx run`.
+/// A shim passing through (stdout a file; stdout a pipe that the /proc
+/// walk finds is not the agent's) vs the bare command, and a digesting
+/// shim (`bash -c NAME`, stdout a pipe: the agent's own) vs
+/// `bash -c 'ctx run -- TOOL'`.
 fn shim_group(home: &Path, dir: &Path) {
     use std::os::unix::fs::PermissionsExt;
     println!("## shims (medians of 200 interleaved runs)");
@@ -211,8 +213,10 @@ fn shim_group(home: &Path, dir: &Path) {
     let tool = tools.join("fake-pytest");
     std::fs::write(&tool, "#!/bin/sh\nseq 1 3000\nexit 1\n").expect("tool");
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!("{}:{}:/usr/bin:/bin", shims.display(), tools.display());
     let out = Command::new(CTX)
         .env("CTX_HOME", home)
+        .env("PATH", &path)
         .args(["shims", "install", "--dir"])
         .arg(&shims)
         .arg("fake-pytest")
@@ -223,7 +227,6 @@ fn shim_group(home: &Path, dir: &Path) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let path = format!("{}:{}:/usr/bin:/bin", shims.display(), tools.display());
     let sink = dir.join("shim-out");
     let to_file = |cmd: &mut Command| {
         let file = std::fs::File::create(&sink).expect("sink");
@@ -238,25 +241,36 @@ fn shim_group(home: &Path, dir: &Path) {
         took
     };
     let shim = shims.join("fake-pytest");
+    let run_line = format!("{CTX} run -- {}", tool.display());
     let (mut bare, mut passthrough, mut run, mut digest) = (vec![], vec![], vec![], vec![]);
+    let (mut bare_pipe, mut walked) = (vec![], vec![]);
     for i in 0..205 {
         let b = to_file(Command::new(&tool).env("PATH", &path));
         let p = to_file(Command::new(&shim).env("PATH", &path).env("CTX_HOME", home));
+        let bp = time_once(Command::new(&tool).env("PATH", &path));
+        let w = time_once(Command::new(&shim).env("PATH", &path).env("CTX_HOME", home));
         let r = time_once(
-            Command::new(CTX)
+            Command::new("bash")
                 .env("CTX_HOME", home)
-                .args(["run", "--"])
-                .arg(&tool),
+                .args(["-c", &run_line]),
         );
-        let d = time_once(Command::new(&shim).env("PATH", &path).env("CTX_HOME", home));
+        let d = time_once(
+            Command::new("bash")
+                .env("PATH", &path)
+                .env("CTX_HOME", home)
+                .args(["-c", "fake-pytest"]),
+        );
         if i >= 5 {
             bare.push(b);
             passthrough.push(p);
+            bare_pipe.push(bp);
+            walked.push(w);
             run.push(r);
             digest.push(d);
         }
     }
     let (b, p) = (median(bare), median(passthrough));
+    let (bp, w) = (median(bare_pipe), median(walked));
     let (r, d) = (median(run), median(digest));
     println!(
         "- passthrough (stdout a file): bare {:.2} ms, shim {:.2} ms, added {:.2} ms",
@@ -265,7 +279,13 @@ fn shim_group(home: &Path, dir: &Path) {
         ms(p.saturating_sub(b))
     );
     println!(
-        "- digesting (stdout a pipe): ctx run {:.2} ms, shim {:.2} ms, difference {:+.2} ms",
+        "- passthrough (stdout a pipe, /proc walk): bare {:.2} ms, shim {:.2} ms, added {:.2} ms",
+        ms(bp),
+        ms(w),
+        ms(w.saturating_sub(bp))
+    );
+    println!(
+        "- digesting (bash -c, stdout a pipe): ctx run {:.2} ms, shim {:.2} ms, difference {:+.2} ms",
         ms(r),
         ms(d),
         ms(d) - ms(r)

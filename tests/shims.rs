@@ -3,14 +3,9 @@
 //! Invariants 1 (status, signals), 2 (stdin) and 7 (transparency).
 
 use std::fs;
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::fs::symlink;
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-use tempfile::TempDir;
-
-const CTX: &str = env!("CARGO_BIN_EXE_ctx");
 
 /// A fake pytest: a session banner, 3,000 passing lines, one failure with
 /// its traceback, the summary; exit 1. Long enough to be digested.
@@ -31,91 +26,21 @@ echo "========================= 1 failed, 3000 passed in 0.50s =================
 exit 1
 "#;
 
-struct Agent {
-    _dir: TempDir,
-    root: PathBuf,
-}
+#[path = "shims/agent.rs"]
+mod agent;
 
-impl Agent {
-    /// Shims for `shimmed` in root/shims, fake tools in root/tools.
-    fn new(shimmed: &[&str]) -> Agent {
-        let dir = TempDir::new().expect("tempdir");
-        let root = dir.path().canonicalize().expect("canonical tempdir");
-        for d in ["shims", "tools", "home", "work"] {
-            fs::create_dir(root.join(d)).expect("mkdir");
-        }
-        let agent = Agent { _dir: dir, root };
-        agent.tool("pytest", FAKE_PYTEST);
-        agent.tool("ask", "#!/bin/sh\nread answer\necho \"got $answer\"\n");
-        agent.tool("die", "#!/bin/sh\necho dying\nkill -TERM $$\nsleep 5\n");
-        fs::write(agent.root.join("work/Makefile"), "test:\n\tpytest\n").expect("Makefile");
-        let mut names = vec!["install", "--dir"];
-        let shims = agent.dir("shims");
-        names.push(shims.to_str().expect("utf-8 path"));
-        names.extend_from_slice(shimmed);
-        let out = agent.ctx(&names).output().expect("ctx shims install");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        agent
-    }
+use agent::{Agent, text};
 
-    fn dir(&self, name: &str) -> PathBuf {
-        self.root.join(name)
-    }
-
-    fn tool(&self, name: &str, script: &str) {
-        let path = self.dir("tools").join(name);
-        fs::write(&path, script).expect("write tool");
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
-
-    fn ctx(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(CTX);
-        cmd.arg("shims")
-            .args(args)
-            .env("CTX_HOME", self.dir("home"));
-        cmd
-    }
-
-    fn path(&self, entries: &[&Path]) -> String {
-        let mut parts: Vec<String> = entries.iter().map(|p| p.display().to_string()).collect();
-        parts.push("/usr/local/bin:/usr/bin:/bin".into());
-        parts.join(":")
-    }
-
-    /// `bash -c CMD` as an agent runs it: stdout and stderr pipes, no stdin.
-    fn bash_with_path(&self, cmd: &str, path: &str) -> Output {
-        Command::new("bash")
-            .args(["-c", cmd])
-            .env("PATH", path)
-            .env("CTX_HOME", self.dir("home"))
-            .env_remove("CTX_BUDGET")
-            .env_remove("CTX_DISABLE")
-            .env_remove("CTX_FORCE")
-            .env_remove("CTX_SHIM_DEPTH")
-            .current_dir(self.dir("work"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("bash")
-    }
-
-    fn bash(&self, cmd: &str) -> Output {
-        let path = self.path(&[&self.dir("shims"), &self.dir("tools")]);
-        self.bash_with_path(cmd, &path)
-    }
-
-    /// The same command with no shim on PATH: the raw truth.
-    fn bare(&self, cmd: &str) -> Output {
-        let path = self.path(&[&self.dir("tools")]);
-        self.bash_with_path(cmd, &path)
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// An agent with fake pytest, ask and die tools, a Makefile whose `test`
+/// runs pytest, and shims for `shimmed`.
+fn agent_with(shimmed: &[&str]) -> Agent {
+    let agent = Agent::empty();
+    agent.tool("pytest", FAKE_PYTEST);
+    agent.tool("ask", "#!/bin/sh\nread answer\necho \"got $answer\"\n");
+    agent.tool("die", "#!/bin/sh\necho dying\nkill -TERM $$\nsleep 5\n");
+    fs::write(agent.dir("work/Makefile"), "test:\n\tpytest\n").expect("Makefile");
+    agent.install(shimmed);
+    agent
 }
 
 /// A digest: shorter than the raw output, the failure kept, the footer last.
@@ -139,7 +64,7 @@ fn assert_digest(out: &Output, raw: &Output) {
 
 #[test]
 fn the_agents_own_commands_are_digested_with_their_status() {
-    let agent = Agent::new(&["pytest"]);
+    let agent = agent_with(&["pytest"]);
     let raw = agent.bare("pytest");
     assert_eq!(raw.status.code(), Some(1));
     for cmd in [
@@ -162,7 +87,7 @@ fn the_agents_own_commands_are_digested_with_their_status() {
 
 #[test]
 fn make_itself_shimmed_digests_once() {
-    let agent = Agent::new(&["pytest", "make"]);
+    let agent = agent_with(&["pytest", "make"]);
     let raw = agent.bare("make -s test");
     let out = agent.bash("make -s test");
     // The outer shim digests, the inner one stays out of it, and make's
@@ -179,7 +104,7 @@ fn make_itself_shimmed_digests_once() {
 
 #[test]
 fn output_that_goes_elsewhere_is_the_raw_bytes() {
-    let agent = Agent::new(&["pytest"]);
+    let agent = agent_with(&["pytest"]);
     for cmd in [
         "pytest | cat",
         "true && pytest | cat",
@@ -199,7 +124,7 @@ fn output_that_goes_elsewhere_is_the_raw_bytes() {
 
 #[test]
 fn disable_and_watch_modes_pass_through() {
-    let agent = Agent::new(&["pytest"]);
+    let agent = agent_with(&["pytest"]);
     let raw = agent.bare("pytest");
     assert_eq!(agent.bash("CTX_DISABLE=1 pytest").stdout, raw.stdout);
     assert_eq!(
@@ -210,7 +135,7 @@ fn disable_and_watch_modes_pass_through() {
 
 #[test]
 fn stdin_reaches_the_command_untouched() {
-    let agent = Agent::new(&["ask"]);
+    let agent = agent_with(&["ask"]);
     for cmd in [
         "printf 'y\\n' | ask",
         "ask <<EOF\ny\nEOF",
@@ -224,7 +149,7 @@ fn stdin_reaches_the_command_untouched() {
 
 #[test]
 fn no_loop_with_the_shim_folder_twice_or_two_folders() {
-    let agent = Agent::new(&["pytest"]);
+    let agent = agent_with(&["pytest"]);
     let (shims, tools) = (agent.dir("shims"), agent.dir("tools"));
     let second = agent.dir("shims2");
     fs::create_dir(&second).expect("mkdir");
@@ -248,7 +173,7 @@ fn no_loop_with_the_shim_folder_twice_or_two_folders() {
 
 #[test]
 fn the_recursion_guard_stops_a_loop() {
-    let agent = Agent::new(&["pytest"]);
+    let agent = agent_with(&["pytest"]);
     let out = agent.bash("CTX_SHIM_DEPTH=1000 pytest");
     assert_eq!(out.status.code(), Some(126));
     assert!(text(&out.stderr).contains("CTX_SHIM_DEPTH"));
@@ -256,12 +181,13 @@ fn the_recursion_guard_stops_a_loop() {
 
 #[test]
 fn death_by_signal_is_the_same_wait_status() {
-    let agent = Agent::new(&["die"]);
+    let agent = agent_with(&["die"]);
     let path = agent.path(&[&agent.dir("shims"), &agent.dir("tools")]);
     let shim = agent.dir("shims").join("die");
     let file = fs::File::create(agent.dir("work/out")).expect("out file");
-    // Digesting (stdout a pipe, no shell: the agent exec'd it) and
-    // passing through (stdout a file).
+    // Started by a program that is neither a shell nor a known agent:
+    // passed through whether stdout is a pipe or a file. `bash -c die`
+    // below takes the digesting path.
     for stdout in [Stdio::piped(), Stdio::from(file)] {
         let out = Command::new(&shim)
             .env("PATH", &path)
@@ -279,7 +205,7 @@ fn death_by_signal_is_the_same_wait_status() {
 
 #[test]
 fn install_is_idempotent_and_uninstall_removes_only_shims() {
-    let agent = Agent::new(&["pytest"]);
+    let agent = agent_with(&["pytest"]);
     let shims = agent.dir("shims");
     let dir = shims.to_str().expect("utf-8");
     fs::write(shims.join("notes.txt"), "mine").expect("write");
@@ -316,5 +242,198 @@ fn install_is_idempotent_and_uninstall_removes_only_shims() {
     assert_eq!(
         fs::read_to_string(shims.join("notes.txt")).expect("kept"),
         "mine"
+    );
+}
+
+/// Reads pytest's output itself, as a script or a test runner does.
+const RUNNER: &str = r#"#!/usr/bin/perl
+my $out = `pytest`;
+printf "runner read %d bytes, status %d\n", length($out), $? >> 8;
+"#;
+
+#[test]
+fn a_program_that_reads_a_shims_output_gets_the_raw_bytes() {
+    let agent = agent_with(&["pytest"]);
+    agent.tool("runner", RUNNER);
+    let (out, raw) = (agent.bash("runner"), agent.bare("runner"));
+    assert!(
+        text(&raw.stdout).starts_with("runner read 1"),
+        "{}",
+        text(&raw.stdout)
+    );
+    assert_eq!(text(&out.stdout), text(&raw.stdout));
+    assert_eq!(text(&out.stderr), text(&raw.stderr));
+}
+
+#[test]
+fn an_agent_known_to_exec_without_a_shell_gets_a_digest() {
+    let agent = agent_with(&["pytest"]);
+    // Named like OpenAI's Codex CLI, which runs argv without a shell.
+    let codex = agent.tool("codex", "#!/usr/bin/perl\nexit(system('pytest') >> 8);\n");
+    let path = agent.path(&[&agent.dir("shims"), &agent.dir("tools")]);
+    let run = |path: &str| {
+        Command::new(&codex)
+            .env("PATH", path)
+            .env("CTX_HOME", agent.dir("home"))
+            .env_remove("CTX_DISABLE")
+            .env_remove("CTX_SHIM_DEPTH")
+            .stdin(Stdio::null())
+            .output()
+            .expect("codex")
+    };
+    let raw = run(&agent.path(&[&agent.dir("tools")]));
+    let out = run(&path);
+    assert_digest(&out, &raw);
+    assert_eq!(out.status.code(), Some(1));
+    // The same program under another name is not an agent: raw bytes.
+    let other = agent.tool(
+        "some-tool",
+        "#!/usr/bin/perl\nexit(system('pytest') >> 8);\n",
+    );
+    let out = Command::new(&other)
+        .env("PATH", &path)
+        .env("CTX_HOME", agent.dir("home"))
+        .env_remove("CTX_DISABLE")
+        .stdin(Stdio::null())
+        .output()
+        .expect("some-tool");
+    assert_eq!(text(&out.stdout), text(&raw.stdout));
+}
+
+#[test]
+fn the_default_set_is_what_people_type_and_what_exists_here() {
+    let agent = agent_with(&[]);
+    for name in [
+        "cc",
+        "gcc",
+        "rustc",
+        "clang",
+        "clippy-driver",
+        "make",
+        "cargo",
+    ] {
+        agent.tool(name, "#!/bin/sh\necho real\n");
+    }
+    agent.install(&[]);
+    let shims = agent.dir("shims");
+    let mut names: Vec<String> = fs::read_dir(&shims)
+        .expect("shims")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    for present in ["cargo", "make", "pytest"] {
+        assert!(names.iter().any(|n| n == present), "{present}: {names:?}");
+    }
+    for absent in ["cc", "gcc", "rustc", "clang", "clippy-driver"] {
+        assert!(!names.iter().any(|n| n == absent), "{absent}: {names:?}");
+    }
+    // Every shim stands for a program that exists: `command -v` never
+    // finds a shim whose real program is missing (tsc is not here).
+    let out = agent.bash("command -v tsc; echo $?");
+    assert_eq!(text(&out.stdout), "1\n");
+    for name in &names {
+        let out = agent.bash(&format!(
+            "CTX_DISABLE=1 {name} --version >/dev/null 2>&1; echo $?"
+        ));
+        assert_ne!(text(&out.stdout), "127\n", "{name}");
+    }
+    // By name, a compiler is still available; a missing name is refused.
+    agent.install(&["gcc"]);
+    assert!(shims.join("gcc").exists());
+    let out = agent
+        .ctx(&["install", "--dir", shims.to_str().expect("utf-8"), "tsc"])
+        .output()
+        .expect("ctx");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("skipped tsc: not found on PATH"));
+    assert!(!shims.join("tsc").exists());
+}
+
+#[test]
+fn list_and_doctor_say_what_each_shim_runs_and_what_is_wrong() {
+    let agent = agent_with(&["pytest", "ask"]);
+    let shims = agent.dir("shims");
+    let dir = shims.to_str().expect("utf-8");
+    let tools = agent.dir("tools");
+    let list = agent.ctx(&["list", "--dir", dir]).output().expect("ctx");
+    assert_eq!(
+        text(&list.stdout),
+        format!(
+            "ask\t{}\npytest\t{}\n",
+            tools.join("ask").display(),
+            tools.join("pytest").display()
+        )
+    );
+    let doctor = |path: &str| {
+        let mut cmd = agent.ctx(&["doctor", "--dir", dir]);
+        cmd.env("PATH", path);
+        cmd.output().expect("ctx doctor")
+    };
+    let healthy = doctor(&agent.path(&[&shims, &tools]));
+    assert_eq!(healthy.status.code(), Some(0), "{}", text(&healthy.stdout));
+    assert!(text(&healthy.stdout).contains("no problem found"));
+
+    // Not on PATH; then after the tools folder, which shadows both.
+    let out = doctor(&agent.path(&[&tools]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("is not on PATH"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = doctor(&agent.path(&[&tools, &shims]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("is not first on PATH")
+            && text(&out.stdout).contains("bypassed: ask, pytest"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // The real ask vanished; another ctx install's shim for pytest sits
+    // on PATH; the real pytest calls itself through PATH.
+    fs::remove_file(tools.join("ask")).expect("rm ask");
+    let other = agent.dir("other");
+    fs::create_dir_all(other.join("bin")).expect("mkdir");
+    fs::create_dir_all(other.join("shims")).expect("mkdir");
+    fs::copy(agent::CTX, other.join("bin/ctx")).expect("copy ctx");
+    symlink(other.join("bin/ctx"), other.join("shims/pytest")).expect("link");
+    agent.tool("pytest", "#!/bin/sh\ncd /tmp && exec pytest \"$@\"\n");
+    let out = doctor(&agent.path(&[&shims, &other.join("shims"), &tools]));
+    assert_eq!(out.status.code(), Some(1));
+    let report = text(&out.stdout);
+    assert!(report.contains("ask: the real program is gone"), "{report}");
+    assert!(report.contains("links to another ctx binary"), "{report}");
+    assert!(
+        report.contains("runs `pytest` through PATH again"),
+        "{report}"
+    );
+}
+
+#[test]
+fn children_of_a_shimmed_make_meet_the_other_shims_but_make_finds_itself() {
+    let agent = agent_with(&["pytest", "make"]);
+    fs::write(
+        agent.dir("work/Makefile"),
+        "test:\n\tpytest > /dev/null || true\n\t@echo MAKE=$(MAKE)\n\t@command -v make\n\t@command -v pytest\n",
+    )
+    .expect("Makefile");
+    let out = agent.bash("CTX_SHIM_DEBUG=1 make -s test | cat");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stderr.contains("[ctx] shim make:"), "{stderr}");
+    assert!(stderr.contains("[ctx] shim pytest:"), "{stderr}");
+    // `$(MAKE)` is argv[0] as typed, and a lookup of it is the real make;
+    // pytest is still the shim, through make's view of the folder.
+    let view = agent.dir("shims/.ctx-view/make");
+    let real_make = agent
+        .bare("command -v make")
+        .stdout
+        .iter()
+        .map(|&b| b as char)
+        .collect::<String>();
+    assert_eq!(
+        stdout,
+        format!("MAKE=make\n{real_make}{}\n", view.join("pytest").display())
     );
 }

@@ -1,12 +1,13 @@
 //! `ctx shims install [--dir D] [NAME…]`, `ctx shims uninstall [--dir D]`,
-//! `ctx shims list [--dir D]`: the folder of links that puts ctx in front
-//! of an agent's commands. docs/shims.md explains what a shim does.
+//! `ctx shims list [--dir D]`, `ctx shims doctor [--dir D]`: the folder of
+//! links that puts ctx in front of an agent's commands. docs/shims.md
+//! explains what a shim does.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::shim::{install, locate};
+use crate::shim::{doctor, install, locate};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -16,7 +17,8 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum Action {
-    /// Create shims (default: every command a profile serves).
+    /// Create shims for commands found on PATH (default: the commands
+    /// people type that a profile serves; compilers and rustc only by name).
     Install {
         /// The shim folder (default: <data dir>/shims).
         #[arg(long)]
@@ -30,8 +32,15 @@ pub enum Action {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
-    /// List the shims and the real command each one runs.
+    /// List the shims and the real program each one runs.
     List {
+        /// The shim folder (default: <data dir>/shims).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Report shims whose program vanished, a folder not first on PATH,
+    /// and loops; exit 1 when something is wrong.
+    Doctor {
         /// The shim folder (default: <data dir>/shims).
         #[arg(long)]
         dir: Option<PathBuf>,
@@ -50,10 +59,11 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     match args.action {
         Action::Install { dir, names } => {
             let dir = folder(dir)?;
-            let names = if names.is_empty() {
-                crate::config::shim_set().unwrap_or_else(install::default_names)
-            } else {
+            let by_name = !names.is_empty();
+            let names = if by_name {
                 names
+            } else {
+                crate::config::shim_set().unwrap_or_else(install::default_names)
             };
             let done = install::install(&dir, &names, &ctx)?;
             let mut occupied = false;
@@ -67,6 +77,12 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
                             "skipped {n}: {} exists and is not a ctx shim",
                             dir.join(n).display()
                         );
+                    }
+                    install::Installed::NotOnPath(n) => {
+                        // A name asked for by name is an error; the default
+                        // set simply skips what this machine lacks.
+                        occupied |= by_name;
+                        eprintln!("skipped {n}: not found on PATH");
                     }
                 }
             }
@@ -92,6 +108,18 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
                 println!("{name}\t{real}");
             }
             Ok(0)
+        }
+        Action::Doctor { dir } => {
+            let dir = folder(dir)?;
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let findings = doctor::check(&dir, &ctx, path.as_encoded_bytes())?;
+            for finding in &findings {
+                println!("{finding}");
+            }
+            if findings.is_empty() {
+                println!("{}: no problem found", dir.display());
+            }
+            Ok(i32::from(findings.iter().any(doctor::Finding::is_problem)))
         }
     }
 }

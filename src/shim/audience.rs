@@ -1,33 +1,29 @@
 //! Who reads the shim's stdout: the agent, or something downstream of it
 //! (invariant 7). docs/shims.md states the rule and its limits.
 //!
-//! Linux only: walk up from the shim's parent while each ancestor is a
-//! shell or a transparent wrapper. The topmost shell on the walk is the
-//! agent's shell. No shell on the walk → the agent started the command
-//! itself, and the shim's stdout is the agent's. Otherwise the shim's
-//! stdout is the agent's only when it is the very pipe that shell's stdout
-//! is (`pipe:[inode]` / `socket:[inode]` of the two `fd/1` links). An
-//! ancestor that is ctx itself (a digesting shim or `ctx run`) already owns
-//! the output, so the inner shim stays out of the way. Anything that cannot
-//! be read means "not sure", and not sure means pass through.
+//! Linux only. The shim's ancestors are read from `/proc` up to init:
+//! - one of them is ctx itself (a digesting shim, `ctx run`): that ctx
+//!   already owns the output → pass through (one digest per command);
+//! - otherwise walk up from the parent while each ancestor is a shell or a
+//!   transparent wrapper. The program that ends the walk started it: when
+//!   that is a build tool or test runner (cargo, gcc, cmake, pytest…), the
+//!   output is the tool's to read → pass through. Else the topmost shell
+//!   on the walk is the agent's shell: digest when its stdout is the very
+//!   pipe the shim's is.
+//! - No shell on the walk: digest only when bash or zsh exec'd the topmost
+//!   process of the walk in place (`bash -c 'pytest'`, read from the `_`
+//!   those shells export) and that process's stdout is still the shim's, or
+//!   when the program above the walk is an agent known to start commands
+//!   without a shell. Any other parent (cargo running rustc, a script's
+//!   subprocess) → pass through.
+//!
+//! Anything that cannot be read means "not sure", and not sure means pass
+//! through.
 
 use std::path::Path;
 
-/// Shells: their stdout is what a command inherits unless redirected.
-const SHELLS: &[&str] = &[
-    "bash", "sh", "dash", "zsh", "fish", "ksh", "mksh", "ash", "busybox",
-];
-
-/// Programs that run a command without touching its stdout.
-const WRAPPERS: &[&str] = &[
-    "make", "gmake", "timeout", "env", "nice", "nohup", "time", "xargs", "stdbuf", "ionice",
-    "taskset", "chrt", "npm", "npx", "pnpm", "yarn", "bun", "bunx", "uv", "uvx", "poetry",
-    "pipenv", "pdm", "hatch", "just", "task", "direnv", "nix", "tox", "nox", "ninja", "cmake",
-];
-
-/// Interpreters whose script, not themselves, names the process
-/// (`node /usr/bin/npm run test` is npm).
-const INTERPRETERS: &[&str] = &["node", "nodejs", "python", "python3", "ruby", "perl"];
+use super::procfs::{self, Process};
+use super::roles::{Role, role};
 
 /// Ancestors to look at before giving up (pass through).
 const MAX_WALK: usize = 64;
@@ -42,118 +38,82 @@ pub enum Reader {
 }
 
 /// Decides for a shim whose stdout (`own_fd1`, the target of
-/// `/proc/self/fd/1`) is a pipe or socket. `ctx` is the ctx binary.
-pub fn reader_of_pipe(proc_root: &Path, own_fd1: &str, ctx: &Path) -> Reader {
-    let mut pid = std::os::unix::process::parent_id();
-    let mut topmost_shell: Option<u32> = None;
-    for _ in 0..MAX_WALK {
-        if pid <= 1 {
-            break;
-        }
-        let dir = proc_root.join(pid.to_string());
-        let Some((ppid, comm)) = stat(&dir) else {
-            return Reader::Other(format!("cannot read {}/stat", dir.display()));
-        };
-        if std::fs::read_link(dir.join("exe")).is_ok_and(|exe| exe == ctx) {
-            return Reader::Other("an outer ctx already captures this output".into());
-        }
-        let name = process_name(&dir).unwrap_or(comm);
-        if SHELLS.contains(&name.as_str()) {
-            topmost_shell = Some(pid);
-        } else if !WRAPPERS.contains(&name.as_str()) {
-            break;
-        }
-        pid = ppid;
-    }
-    let Some(shell) = topmost_shell else {
-        return Reader::Agent;
+/// `/proc/self/fd/1`) is a pipe or socket. `ctx` is the ctx binary, `me`
+/// this process as `/proc` shows it.
+pub fn reader_of_pipe(proc_root: &Path, own_fd1: &str, ctx: &Path, me: &Process) -> Reader {
+    let ancestors = match ancestry(proc_root, me.ppid) {
+        Ok(ancestors) => ancestors,
+        Err(why) => return Reader::Other(why),
     };
-    let link = proc_root.join(shell.to_string()).join("fd/1");
-    match std::fs::read_link(&link) {
-        Ok(target) if target.as_os_str() == own_fd1 => Reader::Agent,
-        Ok(target) => Reader::Other(format!(
-            "stdout {own_fd1} is not the agent shell's {}",
-            target.display()
+    if ancestors.iter().any(|p| p.exe.as_deref() == Some(ctx)) {
+        return Reader::Other("an outer ctx already captures this output".into());
+    }
+    let mut walked = 0;
+    let mut topmost_shell: Option<&Process> = None;
+    for p in &ancestors {
+        match role(&p.name) {
+            Role::Shell => topmost_shell = Some(p),
+            Role::Wrapper => {}
+            _ => break,
+        }
+        walked += 1;
+    }
+    let above = ancestors.get(walked);
+    if let Some(tool) = above.filter(|p| role(&p.name) == Role::BuildTool) {
+        return Reader::Other(format!(
+            "started by {} (pid {}), which reads its output",
+            tool.name, tool.pid
+        ));
+    }
+    if let Some(shell) = topmost_shell {
+        return same_stdout(proc_root, shell.pid, own_fd1, "the agent shell's");
+    }
+    // No shell between the shim and the first other program. `top` is the
+    // process that program started: the shim itself or the topmost wrapper.
+    let top = walked.checked_sub(1).map_or(me, |i| &ancestors[i]);
+    if exec_by_shell(proc_root, top) {
+        return same_stdout(proc_root, top.pid, own_fd1, "the exec'ing shell's");
+    }
+    match above {
+        Some(agent) if role(&agent.name) == Role::DirectAgent => Reader::Agent,
+        Some(other) => Reader::Other(format!(
+            "started by {} (pid {}), not by a shell or a known agent",
+            other.name, other.pid
         )),
-        Err(e) => Reader::Other(format!("cannot read {}: {e}", link.display())),
+        None => Reader::Other("no shell among the ancestors".into()),
     }
 }
 
-/// (ppid, comm) from `/proc/<pid>/stat`. comm sits in parentheses and may
-/// itself hold spaces and parentheses, hence the last `)`.
-fn stat(dir: &Path) -> Option<(u32, String)> {
-    let text = std::fs::read_to_string(dir.join("stat")).ok()?;
-    let open = text.find('(')?;
-    let close = text.rfind(')')?;
-    let comm = text.get(open + 1..close)?.to_string();
-    let mut rest = text.get(close + 1..)?.split_whitespace();
-    let _state = rest.next()?;
-    let ppid = rest.next()?.parse().ok()?;
-    Some((ppid, comm))
-}
-
-/// The name a person would give the process: argv[0]'s basename (a login
-/// shell's leading `-` dropped), or the script an interpreter runs.
-fn process_name(dir: &Path) -> Option<String> {
-    let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
-    let mut args = cmdline
-        .split(|&b| b == 0)
-        .filter(|a| !a.is_empty())
-        .map(|a| String::from_utf8_lossy(a).into_owned());
-    let first = basename(&args.next()?).trim_start_matches('-').to_string();
-    let interpreter = INTERPRETERS.contains(&first.as_str())
-        || first
-            .strip_prefix("python")
-            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'));
-    if !interpreter {
-        return Some(first);
-    }
-    // `node /usr/lib/node_modules/npm/bin/npm-cli.js` → npm; `-m`-style
-    // runs and bare REPLs keep the interpreter's name.
-    match args.find(|a| !a.starts_with('-')) {
-        Some(script) => {
-            let base = basename(&script);
-            let base = base.strip_suffix(".js").unwrap_or(base);
-            let base = base.strip_suffix("-cli").unwrap_or(base);
-            Some(base.to_string())
+/// The ancestors from `ppid` up to (not including) init, nearest first.
+fn ancestry(proc_root: &Path, ppid: u32) -> Result<Vec<Process>, String> {
+    let mut chain = Vec::new();
+    let mut pid = ppid;
+    while pid > 1 {
+        if chain.len() >= MAX_WALK {
+            return Err(format!("more than {MAX_WALK} ancestors"));
         }
-        None => Some(first),
+        let Some(p) = Process::read(proc_root, pid) else {
+            return Err(format!("cannot read {}/{pid}", proc_root.display()));
+        };
+        pid = p.ppid;
+        chain.push(p);
     }
+    Ok(chain)
 }
 
-fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
+/// True when bash or zsh started `p` by exec'ing in place of itself: those
+/// shells export `_` as the path of the command they run, so `p`'s start
+/// environment names `p` itself. A program started by anything else
+/// inherits some older `_` (cargo's children carry `…/cargo`).
+fn exec_by_shell(proc_root: &Path, p: &Process) -> bool {
+    procfs::underscore_of(proc_root, p.pid)
+        .is_some_and(|u| !u.is_empty() && procfs::basename(&u) == p.name)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stat_survives_odd_comm() {
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::write(tmp.path().join("stat"), "42 (a) b (c)) S 7 42 42 0").unwrap();
-        assert_eq!(stat(tmp.path()), Some((7, "a) b (c)".to_string())));
-    }
-
-    #[test]
-    fn names_scripts_by_their_script() {
-        let tmp = tempfile::tempdir().unwrap();
-        let cases: [(&[u8], &str); 4] = [
-            (
-                b"node\0/usr/lib/node_modules/npm/bin/npm-cli.js\0run\0test\0",
-                "npm",
-            ),
-            (b"-bash\0", "bash"),
-            (
-                b"/usr/bin/python3\0/home/u/.local/bin/poetry\0run\0pytest\0",
-                "poetry",
-            ),
-            (b"python3\0", "python3"),
-        ];
-        for (cmdline, want) in cases {
-            std::fs::write(tmp.path().join("cmdline"), cmdline).unwrap();
-            assert_eq!(process_name(tmp.path()).as_deref(), Some(want));
-        }
+fn same_stdout(proc_root: &Path, pid: u32, own_fd1: &str, whose: &str) -> Reader {
+    match procfs::stdout_of(proc_root, pid) {
+        Some(target) if target == own_fd1 => Reader::Agent,
+        Some(target) => Reader::Other(format!("stdout {own_fd1} is not {whose} {target}")),
+        None => Reader::Other(format!("cannot read the stdout of pid {pid}")),
     }
 }

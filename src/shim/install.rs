@@ -1,12 +1,16 @@
 //! Shim folders: creating, listing and removing the links. A shim is a
 //! symlink named after a command whose target is the ctx binary's canonical
-//! path; nothing else in a folder is ever touched.
+//! path; nothing else in a folder is ever touched but `.ctx-view`, the
+//! per-command views of the folder (`view.rs`).
 
+use std::ffi::OsStr;
 use std::io;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use crate::profiles;
+
+use super::{locate, view};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ShimError {
@@ -26,19 +30,40 @@ pub enum Installed {
     Present(String),
     /// Something that is not a shim has that name: left alone.
     Occupied(String),
+    /// No such command on PATH (past the shim folders): no shim, so that
+    /// `command -v NAME` keeps telling the truth.
+    NotOnPath(String),
 }
+
+/// Commands that build tools run internally (compiler drivers, rustc):
+/// served by profiles, shimmed only when named (`ctx shims install gcc`).
+/// Their output is read by cargo, make or cmake, and a shim in front of
+/// them is one more thing between a build and its toolchain.
+pub const NOT_BY_DEFAULT: &[&str] = &[
+    "cc",
+    "c++",
+    "gcc",
+    "g++",
+    "clang",
+    "clang++",
+    "rustc",
+    "rustdoc",
+    "clippy-driver",
+];
 
 /// The default folder: `<data dir>/shims`.
 pub fn default_dir() -> io::Result<PathBuf> {
     Ok(crate::home::data_dir()?.join("shims"))
 }
 
-/// Every single-word command a profile serves, sorted, deduplicated.
+/// The default shim set: every single-word command a profile serves that
+/// people type (not those in [`NOT_BY_DEFAULT`]), sorted, deduplicated.
+/// Whether each exists on PATH is `install`'s to check.
 pub fn default_names() -> Vec<String> {
     let mut names: Vec<String> = profiles::registry()
         .iter()
         .flat_map(|p| p.commands().iter())
-        .filter(|c| !c.contains(char::is_whitespace))
+        .filter(|c| !c.contains(char::is_whitespace) && !NOT_BY_DEFAULT.contains(c))
         .map(|c| c.to_string())
         .collect();
     names.sort();
@@ -46,7 +71,8 @@ pub fn default_names() -> Vec<String> {
     names
 }
 
-/// Creates a link to `ctx` for each name in `dir` (created if missing).
+/// Creates a link to `ctx` for each name in `dir` (created if missing)
+/// whose command exists on PATH past every shim folder.
 pub fn install(dir: &Path, names: &[String], ctx: &Path) -> Result<Vec<Installed>, ShimError> {
     let ctx_name = ctx.file_name().map(|n| n.to_string_lossy().into_owned());
     for name in names {
@@ -68,12 +94,17 @@ pub fn install(dir: &Path, names: &[String], ctx: &Path) -> Result<Vec<Installed
         match std::fs::symlink_metadata(&link) {
             Ok(_) if points_to_ctx(&link, ctx) => done.push(Installed::Present(name.clone())),
             Ok(_) => done.push(Installed::Occupied(name.clone())),
+            Err(_) if locate::real_command(OsStr::new(name), ctx).is_err() => {
+                done.push(Installed::NotOnPath(name.clone()))
+            }
             Err(_) => {
                 symlink(ctx, &link).map_err(|e| ShimError::Io(link.clone(), e))?;
                 done.push(Installed::Created(name.clone()));
             }
         }
     }
+    let all = list(dir, ctx)?;
+    view::rebuild(dir, &all, ctx).map_err(|e| ShimError::Io(dir.join(view::VIEWS), e))?;
     Ok(done)
 }
 
@@ -81,6 +112,7 @@ pub fn install(dir: &Path, names: &[String], ctx: &Path) -> Result<Vec<Installed
 /// names removed.
 pub fn uninstall(dir: &Path, ctx: &Path) -> Result<Vec<String>, ShimError> {
     let mut removed = Vec::new();
+    view::remove(dir, ctx).map_err(|e| ShimError::Io(dir.join(view::VIEWS), e))?;
     for name in list(dir, ctx)? {
         let link = dir.join(&name);
         std::fs::remove_file(&link).map_err(|e| ShimError::Io(link, e))?;

@@ -4,7 +4,8 @@
 //! to the ctx binary itself. The search walks PATH as a shell does and
 //! skips every such entry, so the shim folder twice on PATH, two shim
 //! folders, or a shim folder reached through a symlinked directory all
-//! lead to the first real program, never back to ctx.
+//! lead to the first real program, never back to ctx. A link to another
+//! binary named `ctx` is a shim too (of another install) and is skipped.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -29,6 +30,28 @@ pub fn is_ctx(path: &Path, ctx: &Path) -> bool {
     path.canonicalize().is_ok_and(|p| p == ctx)
 }
 
+/// True when `path` is a link to some other binary named `ctx`: a shim of
+/// another ctx install (an old `cargo install`, a debug build). Treating
+/// it as a real program would send the two binaries back and forth.
+pub fn is_other_ctx(path: &Path, ctx: &Path) -> bool {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    is_link
+        && path
+            .canonicalize()
+            .is_ok_and(|p| p != ctx && p.file_name().is_some_and(|n| n == "ctx"))
+}
+
+/// argv[0] for the real program found at `program`: its absolute path,
+/// links not resolved, so that the name it was found under (`cc`, not
+/// `x86_64-linux-gnu-gcc-12`) and the folder it sits in are what the
+/// program sees, exactly as if the shell had found it itself and the
+/// program had then looked its bare name up on PATH.
+pub fn argv0_for(program: &Path) -> std::ffi::OsString {
+    std::path::absolute(program)
+        .unwrap_or_else(|_| program.to_path_buf())
+        .into_os_string()
+}
+
 /// The first executable `name` along `PATH` that is not ctx. Errors carry
 /// the shell's wording: 127 when there is none, 126 when the first match
 /// cannot be executed.
@@ -51,7 +74,7 @@ pub fn real_command_in(name: &OsStr, path: &[u8], ctx: &Path) -> Result<PathBuf,
         let Ok(meta) = std::fs::metadata(&candidate) else {
             continue;
         };
-        if meta.is_dir() || is_ctx(&candidate, ctx) {
+        if meta.is_dir() || is_ctx(&candidate, ctx) || is_other_ctx(&candidate, ctx) {
             continue;
         }
         if access(&candidate, AccessFlags::X_OK).is_ok() {

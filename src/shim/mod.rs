@@ -7,9 +7,13 @@
 //! the command's exact status (invariant 1). docs/shims.md has the rules.
 
 pub mod audience;
+pub mod doctor;
 pub mod install;
 pub mod locate;
 pub mod longrun;
+pub mod procfs;
+pub mod roles;
+pub mod view;
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
@@ -41,9 +45,10 @@ pub enum Mode {
 /// status, or does not return (exec, or death by the child's signal).
 pub fn main() -> i32 {
     let argv: Vec<OsString> = std::env::args_os().collect();
-    let Some(name) = argv.first().map(basename) else {
+    let Some(typed) = argv.first().cloned() else {
         return 127;
     };
+    let name = basename(&typed);
     let shown = name.to_string_lossy().into_owned();
     let mut argv = argv;
     argv[0] = name.clone();
@@ -78,10 +83,41 @@ pub fn main() -> i32 {
     if std::env::var_os("CTX_SHIM_DEBUG").is_some_and(|v| v == "1") {
         eprintln!("[ctx] shim {shown}: {mode:?} ({})", program.display());
     }
+    let real_argv = invisible(&typed, &name, &program, &ctx, argv.clone());
     match mode {
-        Mode::Passthrough(_) => passthrough(&program, &argv),
-        Mode::Digest => digest(&program, &argv),
+        Mode::Passthrough(_) => passthrough(&program, &real_argv),
+        Mode::Digest => digest(&program, &real_argv, &argv[0]),
     }
+}
+
+/// Makes the shim invisible to the program it runs: returns its argv and
+/// sets this process's PATH (which the program inherits) so that nothing
+/// the program does to find itself leads to the shim folder. argv[0] stays
+/// as the shell passed it when it is a bare name and PATH has a view for
+/// it (`view.rs`); a path (`./shims/cc`), or a shim folder without views,
+/// gets the real program's absolute path instead.
+fn invisible(
+    typed: &OsString,
+    name: &OsString,
+    program: &Path,
+    ctx: &Path,
+    mut argv: Vec<OsString>,
+) -> Vec<OsString> {
+    let bare = !typed.as_encoded_bytes().contains(&b'/');
+    let path = std::env::var_os("PATH");
+    let viewed = path.as_deref().and_then(|p| view::path_for(name, p, ctx));
+    if let Some(viewed) = &viewed {
+        // SAFETY: ctx is single-threaded here; nothing else reads the
+        // environment concurrently.
+        unsafe { std::env::set_var("PATH", viewed) };
+    }
+    let found_by_path = bare && (viewed.is_some() || path.is_none());
+    argv[0] = if found_by_path {
+        typed.clone()
+    } else {
+        locate::argv0_for(program)
+    };
+    argv
 }
 
 /// exec in place; returns only when the program could not be started.
@@ -91,9 +127,16 @@ fn passthrough(program: &Path, argv: &[OsString]) -> i32 {
     failure.status()
 }
 
-fn digest(program: &Path, argv: &[OsString]) -> i32 {
+/// Captures and digests; `shown` names the command in the digest and
+/// the ledger (the name that was typed, not the program's path).
+fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
     let artifact = match capture::run_program(program, argv) {
-        Ok(artifact) => artifact,
+        Ok(mut artifact) => {
+            if let Some(first) = artifact.argv.first_mut() {
+                *first = shown.to_string_lossy().into_owned();
+            }
+            artifact
+        }
         Err(CaptureError::Launch(failure)) => {
             eprintln!("ctx: {failure}");
             return failure.status();
@@ -145,7 +188,10 @@ pub fn decide(argv: &[OsString], ctx: &Path) -> Mode {
         Ok(target) => target,
         Err(e) => return Mode::Passthrough(format!("cannot read /proc/self/fd/1: {e}")),
     };
-    match audience::reader_of_pipe(proc_root, &own.to_string_lossy(), ctx) {
+    let Some(me) = procfs::Process::read(proc_root, std::process::id()) else {
+        return Mode::Passthrough("cannot read /proc/self".into());
+    };
+    match audience::reader_of_pipe(proc_root, &own.to_string_lossy(), ctx, &me) {
         Reader::Agent => Mode::Digest,
         Reader::Other(why) => Mode::Passthrough(why),
     }
