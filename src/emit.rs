@@ -33,6 +33,23 @@ pub fn write(artifact: &Artifact, delivery: &Delivery, raw_to: RawTo) {
     }
 }
 
+/// The raw output, now, to the real descriptors (the fallback after a
+/// fault: errors are ignored as in `write`).
+pub fn write_raw_now(artifact: &Artifact, raw_to: RawTo) {
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+    let _ = write_raw(artifact, raw_to, &mut out, &mut err);
+    let _ = out.flush();
+}
+
+/// One ctx note on stderr, after stdout is flushed.
+pub fn note(line: &str) {
+    let _ = io::stdout().flush();
+    let _ = writeln!(io::stderr().lock(), "{line}");
+}
+
 /// Replays the artifact's segments, each to its stream.
 pub fn write_raw(
     artifact: &Artifact,

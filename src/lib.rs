@@ -15,6 +15,7 @@ pub mod cli;
 pub mod contract;
 pub mod emit;
 pub mod evidence;
+pub mod fault;
 pub mod fixture;
 pub mod guard;
 pub mod home;

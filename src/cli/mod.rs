@@ -60,6 +60,7 @@ pub enum Verb {
 
 /// Parses argv and runs the verb; returns the process exit status.
 pub fn main() -> i32 {
+    crate::guard::install_panic_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

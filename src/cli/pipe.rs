@@ -27,7 +27,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     let mut artifact = read_stdin().context("reading standard input")?;
     artifact.label = args.label;
     artifact.family = args.family;
-    deliver(&artifact, args.budget)?;
+    deliver(&artifact, args.budget);
     Ok(0)
 }
 
@@ -62,8 +62,9 @@ fn read_stdin() -> std::io::Result<Artifact> {
 }
 
 /// Runs the pipeline on an ingested artifact with the default archive and
-/// ledger, writing raw output (when it goes raw) to stdout.
-pub fn deliver(artifact: &Artifact, budget: Option<usize>) -> anyhow::Result<()> {
+/// ledger, writing raw output (when it goes raw) to stdout. A fault in any
+/// stage prints the raw output (`pipeline::run` is the isolation boundary).
+pub fn deliver(artifact: &Artifact, budget: Option<usize>) {
     let archive = crate::archive::open_default();
     let ledger = crate::ledger::open_default();
     let sinks = Sinks {
@@ -71,8 +72,7 @@ pub fn deliver(artifact: &Artifact, budget: Option<usize>) -> anyhow::Result<()>
         ledger: &*ledger,
         raw_to: RawTo::Stdout,
     };
-    pipeline::run(artifact, &sinks, &Options { budget })?;
-    Ok(())
+    let _ = pipeline::run(artifact, &sinks, &Options { budget });
 }
 
 /// Rejects an unknown `--as` before any input is read.

@@ -6,13 +6,12 @@
 //! ctx captures, digests, and ends the way the command ended.
 
 use std::ffi::OsString;
-use std::io::{self, IsTerminal, Write};
-use std::panic::{self, AssertUnwindSafe};
+use std::io::{self, IsTerminal};
 
 use crate::artifact::Artifact;
 use crate::capture::{self, CaptureError};
 use crate::classify::UnknownFamily;
-use crate::emit::{self, RawTo};
+use crate::emit::RawTo;
 use crate::pipeline::{self, Options, Sinks};
 use crate::{archive, ledger, profiles};
 
@@ -69,8 +68,9 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     Ok(capture::exit_like(artifact.exit))
 }
 
-/// Digests and prints. Whatever goes wrong in here, the caller still ends
-/// with the command's status (invariant 8).
+/// Digests and prints. Whatever goes wrong in here, the raw output goes
+/// out and the caller still ends with the command's status (invariant 8:
+/// `pipeline::run` is the isolation boundary).
 pub(crate) fn deliver(artifact: &Artifact, budget: Option<usize>) {
     let archive = archive::open_default();
     let ledger = ledger::open_default();
@@ -79,24 +79,5 @@ pub(crate) fn deliver(artifact: &Artifact, budget: Option<usize>) {
         ledger: &*ledger,
         raw_to: RawTo::Split,
     };
-    let options = Options { budget };
-    match panic::catch_unwind(AssertUnwindSafe(|| {
-        pipeline::run(artifact, &sinks, &options)
-    })) {
-        Ok(Ok(_delivery)) => {}
-        Ok(Err(unknown)) => {
-            // Nothing was printed yet: the family was refused up front.
-            let _ = emit::write_raw(
-                artifact,
-                RawTo::Split,
-                &mut io::stdout().lock(),
-                &mut io::stderr().lock(),
-            );
-            let _ = io::stdout().flush();
-            eprintln!("[ctx] {unknown}; output not shortened");
-        }
-        // The panic message is already on stderr; whether the output went
-        // out before it is the pipeline's to guarantee.
-        Err(_) => eprintln!("[ctx] internal error while digesting; exit status kept"),
-    }
+    let _ = pipeline::run(artifact, &sinks, &Options { budget });
 }

@@ -40,6 +40,7 @@ pub enum Mode {
 /// Entry point when argv[0]'s basename is not `ctx`. Returns the exit
 /// status, or does not return (exec, or death by the child's signal).
 pub fn main() -> i32 {
+    crate::guard::install_panic_hook();
     let argv: Vec<OsString> = std::env::args_os().collect();
     let Some(name) = argv.first().map(basename) else {
         return 127;
