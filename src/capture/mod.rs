@@ -6,6 +6,7 @@
 //! - `signals`: SIGINT/SIGTERM/SIGHUP/SIGQUIT forwarded through a signalfd.
 //! - `streams`: the poll loop that records both streams in arrival order.
 //! - `exit`: dying the way the child died.
+//! - `spill`: `ctx pipe`'s input, kept whatever fails (or passed through).
 //!
 //! stdin is never touched: the child inherits ctx's descriptor 0 as it is
 //! (invariant 2). docs/capture.md has the whole story and the limits.
@@ -14,6 +15,7 @@ pub mod exit;
 pub mod resolve;
 mod signals;
 mod spawn;
+pub mod spill;
 mod streams;
 
 use std::ffi::OsString;
