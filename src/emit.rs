@@ -4,6 +4,11 @@
 //! status is what matters, and it is reported regardless.
 
 use std::io::{self, Write};
+use std::os::fd::BorrowedFd;
+use std::time::Instant;
+
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
 use crate::artifact::{Artifact, Stream};
 use crate::pipeline::{Delivery, Output};
@@ -70,3 +75,52 @@ pub fn write_raw(
     }
     Ok(())
 }
+
+/// A writer to a descriptor that gives up at a deadline instead of
+/// blocking past it (a reader that stopped reading must not keep ctx
+/// alive after it was asked to stop). It waits for room with `poll` and
+/// writes at most one page at a time, which a pipe with room never blocks
+/// on. Counts what it wrote.
+pub struct Deadline<'a> {
+    fd: BorrowedFd<'a>,
+    until: Instant,
+    pub written: u64,
+}
+
+impl<'a> Deadline<'a> {
+    pub fn new(fd: BorrowedFd<'a>, until: Instant) -> Deadline<'a> {
+        Deadline {
+            fd,
+            until,
+            written: 0,
+        }
+    }
+}
+
+impl Write for Deadline<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        let ms = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+        let mut fds = [PollFd::new(self.fd, PollFlags::POLLOUT)];
+        match poll(&mut fds, PollTimeout::from(ms)) {
+            Ok(0) => return Err(io::ErrorKind::TimedOut.into()),
+            Ok(_) => {}
+            Err(Errno::EINTR) => return Err(io::ErrorKind::Interrupted.into()),
+            Err(e) => return Err(e.into()),
+        }
+        let n = nix::unistd::write(self.fd, &buf[..buf.len().min(PAGE)])?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What one write is sure to fit in a pipe that has room: a pipe reports
+/// room (POLLOUT) once a page is free.
+const PAGE: usize = 4096;

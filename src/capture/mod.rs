@@ -40,9 +40,28 @@ pub enum CaptureError {
     Io(#[from] io::Error),
 }
 
+/// A finished capture: the artifact, and whether it may be digested.
+pub struct Captured {
+    pub artifact: Artifact,
+    /// A stop request (SIGINT/SIGTERM/SIGHUP/SIGQUIT) reached ctx while it
+    /// captured: the output is not digested, only replayed.
+    pub stopped_by: Option<i32>,
+    /// The reader of ctx's stdout went away: nothing more goes to stdout,
+    /// and the child met the broken pipe itself.
+    pub reader_gone: bool,
+}
+
+impl Captured {
+    /// True when the pipeline may digest this capture: nobody asked ctx to
+    /// stop, and someone still reads its stdout.
+    pub fn digestible(&self) -> bool {
+        self.stopped_by.is_none() && !self.reader_gone
+    }
+}
+
 /// Runs `argv` to completion and returns what it wrote and how it ended.
 /// Memory grows with the output: there is no cap.
-pub fn run(argv: &[OsString]) -> Result<Artifact, CaptureError> {
+pub fn run(argv: &[OsString]) -> Result<Captured, CaptureError> {
     let Some(cmd) = argv.first() else {
         return Err(LaunchError::NotFound(String::new()).into());
     };
@@ -52,7 +71,7 @@ pub fn run(argv: &[OsString]) -> Result<Artifact, CaptureError> {
 
 /// `run` for a program already found (a shim resolves past itself);
 /// `argv[0]` is still what the child sees as its name.
-pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Artifact, CaptureError> {
+pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Captured, CaptureError> {
     let Some(cmd) = argv.first() else {
         return Err(LaunchError::NotFound(String::new()).into());
     };
@@ -77,5 +96,9 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Artifact, Captur
     artifact.cwd = std::env::current_dir()
         .ok()
         .map(|d| d.to_string_lossy().into_owned());
-    Ok(artifact)
+    Ok(Captured {
+        artifact,
+        stopped_by: collected.stopped_by.map(|s| s as i32),
+        reader_gone: collected.reader_gone,
+    })
 }

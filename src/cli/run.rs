@@ -6,12 +6,13 @@
 //! ctx captures, digests, and ends the way the command ended.
 
 use std::ffi::OsString;
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
+use std::os::fd::AsFd;
+use std::time::{Duration, Instant};
 
-use crate::artifact::Artifact;
-use crate::capture::{self, CaptureError};
+use crate::capture::{self, CaptureError, Captured};
 use crate::classify::UnknownFamily;
-use crate::emit::RawTo;
+use crate::emit::{self, RawTo};
 use crate::pipeline::{self, Options, Sinks};
 use crate::{archive, ledger, profiles};
 
@@ -54,24 +55,29 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         return Ok(failure.status());
     }
 
-    let mut artifact = match capture::run(&args.command) {
-        Ok(artifact) => artifact,
+    let mut captured = match capture::run(&args.command) {
+        Ok(captured) => captured,
         Err(CaptureError::Launch(failure)) => {
             eprintln!("ctx: {failure}");
             return Ok(failure.status());
         }
         Err(e) => return Err(e.into()),
     };
-    artifact.family = args.family;
-    artifact.label = args.label;
-    deliver(&artifact, args.budget);
-    Ok(capture::exit_like(artifact.exit))
+    captured.artifact.family = args.family;
+    captured.artifact.label = args.label;
+    deliver(&captured, args.budget);
+    Ok(capture::exit_like(captured.artifact.exit))
 }
 
 /// Digests and prints. Whatever goes wrong in here, the raw output goes
 /// out and the caller still ends with the command's status (invariant 8:
 /// `pipeline::run` is the isolation boundary).
-pub(crate) fn deliver(artifact: &Artifact, budget: Option<usize>) {
+pub(crate) fn deliver(captured: &Captured, budget: Option<usize>) {
+    let artifact = &captured.artifact;
+    if !captured.digestible() {
+        cut_short(captured);
+        return;
+    }
     let archive = archive::open_default();
     let ledger = ledger::open_default();
     let sinks = Sinks {
@@ -80,4 +86,54 @@ pub(crate) fn deliver(artifact: &Artifact, budget: Option<usize>) {
         raw_to: RawTo::Split,
     };
     let _ = pipeline::run(artifact, &sinks, &Options { budget });
+}
+
+/// How long ctx keeps writing the raw output after a stop request: the
+/// user asked it to end, and a bare command would already have.
+pub const STOP_GRACE: Duration = Duration::from_millis(200);
+
+/// A capture that must not be digested (see `Captured::digestible`).
+///
+/// After a stop request the reader gets the raw output, as it would have
+/// seen it live, for at most [`STOP_GRACE`]: the digest's cost (seconds on
+/// a large output) is not paid, nothing is archived (what is written is
+/// the original itself), and a reader that does not keep up cannot hold
+/// ctx. What the grace period could not write is declared in the note.
+///
+/// When the reader of stdout is gone, only stderr, whose reader may still
+/// be there, is replayed.
+fn cut_short(captured: &Captured) {
+    let artifact = &captured.artifact;
+    if captured.reader_gone && captured.stopped_by.is_none() {
+        let _ = emit::write_raw(
+            artifact,
+            RawTo::Split,
+            &mut io::sink(),
+            &mut io::stderr().lock(),
+        );
+        return;
+    }
+    let until = Instant::now() + STOP_GRACE;
+    let (stdout, stderr) = (io::stdout(), io::stderr());
+    let mut out = emit::Deadline::new(stdout.as_fd(), until);
+    let mut err = emit::Deadline::new(stderr.as_fd(), until);
+    let result = if captured.reader_gone {
+        emit::write_raw(artifact, RawTo::Split, &mut io::sink(), &mut err)
+    } else {
+        emit::write_raw(artifact, RawTo::Split, &mut out, &mut err)
+    };
+    let name = captured.stopped_by.map_or_else(String::new, |signal| {
+        nix::sys::signal::Signal::try_from(signal)
+            .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_string())
+    });
+    let note = match result {
+        Ok(()) => format!("[ctx] {name} while capturing; output not digested\n"),
+        Err(_) => format!(
+            "[ctx] {name} while capturing; output not digested, cut after {} of {} bytes\n",
+            out.written + err.written,
+            artifact.bytes().len()
+        ),
+    };
+    let mut err = emit::Deadline::new(stderr.as_fd(), Instant::now() + STOP_GRACE);
+    let _ = err.write_all(note.as_bytes());
 }

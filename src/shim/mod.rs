@@ -93,8 +93,8 @@ fn passthrough(program: &Path, argv: &[OsString]) -> i32 {
 }
 
 fn digest(program: &Path, argv: &[OsString]) -> i32 {
-    let artifact = match capture::run_program(program, argv) {
-        Ok(artifact) => artifact,
+    let captured = match capture::run_program(program, argv) {
+        Ok(captured) => captured,
         Err(CaptureError::Launch(failure)) => {
             eprintln!("ctx: {failure}");
             return failure.status();
@@ -109,8 +109,8 @@ fn digest(program: &Path, argv: &[OsString]) -> i32 {
     let budget = std::env::var("CTX_BUDGET")
         .ok()
         .and_then(|b| b.parse().ok());
-    crate::cli::run::deliver(&artifact, budget);
-    capture::exit_like(artifact.exit)
+    crate::cli::run::deliver(&captured, budget);
+    capture::exit_like(captured.artifact.exit)
 }
 
 /// Digest or pass through, for this process's stdout and ancestry.
