@@ -527,3 +527,25 @@ proptest! {
         prop_assert_eq!(&bytes[start as usize..end as usize], joined.as_slice());
     }
 }
+
+#[test]
+fn an_overlong_argument_is_not_echoed_back_whole() {
+    let home = home();
+    let typed = "x".repeat(100_000);
+    for args in [
+        vec!["expand", typed.as_str()],
+        vec!["explain", typed.as_str()],
+        vec!["expand", "abcdef", "--lines", typed.as_str()],
+    ] {
+        let out = ctx(home.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{:?}", &args[..2]);
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.len() < 1000,
+            "{:?}: {} bytes of error",
+            &args[..2],
+            stderr.len()
+        );
+        assert!(stderr.contains("characters cut"), "{stderr}");
+    }
+}

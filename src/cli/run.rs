@@ -8,6 +8,7 @@
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
 use std::os::fd::AsFd;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::capture::{self, CaptureError, Captured};
@@ -19,8 +20,9 @@ use crate::{archive, ledger, profiles};
 /// Arguments of `ctx run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Digest even when stdout is a terminal (normally the command then
-    /// runs live, undigested).
+    /// Digest even when stdout is a terminal or leads somewhere other than
+    /// the agent (`| head`, `> f`, `$( )`): normally the command then runs
+    /// in place, undigested.
     #[arg(long)]
     pub digest: bool,
     /// Read the output as this family instead of classifying it.
@@ -49,7 +51,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     {
         return Err(UnknownFamily(family.clone()).into());
     }
-    if io::stdout().is_terminal() && !args.digest {
+    if !args.digest && (io::stdout().is_terminal() || downstream().is_some()) {
         let failure = capture::exec(&args.command);
         eprintln!("ctx: {failure}");
         return Ok(failure.status());
@@ -67,6 +69,18 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     captured.artifact.label = args.label;
     deliver(&captured, args.budget);
     Ok(capture::exit_like(captured.artifact.exit))
+}
+
+/// Why ctx's stdout positively does not reach the agent (invariant 7, the
+/// shims' rule: `ctx run -- CMD | head`, `> f`, `$( )`, or an outer ctx
+/// already capturing), or `None`. Such output must be the raw bytes, and
+/// exec is the one way to give the reader (and the command) exactly what
+/// it would have had without ctx: `seq 1 10000000 | head -1` then dies of
+/// SIGPIPE at once, as bare.
+fn downstream() -> Option<String> {
+    let ctx = crate::shim::locate::ctx_binary().ok()?;
+    let own = std::fs::read_link("/proc/self/fd/1").ok()?;
+    crate::shim::audience::elsewhere(Path::new("/proc"), &own.to_string_lossy(), &ctx)
 }
 
 /// Digests and prints. Whatever goes wrong in here, the raw output goes

@@ -44,6 +44,36 @@ pub enum Reader {
 /// Decides for a shim whose stdout (`own_fd1`, the target of
 /// `/proc/self/fd/1`) is a pipe or socket. `ctx` is the ctx binary.
 pub fn reader_of_pipe(proc_root: &Path, own_fd1: &str, ctx: &Path) -> Reader {
+    match walk(proc_root, own_fd1, ctx) {
+        Walk::Agent => Reader::Agent,
+        Walk::Elsewhere(why) | Walk::Unsure(why) => Reader::Other(why),
+    }
+}
+
+/// For `ctx run`, which the agent (or a person) asked for by name: why its
+/// stdout positively leads somewhere other than the agent (an outer ctx
+/// already captures it, or the agent's shell writes elsewhere: `ctx run --
+/// CMD | head`, `> f`, `$( )`), or `None` when it is the agent's or ctx
+/// cannot tell. Unlike a shim, `ctx run` digests when unsure: being asked
+/// is the evidence.
+pub fn elsewhere(proc_root: &Path, own_fd1: &str, ctx: &Path) -> Option<String> {
+    match walk(proc_root, own_fd1, ctx) {
+        Walk::Elsewhere(why) => Some(why),
+        Walk::Agent | Walk::Unsure(_) => None,
+    }
+}
+
+/// What the walk up the ancestors found.
+enum Walk {
+    /// The agent reads `own_fd1` (or no shell stands between).
+    Agent,
+    /// Something else reads it, positively.
+    Elsewhere(String),
+    /// Something could not be read.
+    Unsure(String),
+}
+
+fn walk(proc_root: &Path, own_fd1: &str, ctx: &Path) -> Walk {
     let mut pid = std::os::unix::process::parent_id();
     let mut topmost_shell: Option<u32> = None;
     for _ in 0..MAX_WALK {
@@ -52,10 +82,10 @@ pub fn reader_of_pipe(proc_root: &Path, own_fd1: &str, ctx: &Path) -> Reader {
         }
         let dir = proc_root.join(pid.to_string());
         let Some((ppid, comm)) = stat(&dir) else {
-            return Reader::Other(format!("cannot read {}/stat", dir.display()));
+            return Walk::Unsure(format!("cannot read {}/stat", dir.display()));
         };
         if std::fs::read_link(dir.join("exe")).is_ok_and(|exe| exe == ctx) {
-            return Reader::Other("an outer ctx already captures this output".into());
+            return Walk::Elsewhere("an outer ctx already captures this output".into());
         }
         let name = process_name(&dir).unwrap_or(comm);
         if SHELLS.contains(&name.as_str()) {
@@ -66,16 +96,16 @@ pub fn reader_of_pipe(proc_root: &Path, own_fd1: &str, ctx: &Path) -> Reader {
         pid = ppid;
     }
     let Some(shell) = topmost_shell else {
-        return Reader::Agent;
+        return Walk::Agent;
     };
     let link = proc_root.join(shell.to_string()).join("fd/1");
     match std::fs::read_link(&link) {
-        Ok(target) if target.as_os_str() == own_fd1 => Reader::Agent,
-        Ok(target) => Reader::Other(format!(
+        Ok(target) if target.as_os_str() == own_fd1 => Walk::Agent,
+        Ok(target) => Walk::Elsewhere(format!(
             "stdout {own_fd1} is not the agent shell's {}",
             target.display()
         )),
-        Err(e) => Reader::Other(format!("cannot read {}: {e}", link.display())),
+        Err(e) => Walk::Unsure(format!("cannot read {}: {e}", link.display())),
     }
 }
 

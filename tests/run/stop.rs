@@ -174,3 +174,44 @@ fn a_child_that_ignores_sigpipe_meets_epipe_as_without_ctx() {
     assert!(text(&bare.stderr).contains("seq said 1"), "{bare:?}");
     assert!(text(&out.stderr).contains("seq said 1"), "{out:?}");
 }
+
+#[test]
+fn ctx_run_piped_on_to_another_command_is_the_bare_command() {
+    // The agent's shell (bash, run by the test as an agent runs it) writes
+    // to the test; ctx's stdout leads to `head`: the output is not the
+    // agent's, so ctx runs the command in place (invariant 7).
+    let env = Env::new();
+    let (bare, bare_out) = pipeline_status(&env, "seq 1 10000000 | head -1");
+    let (through, out) = pipeline_status(&env, "$CTX run -- seq 1 10000000 | head -1");
+    assert_eq!(bare, "141 0", "{bare_out:?}");
+    assert_eq!(through, bare, "{out:?}");
+    assert_eq!(out.stdout, bare_out.stdout);
+    for line in [
+        "x=$($CTX run -- seq 1 100000); printf '%s\\n' \"$x\"",
+        "$CTX run -- seq 1 100000 > f; cat f",
+        "$CTX run -- seq 1 100000 | cat",
+    ] {
+        let (_, out) = pipeline_status(&env, line);
+        let raw: String = (1..=100_000).map(|n| format!("{n}\n")).collect();
+        assert!(out.stdout == raw.as_bytes(), "{line}: not the raw output");
+    }
+}
+
+#[test]
+fn ctx_run_whose_stdout_is_the_agents_is_digested() {
+    let env = Env::new();
+    for line in [
+        "$CTX run -- seq 1 100000",
+        "$CTX run -- seq 1 100000; true",
+        "cd . && $CTX run -- seq 1 100000",
+        "echo x | $CTX run -- seq 1 100000",
+    ] {
+        let (_, out) = pipeline_status(&env, line);
+        let stdout = text(&out.stdout);
+        let last = stdout.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("[ctx] full output (100,000 lines)"),
+            "{line}: not digested: {last}"
+        );
+    }
+}
