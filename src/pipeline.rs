@@ -1,7 +1,8 @@
 //! The pipeline, top to bottom, as DESIGN.md §1 draws it:
 //! classify → extract → plan → archive → render → guard → emit → ledger.
 //! Ingest happens before (each verb captures its own way) and hands over a
-//! read-only `Artifact`.
+//! read-only `Artifact`. `run` holds every stage after ingest inside one
+//! isolation boundary (invariant 8).
 //!
 //! The archive comes after planning and before rendering: a plan that
 //! omits nothing (the output fits) needs no archive write, and a digest that
