@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::stat::{SFlag, fstat};
 
-use crate::artifact::{Artifact, Stream};
+use crate::artifact::{Artifact, Segment, Stream};
 use crate::pipeline::{Delivery, Output};
 
 /// Where raw output goes.
@@ -62,9 +63,23 @@ pub fn write_raw(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<()> {
-    let bytes = artifact.bytes();
-    for (stream, range) in artifact.segment_ranges() {
-        match (raw_to, stream) {
+    replay(artifact.bytes(), artifact.segments(), raw_to, out, err)
+}
+
+/// Replays `bytes`, cut into `segments` (as an `Artifact` holds them), each
+/// segment to its stream.
+pub fn replay(
+    bytes: &[u8],
+    segments: &[Segment],
+    raw_to: RawTo,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<()> {
+    let mut at = 0usize;
+    for segment in segments {
+        let range = at..at + segment.len as usize;
+        at = range.end;
+        match (raw_to, segment.stream) {
             (RawTo::Split, Stream::Stderr) => {
                 out.flush()?;
                 err.write_all(&bytes[range])?;
@@ -84,14 +99,21 @@ pub fn write_raw(
 pub struct Deadline<'a> {
     fd: BorrowedFd<'a>,
     until: Instant,
+    /// The most one write passes on: a page for a pipe or socket, more for
+    /// a file, which never makes a writer wait for a reader.
+    chunk: usize,
     pub written: u64,
 }
 
 impl<'a> Deadline<'a> {
     pub fn new(fd: BorrowedFd<'a>, until: Instant) -> Deadline<'a> {
+        let file = fstat(fd).is_ok_and(|st| {
+            SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG
+        });
         Deadline {
             fd,
             until,
+            chunk: if file { FILE_CHUNK } else { PAGE },
             written: 0,
         }
     }
@@ -111,7 +133,7 @@ impl Write for Deadline<'_> {
             Err(Errno::EINTR) => return Err(io::ErrorKind::Interrupted.into()),
             Err(e) => return Err(e.into()),
         }
-        let n = nix::unistd::write(self.fd, &buf[..buf.len().min(PAGE)])?;
+        let n = nix::unistd::write(self.fd, &buf[..buf.len().min(self.chunk)])?;
         self.written += n as u64;
         Ok(n)
     }
@@ -124,3 +146,6 @@ impl Write for Deadline<'_> {
 /// What one write is sure to fit in a pipe that has room: a pipe reports
 /// room (POLLOUT) once a page is free.
 const PAGE: usize = 4096;
+
+/// One write to a regular file.
+const FILE_CHUNK: usize = 1 << 20;

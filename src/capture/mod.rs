@@ -27,7 +27,7 @@ pub use exit::exit_like;
 pub use resolve::{LaunchError, exec, exec_program, resolve};
 pub use signals::FORWARDED;
 
-use crate::artifact::{Artifact, Exit};
+use crate::artifact::{Artifact, Exit, Segment};
 
 /// Why a capture did not produce an artifact.
 #[derive(Debug, thiserror::Error)]
@@ -40,11 +40,23 @@ pub enum CaptureError {
     Io(#[from] io::Error),
 }
 
-/// A finished capture: the artifact, and whether it may be digested.
-pub struct Captured {
-    pub artifact: Artifact,
-    /// A stop request (SIGINT/SIGTERM/SIGHUP/SIGQUIT) reached ctx while it
-    /// captured: the output is not digested, only replayed.
+/// A finished capture.
+pub enum Captured {
+    /// The whole run: the pipeline may digest it.
+    Complete(Artifact),
+    /// Cut short by a stop request or a reader that left: to be replayed,
+    /// never digested (so never indexed: that alone costs time ctx was
+    /// asked not to take).
+    CutShort(CutShort),
+}
+
+/// What a capture cut short holds.
+pub struct CutShort {
+    /// Both streams in arrival order, as in an `Artifact`.
+    pub bytes: Vec<u8>,
+    pub segments: Vec<Segment>,
+    pub exit: Exit,
+    /// The stop request (SIGINT/SIGTERM/SIGHUP/SIGQUIT) that reached ctx.
     pub stopped_by: Option<i32>,
     /// The reader of ctx's stdout went away: nothing more goes to stdout,
     /// and the child met the broken pipe itself.
@@ -52,10 +64,12 @@ pub struct Captured {
 }
 
 impl Captured {
-    /// True when the pipeline may digest this capture: nobody asked ctx to
-    /// stop, and someone still reads its stdout.
-    pub fn digestible(&self) -> bool {
-        self.stopped_by.is_none() && !self.reader_gone
+    /// How the command ended.
+    pub fn exit(&self) -> Exit {
+        match self {
+            Captured::Complete(artifact) => artifact.exit,
+            Captured::CutShort(cut) => cut.exit,
+        }
     }
 }
 
@@ -87,6 +101,15 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Captured, Captur
         // never reported as ended.
         (None, None) => Exit::Unknown,
     };
+    if collected.stopped_by.is_some() || collected.reader_gone {
+        return Ok(Captured::CutShort(CutShort {
+            bytes: collected.bytes,
+            segments: collected.segments,
+            exit,
+            stopped_by: collected.stopped_by.map(|s| s as i32),
+            reader_gone: collected.reader_gone,
+        }));
+    }
     let argv = argv
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -96,9 +119,5 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Captured, Captur
     artifact.cwd = std::env::current_dir()
         .ok()
         .map(|d| d.to_string_lossy().into_owned());
-    Ok(Captured {
-        artifact,
-        stopped_by: collected.stopped_by.map(|s| s as i32),
-        reader_gone: collected.reader_gone,
-    })
+    Ok(Captured::Complete(artifact))
 }

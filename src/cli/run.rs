@@ -11,7 +11,8 @@ use std::os::fd::AsFd;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::capture::{self, CaptureError, Captured};
+use crate::artifact::Exit;
+use crate::capture::{self, CaptureError, Captured, CutShort};
 use crate::classify::UnknownFamily;
 use crate::emit::{self, RawTo};
 use crate::pipeline::{self, Options, Sinks};
@@ -57,7 +58,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         return Ok(failure.status());
     }
 
-    let mut captured = match capture::run(&args.command) {
+    let captured = match capture::run(&args.command) {
         Ok(captured) => captured,
         Err(CaptureError::Launch(failure)) => {
             eprintln!("ctx: {failure}");
@@ -65,10 +66,8 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
-    captured.artifact.family = args.family;
-    captured.artifact.label = args.label;
-    deliver(&captured, args.budget);
-    Ok(capture::exit_like(captured.artifact.exit))
+    let exit = deliver(captured, args.family, args.label, args.budget);
+    Ok(capture::exit_like(exit))
 }
 
 /// Why ctx's stdout positively does not reach the agent (invariant 7, the
@@ -83,15 +82,25 @@ fn downstream() -> Option<String> {
     crate::shim::audience::elsewhere(Path::new("/proc"), &own.to_string_lossy(), &ctx)
 }
 
-/// Digests and prints. Whatever goes wrong in here, the raw output goes
-/// out and the caller still ends with the command's status (invariant 8:
+/// Digests and prints (or, for a capture cut short, replays); returns how
+/// the command ended. Whatever goes wrong in here, the raw output goes out
+/// and the caller still ends with the command's status (invariant 8:
 /// `pipeline::run` is the isolation boundary).
-pub(crate) fn deliver(captured: &Captured, budget: Option<usize>) {
-    let artifact = &captured.artifact;
-    if !captured.digestible() {
-        cut_short(captured);
-        return;
-    }
+pub(crate) fn deliver(
+    captured: Captured,
+    family: Option<String>,
+    label: Option<String>,
+    budget: Option<usize>,
+) -> Exit {
+    let mut artifact = match captured {
+        Captured::Complete(artifact) => artifact,
+        Captured::CutShort(cut) => {
+            cut_short(&cut);
+            return cut.exit;
+        }
+    };
+    artifact.family = family;
+    artifact.label = label;
     let archive = archive::open_default();
     let ledger = ledger::open_default();
     let sinks = Sinks {
@@ -99,14 +108,15 @@ pub(crate) fn deliver(captured: &Captured, budget: Option<usize>) {
         ledger: &*ledger,
         raw_to: RawTo::Split,
     };
-    let _ = pipeline::run(artifact, &sinks, &Options { budget });
+    let _ = pipeline::run(&artifact, &sinks, &Options { budget });
+    artifact.exit
 }
 
 /// How long ctx keeps writing the raw output after a stop request: the
 /// user asked it to end, and a bare command would already have.
 pub const STOP_GRACE: Duration = Duration::from_millis(200);
 
-/// A capture that must not be digested (see `Captured::digestible`).
+/// A capture that must not be digested (`Captured::CutShort`).
 ///
 /// After a stop request the reader gets the raw output, as it would have
 /// seen it live, for at most [`STOP_GRACE`]: the digest's cost (seconds on
@@ -116,11 +126,12 @@ pub const STOP_GRACE: Duration = Duration::from_millis(200);
 ///
 /// When the reader of stdout is gone, only stderr, whose reader may still
 /// be there, is replayed.
-fn cut_short(captured: &Captured) {
-    let artifact = &captured.artifact;
-    if captured.reader_gone && captured.stopped_by.is_none() {
-        let _ = emit::write_raw(
-            artifact,
+fn cut_short(cut: &CutShort) {
+    let (bytes, segments) = (&cut.bytes[..], &cut.segments[..]);
+    if cut.reader_gone && cut.stopped_by.is_none() {
+        let _ = emit::replay(
+            bytes,
+            segments,
             RawTo::Split,
             &mut io::sink(),
             &mut io::stderr().lock(),
@@ -131,12 +142,12 @@ fn cut_short(captured: &Captured) {
     let (stdout, stderr) = (io::stdout(), io::stderr());
     let mut out = emit::Deadline::new(stdout.as_fd(), until);
     let mut err = emit::Deadline::new(stderr.as_fd(), until);
-    let result = if captured.reader_gone {
-        emit::write_raw(artifact, RawTo::Split, &mut io::sink(), &mut err)
+    let result = if cut.reader_gone {
+        emit::replay(bytes, segments, RawTo::Split, &mut io::sink(), &mut err)
     } else {
-        emit::write_raw(artifact, RawTo::Split, &mut out, &mut err)
+        emit::replay(bytes, segments, RawTo::Split, &mut out, &mut err)
     };
-    let name = captured.stopped_by.map_or_else(String::new, |signal| {
+    let name = cut.stopped_by.map_or_else(String::new, |signal| {
         nix::sys::signal::Signal::try_from(signal)
             .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_string())
     });
@@ -145,7 +156,7 @@ fn cut_short(captured: &Captured) {
         Err(_) => format!(
             "[ctx] {name} while capturing; output not digested, cut after {} of {} bytes\n",
             out.written + err.written,
-            artifact.bytes().len()
+            bytes.len()
         ),
     };
     let mut err = emit::Deadline::new(stderr.as_fd(), Instant::now() + STOP_GRACE);

@@ -109,8 +109,8 @@ fn digest(program: &Path, argv: &[OsString]) -> i32 {
     let budget = std::env::var("CTX_BUDGET")
         .ok()
         .and_then(|b| b.parse().ok());
-    crate::cli::run::deliver(&captured, budget);
-    capture::exit_like(captured.artifact.exit)
+    let exit = crate::cli::run::deliver(captured, None, None, budget);
+    capture::exit_like(exit)
 }
 
 /// Digest or pass through, for this process's stdout and ancestry.
