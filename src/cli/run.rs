@@ -114,7 +114,10 @@ pub(crate) fn deliver(
 
 /// How long ctx keeps writing the raw output after a stop request: the
 /// user asked it to end, and a bare command would already have.
-pub const STOP_GRACE: Duration = Duration::from_millis(200);
+/// 150 ms keeps the whole stop (forwarding, the last look into the pipes,
+/// the replay, the note) within 200 ms of the child's end
+/// (docs/performance.md).
+pub const STOP_GRACE: Duration = Duration::from_millis(150);
 
 /// A capture that must not be digested (`Captured::CutShort`).
 ///
