@@ -4,8 +4,14 @@
 //! status is what matters, and it is reported regardless.
 
 use std::io::{self, Write};
+use std::os::fd::BorrowedFd;
+use std::time::Instant;
 
-use crate::artifact::{Artifact, Stream};
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::stat::{SFlag, fstat};
+
+use crate::artifact::{Artifact, Segment, Stream};
 use crate::pipeline::{Delivery, Output};
 
 /// Where raw output goes.
@@ -33,6 +39,23 @@ pub fn write(artifact: &Artifact, delivery: &Delivery, raw_to: RawTo) {
     }
 }
 
+/// The raw output, now, to the real descriptors (the fallback after a
+/// fault: errors are ignored as in `write`).
+pub fn write_raw_now(artifact: &Artifact, raw_to: RawTo) {
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+    let _ = write_raw(artifact, raw_to, &mut out, &mut err);
+    let _ = out.flush();
+}
+
+/// One ctx note on stderr, after stdout is flushed.
+pub fn note(line: &str) {
+    let _ = io::stdout().flush();
+    let _ = writeln!(io::stderr().lock(), "{line}");
+}
+
 /// Replays the artifact's segments, each to its stream.
 pub fn write_raw(
     artifact: &Artifact,
@@ -40,9 +63,23 @@ pub fn write_raw(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<()> {
-    let bytes = artifact.bytes();
-    for (stream, range) in artifact.segment_ranges() {
-        match (raw_to, stream) {
+    replay(artifact.bytes(), artifact.segments(), raw_to, out, err)
+}
+
+/// Replays `bytes`, cut into `segments` (as an `Artifact` holds them), each
+/// segment to its stream.
+pub fn replay(
+    bytes: &[u8],
+    segments: &[Segment],
+    raw_to: RawTo,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<()> {
+    let mut at = 0usize;
+    for segment in segments {
+        let range = at..at + segment.len as usize;
+        at = range.end;
+        match (raw_to, segment.stream) {
             (RawTo::Split, Stream::Stderr) => {
                 out.flush()?;
                 err.write_all(&bytes[range])?;
@@ -53,3 +90,62 @@ pub fn write_raw(
     }
     Ok(())
 }
+
+/// A writer to a descriptor that gives up at a deadline instead of
+/// blocking past it (a reader that stopped reading must not keep ctx
+/// alive after it was asked to stop). It waits for room with `poll` and
+/// writes at most one page at a time, which a pipe with room never blocks
+/// on. Counts what it wrote.
+pub struct Deadline<'a> {
+    fd: BorrowedFd<'a>,
+    until: Instant,
+    /// The most one write passes on: a page for a pipe or socket, more for
+    /// a file, which never makes a writer wait for a reader.
+    chunk: usize,
+    pub written: u64,
+}
+
+impl<'a> Deadline<'a> {
+    pub fn new(fd: BorrowedFd<'a>, until: Instant) -> Deadline<'a> {
+        let file = fstat(fd).is_ok_and(|st| {
+            SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG
+        });
+        Deadline {
+            fd,
+            until,
+            chunk: if file { FILE_CHUNK } else { PAGE },
+            written: 0,
+        }
+    }
+}
+
+impl Write for Deadline<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        let ms = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+        let mut fds = [PollFd::new(self.fd, PollFlags::POLLOUT)];
+        match poll(&mut fds, PollTimeout::from(ms)) {
+            Ok(0) => return Err(io::ErrorKind::TimedOut.into()),
+            Ok(_) => {}
+            Err(Errno::EINTR) => return Err(io::ErrorKind::Interrupted.into()),
+            Err(e) => return Err(e.into()),
+        }
+        let n = nix::unistd::write(self.fd, &buf[..buf.len().min(self.chunk)])?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What one write is sure to fit in a pipe that has room: a pipe reports
+/// room (POLLOUT) once a page is free.
+const PAGE: usize = 4096;
+
+/// One write to a regular file.
+const FILE_CHUNK: usize = 1 << 20;

@@ -4,7 +4,9 @@
 //! lines or visibly-ctx lines (9), and never come from a profile that
 //! panicked (8).
 
+use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
 
 use crate::artifact::Artifact;
 use crate::normalize;
@@ -28,15 +30,24 @@ pub enum Rejection {
     Untruthful(usize),
     #[error("no usable contract: {0}")]
     Contract(String),
+    #[error("{0}")]
+    Unclassified(String),
 }
 
-/// Runs `f`, turning a panic into a `Rejection` (and keeping the default
-/// panic message off the reader's terminal).
+/// Runs `f`, turning a panic into a `Rejection` (and keeping the panic
+/// message off the reader's terminal: ctx's one-line note replaces it).
+///
+/// The process-wide panic hook is never swapped here: a take/set/restore
+/// pair on one thread races with the same pair on another (the planning
+/// thread isolates while the main thread archives) and can leave the quiet
+/// hook installed for good or the loud one in the middle of a boundary.
+/// Instead one hook, installed once, asks a per-thread depth whether the
+/// panicking thread is inside a boundary.
 pub fn isolate<T>(stage: &'static str, f: impl FnOnce() -> T) -> Result<T, Rejection> {
-    let previous = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
+    install_panic_hook();
+    ISOLATED.with(|d| d.set(d.get() + 1));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
-    panic::set_hook(previous);
+    ISOLATED.with(|d| d.set(d.get() - 1));
     result.map_err(|payload| {
         let msg = payload
             .downcast_ref::<&str>()
@@ -45,6 +56,27 @@ pub fn isolate<T>(stage: &'static str, f: impl FnOnce() -> T) -> Result<T, Rejec
             .unwrap_or_else(|| "unknown panic".to_string());
         Rejection::Panicked(stage, msg)
     })
+}
+
+thread_local! {
+    /// How many `isolate` calls this thread is inside.
+    static ISOLATED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Installs (once per process) the hook that keeps panics inside an
+/// isolation boundary quiet and reports every other panic as before. The
+/// CLI calls it first thing on the main thread; `isolate` calls it too, in
+/// case a library user did not, and `Once` makes the second call a no-op.
+pub fn install_panic_hook() {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if ISOLATED.with(|d| d.get()) == 0 {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// Accepts the rendered digest, or says why the raw output must go instead.

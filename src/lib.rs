@@ -16,6 +16,7 @@ pub mod config;
 pub mod contract;
 pub mod emit;
 pub mod evidence;
+pub mod fault;
 pub mod fixture;
 pub mod guard;
 pub mod home;

@@ -1,11 +1,14 @@
 //! The pipeline, top to bottom, as docs/architecture.md draws it:
 //! classify → extract → plan → archive → render → guard → emit → ledger.
 //! Ingest happens before (each verb captures its own way) and hands over a
-//! read-only `Artifact`.
+//! read-only `Artifact`. `run` holds every stage after ingest inside one
+//! isolation boundary (invariant 8).
 //!
 //! The archive comes after planning and before rendering: a plan that
 //! omits nothing (the output fits) needs no archive write, and a digest that
 //! omits anything is only rendered once its original is safely stored.
+
+use std::cell::Cell;
 
 use crate::archive::Archive;
 use crate::artifact::Artifact;
@@ -13,6 +16,7 @@ use crate::classify::{self, UnknownFamily};
 use crate::contract;
 use crate::emit::{self, RawTo};
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
+use crate::fault;
 use crate::guard::{self, Rejection};
 use crate::ledger::LedgerSink;
 use crate::plan::{self, Budget, DeliveryPlan};
@@ -93,16 +97,37 @@ pub struct Sinks<'a> {
     pub raw_to: RawTo,
 }
 
-/// Digests, emits and records one artifact.
-pub fn run(
-    artifact: &Artifact,
-    sinks: &Sinks,
-    options: &Options,
-) -> Result<Delivery, UnknownFamily> {
-    let delivery = digest(artifact, sinks.archive, options)?;
-    emit::write(artifact, &delivery, sinks.raw_to);
-    sinks.ledger.record(artifact, &delivery);
-    Ok(delivery)
+/// Digests, emits and records one artifact, every stage (classify,
+/// extract, plan, archive, render, guard, ledger) inside one isolation
+/// boundary (invariant 8): whatever faults, the raw output goes out exactly
+/// once, followed by one `[ctx]` note, and the caller still ends with the
+/// command's status. `Err` says which fault replaced the delivery.
+pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Delivery, Rejection> {
+    // Set just before the first byte can go out: from then on a fault must
+    // not replay the output a second time.
+    let emitting = Cell::new(false);
+    let outcome = guard::isolate("the pipeline", || {
+        let delivery = digest(artifact, sinks.archive, options)
+            .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
+        emitting.set(true);
+        emit::write(artifact, &delivery, sinks.raw_to);
+        fault::point("ledger");
+        sinks.ledger.record(artifact, &delivery);
+        Ok(delivery)
+    });
+    let fault = match outcome {
+        Ok(Ok(delivery)) => return Ok(delivery),
+        Ok(Err(fault)) | Err(fault) => fault,
+    };
+    if emitting.get() {
+        emit::note(&format!(
+            "[ctx] {fault} after the output was written; exit status kept"
+        ));
+    } else {
+        emit::write_raw_now(artifact, sinks.raw_to);
+        emit::note(&format!("[ctx] {fault}; output not shortened"));
+    }
+    Err(fault)
 }
 
 /// classify → extract → plan (with the archive beside it) → render → guard.
@@ -111,6 +136,7 @@ pub fn digest(
     archive: &dyn Archive,
     options: &Options,
 ) -> Result<Delivery, UnknownFamily> {
+    fault::point("classify");
     let raw_tokens = tokens::estimate_bulk(artifact.bytes());
     // Output within every contract's evidence floor is printed verbatim
     // whichever profile reads it: classify it by command only, and stop.
@@ -150,12 +176,17 @@ pub fn digest(
     let (staged, archived) = std::thread::scope(|scope| {
         let planning = scope.spawn(|| {
             guard::isolate(profile.version(), || {
+                fault::point("extract");
                 let (graph, receipt) = profile.extract(artifact);
+                fault::point("plan");
                 let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
                 (graph, receipt, plan)
             })
         });
-        let archived = omits.then(|| archive.put(artifact));
+        let archived = omits.then(|| {
+            fault::point("archive");
+            archive.put(artifact)
+        });
         let staged = planning.join().unwrap_or_else(|_| {
             Err(Rejection::Panicked(
                 profile.version(),
@@ -192,6 +223,7 @@ pub fn digest(
     delivery.key = Some(key);
 
     let rendered = guard::isolate("render", || {
+        fault::point("render");
         render::render(artifact, &trace.graph, &trace.plan, Some(&key))
     });
     match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key), raw_tokens)) {

@@ -558,3 +558,25 @@ fn explain_has_no_debug_formatting() {
     assert!(t.contains("1 item,"), "{t}");
     assert!(t.contains("omits 2,"), "{t}");
 }
+
+#[test]
+fn an_overlong_argument_is_not_echoed_back_whole() {
+    let home = home();
+    let typed = "x".repeat(100_000);
+    for args in [
+        vec!["expand", typed.as_str()],
+        vec!["explain", typed.as_str()],
+        vec!["expand", "abcdef", "--lines", typed.as_str()],
+    ] {
+        let out = ctx(home.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{:?}", &args[..2]);
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.len() < 1000,
+            "{:?}: {} bytes of error",
+            &args[..2],
+            stderr.len()
+        );
+        assert!(stderr.contains("characters cut"), "{stderr}");
+    }
+}

@@ -177,6 +177,7 @@ fn a_stop_request_after_the_child_ended_stops_waiting_for_its_background() {
         .ctx_run(&["sh", "-c", &script])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("ctx starts");
     while !ids.exists() {
@@ -389,3 +390,5 @@ fn the_child_inherits_signal_dispositions_not_rusts() {
 mod launch;
 #[path = "run/pty.rs"]
 mod pty;
+#[path = "run/stop.rs"]
+mod stop;

@@ -7,16 +7,29 @@
 //! reaped, as a shell's `$(…)` does: a background process that keeps the
 //! pipes open keeps ctx reading. The child is reaped as soon as SIGCHLD says
 //! it ended, and from then on nothing is forwarded, so a signal can never
-//! reach a process that reused its pid; a stop request then ends the wait
-//! for the background holders instead.
+//! reach a process that reused its pid.
+//!
+//! Two events end the capture early, so that ctx behaves like the bare
+//! command would have:
+//! - A stop request (SIGINT, SIGTERM, SIGHUP, SIGQUIT) reaching ctx: it is
+//!   forwarded, the child decides how to end, and once it is reaped ctx
+//!   takes what the pipes hold right now and stops reading. Background
+//!   processes still holding the pipes no longer keep ctx alive.
+//! - The reader of ctx's own stdout going away (a pipe or socket reporting
+//!   an error or hang-up): ctx closes its end of the child's stdout pipe, so
+//!   the child's next write meets the broken pipe (SIGPIPE, or EPIPE where
+//!   it ignores that) exactly as it would have without ctx in between.
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::process::ExitStatus;
 
 use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::Signal;
+use nix::sys::stat::{SFlag, fstat};
 
 use super::signals::{Event, Forwarder};
 use super::spawn::Child;
@@ -33,7 +46,15 @@ pub struct Collected {
     pub status: ExitStatus,
     /// ctx stopped reading before end of file (see `collect`).
     pub cut_short: bool,
+    /// The stop request that reached ctx, if one did.
+    pub stopped_by: Option<Signal>,
+    /// The reader of ctx's stdout went away during the capture.
+    pub reader_gone: bool,
 }
+
+/// The most a stop request's last look into the pipes takes: a background
+/// process writing without pause must not keep ctx reading.
+const LAST_LOOK: usize = 16 << 20;
 
 /// Reads both streams to end of file and waits for the child, forwarding
 /// signals all the while.
@@ -46,10 +67,28 @@ pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
         segments: Vec::new(),
         status: ExitStatus::default(),
         cut_short: false,
+        stopped_by: None,
+        reader_gone: false,
     };
     let mut status: Option<ExitStatus> = None;
     let mut buf = vec![0u8; CHUNK];
+    // Watched for an error or hang-up only (no events asked): a pipe or a
+    // socket whose reader is gone. A file or a terminal never reports it.
+    let own_stdout = io::stdout();
+    let mut watch = reader_can_leave(&own_stdout).then(|| own_stdout.as_fd());
     loop {
+        if status.is_some()
+            && collected.stopped_by.is_some()
+            && (stdout.is_some() || stderr.is_some())
+        {
+            // The child ended after a stop request: what it wrote is in the
+            // pipes now; whatever holds them after it is not waited for.
+            last_look(&mut stdout, Stream::Stdout, &mut buf, &mut collected)?;
+            last_look(&mut stderr, Stream::Stderr, &mut buf, &mut collected)?;
+            collected.cut_short |= stdout.is_some() || stderr.is_some();
+            stdout = None;
+            stderr = None;
+        }
         if stdout.is_none() && stderr.is_none() {
             // SIGCHLD is not queued per child and may have been consumed
             // before the pipes closed: ask directly before waiting on it.
@@ -61,7 +100,16 @@ pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
                 return Ok(collected);
             }
         }
-        let (signalled, out_ready, err_ready) = wait_ready(signals, &stdout, &stderr)?;
+        let ready = wait_ready(signals, &stdout, &stderr, watch)?;
+        if ready.reader_gone {
+            // Dropping the read end is what the child would have met.
+            watch = None;
+            collected.reader_gone = true;
+            if stdout.take().is_some() {
+                collected.cut_short = true;
+            }
+        }
+        let (signalled, out_ready, err_ready) = (ready.signals, ready.stdout, ready.stderr);
         if signalled {
             for event in signals.pending().map_err(io::Error::from)? {
                 match event {
@@ -69,14 +117,11 @@ pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
                     Event::Forward {
                         signal,
                         from_terminal,
-                    } if status.is_none() => Forwarder::forward(pid, signal, from_terminal),
-                    // The child is gone and only a background process holds
-                    // the pipes: a request to stop ends the wait for it, and
-                    // what it might still write is cut off.
-                    Event::Forward { .. } if stdout.is_some() || stderr.is_some() => {
-                        stdout = None;
-                        stderr = None;
-                        collected.cut_short = true;
+                    } => {
+                        collected.stopped_by.get_or_insert(signal);
+                        if status.is_none() {
+                            Forwarder::forward(pid, signal, from_terminal);
+                        }
                     }
                     _ => {}
                 }
@@ -91,14 +136,36 @@ pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
     }
 }
 
-/// Blocks until something is ready; says which of (signals, stdout,
-/// stderr) can be read without blocking.
+/// What one wake-up found.
+struct Ready {
+    signals: bool,
+    stdout: bool,
+    stderr: bool,
+    reader_gone: bool,
+}
+
+/// True when ctx's stdout is a pipe or a socket: the kinds whose reader
+/// can go away while ctx runs.
+fn reader_can_leave(stdout: &io::Stdout) -> bool {
+    fstat(stdout.as_fd()).is_ok_and(|st| {
+        let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
+        kind == SFlag::S_IFIFO || kind == SFlag::S_IFSOCK
+    })
+}
+
+/// Blocks until something is ready; says which of the signals, the two
+/// pipes can be read without blocking, and whether ctx's reader left.
 fn wait_ready(
     signals: &Forwarder,
     stdout: &Option<File>,
     stderr: &Option<File>,
-) -> io::Result<(bool, bool, bool)> {
+    watch: Option<BorrowedFd>,
+) -> io::Result<Ready> {
     let mut fds = vec![PollFd::new(signals.as_fd(), PollFlags::POLLIN)];
+    let watch_at = watch.map(|fd| {
+        fds.push(PollFd::new(fd, PollFlags::empty()));
+        fds.len() - 1
+    });
     let out_at = stdout.as_ref().map(|p| {
         fds.push(PollFd::new(p.as_fd(), PollFlags::POLLIN));
         fds.len() - 1
@@ -119,7 +186,37 @@ fn wait_ready(
         at.and_then(|i| fds[i].revents())
             .is_some_and(|r| !r.is_empty())
     };
-    Ok((ready(Some(0)), ready(out_at), ready(err_at)))
+    Ok(Ready {
+        signals: ready(Some(0)),
+        stdout: ready(out_at),
+        stderr: ready(err_at),
+        reader_gone: ready(watch_at),
+    })
+}
+
+/// Reads what `pipe` holds right now, without waiting for more (at most
+/// [`LAST_LOOK`] bytes), then closes it.
+fn last_look(
+    pipe: &mut Option<File>,
+    stream: Stream,
+    buf: &mut [u8],
+    collected: &mut Collected,
+) -> io::Result<()> {
+    let Some(file) = pipe.as_ref() else {
+        return Ok(());
+    };
+    let flags = OFlag::from_bits_truncate(fcntl(file, FcntlArg::F_GETFL)?);
+    fcntl(file, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    let start = collected.bytes.len();
+    while pipe.is_some() && collected.bytes.len() - start < LAST_LOOK {
+        match drain(pipe, stream, buf, collected) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) => return Err(e),
+        }
+    }
+    *pipe = None;
+    Ok(())
 }
 
 /// One read from a ready pipe; end of file closes it.

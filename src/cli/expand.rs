@@ -250,7 +250,7 @@ pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(SqliteStore, A
 }
 
 fn usage(why: &str) -> anyhow::Result<i32> {
-    eprintln!("ctx: {why}");
+    eprintln!("ctx: {}", super::bounded(why));
     Ok(EXIT_USAGE)
 }
 

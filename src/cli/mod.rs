@@ -67,6 +67,7 @@ pub enum Verb {
 
 /// Parses argv and runs the verb; returns the process exit status.
 pub fn main() -> i32 {
+    crate::guard::install_panic_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -94,8 +95,43 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("ctx: {e:#}");
+            eprintln!("ctx: {}", bounded(&format!("{e:#}")));
             EXIT_CTX_ERROR
         }
+    }
+}
+
+/// The most of one error message ctx prints.
+const MESSAGE_CHARS: usize = 240;
+
+/// `message`, cut in the middle when it is longer than a person reads: an
+/// error that quotes what was typed (a 100 kB "hash", a pattern) must not
+/// echo it back whole. The start (what was wrong) and the end (what to do)
+/// are kept.
+pub fn bounded(message: &str) -> std::borrow::Cow<'_, str> {
+    let chars = message.chars().count();
+    if chars <= MESSAGE_CHARS {
+        return message.into();
+    }
+    let head: String = message.chars().take(MESSAGE_CHARS * 2 / 3).collect();
+    let tail: String = message.chars().skip(chars - MESSAGE_CHARS / 3).collect();
+    let cut = chars - MESSAGE_CHARS * 2 / 3 - MESSAGE_CHARS / 3;
+    format!("{head}…[{cut} characters cut]…{tail}").into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bounded;
+
+    #[test]
+    fn long_messages_are_cut_in_the_middle() {
+        assert_eq!(bounded("short"), "short");
+        let typed = "é".repeat(100_000);
+        let long = format!("`{typed}` is not a record hash: give 6 to 64 hex digits");
+        let shown = bounded(&long);
+        assert!(shown.chars().count() < 300, "{}", shown.len());
+        assert!(shown.starts_with("`éé"));
+        assert!(shown.ends_with("give 6 to 64 hex digits"));
+        assert!(shown.contains("characters cut"));
     }
 }

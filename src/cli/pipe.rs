@@ -1,10 +1,9 @@
 //! `CMD | ctx pipe`: digest standard input.
 
-use std::io::{Read, Write};
+use nix::sys::signal::{self, SigHandler, Signal};
 
-use anyhow::Context;
-
-use crate::artifact::{Artifact, Exit};
+use crate::artifact::Artifact;
+use crate::capture::spill::{self, Ingested, Place};
 use crate::emit::RawTo;
 use crate::pipeline::{self, Options, Sinks};
 
@@ -26,48 +25,47 @@ pub struct Args {
     pub budget: Option<usize>,
 }
 
+/// How much input stays in memory before it is spilled.
+pub use crate::capture::spill::SPILL_BYTES;
+
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     check_family(args.family.as_deref())?;
-    let mut artifact = read_stdin().context("reading standard input")?;
+    // Under a file-size limit (`ulimit -f`) a write past it raises SIGXFSZ,
+    // which would kill ctx with the input half-consumed. Ignored, the write
+    // fails with EFBIG and the spill moves on. `ctx pipe` starts no child
+    // that could inherit the disposition.
+    // SAFETY: SIG_IGN installs no handler.
+    let _ = unsafe { signal::signal(Signal::SIGXFSZ, SigHandler::SigIgn) };
+    let ingested = {
+        let mut stdin = std::io::stdin().lock();
+        let mut stdout = std::io::stdout().lock();
+        spill::read_input(
+            &mut stdin,
+            &mut stdout,
+            spill::spill_at(),
+            &Place::fallbacks(),
+        )
+    };
+    let mut artifact = match ingested {
+        Ok(Ingested::Kept(artifact)) => artifact,
+        Ok(Ingested::PassedThrough(why)) => {
+            eprintln!("[ctx] the input could not be kept ({why}); passed through raw");
+            return Ok(0);
+        }
+        // What was read is out already; only a broken output or input is left.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
+        Err(e) => return Err(anyhow::Error::new(e).context("reading standard input")),
+    };
     artifact.label = args.label;
     artifact.family = args.family;
-    deliver(&artifact, args.budget)?;
+    deliver(&artifact, args.budget);
     Ok(0)
 }
 
-/// Inputs up to this size are read into memory; a larger one is spilled to
-/// an unlinked temporary file and mapped, so ctx's own memory stays bounded
-/// (a read buffer and the line index) however much is piped in.
-pub const SPILL_BYTES: usize = 64 << 20;
-
-/// Standard input to EOF, with no size cap.
-fn read_stdin() -> std::io::Result<Artifact> {
-    let mut stdin = std::io::stdin().lock();
-    let mut bytes = Vec::new();
-    let mut block = vec![0u8; 1 << 20];
-    loop {
-        let n = match stdin.read(&mut block) {
-            Ok(0) => return Ok(Artifact::from_stdout(bytes, Exit::Unknown, Vec::new())),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        bytes.extend_from_slice(&block[..n]);
-        if bytes.len() > SPILL_BYTES {
-            break;
-        }
-    }
-    let mut file = tempfile::tempfile()?;
-    file.write_all(&bytes)?;
-    drop(bytes);
-    std::io::copy(&mut stdin, &mut file)?;
-    file.flush()?;
-    Artifact::from_stdout_file(&file, Exit::Unknown, Vec::new())
-}
-
 /// Runs the pipeline on an ingested artifact with the default archive and
-/// ledger, writing raw output (when it goes raw) to stdout.
-pub fn deliver(artifact: &Artifact, budget: Option<usize>) -> anyhow::Result<()> {
+/// ledger, writing raw output (when it goes raw) to stdout. A fault in any
+/// stage prints the raw output (`pipeline::run` is the isolation boundary).
+pub fn deliver(artifact: &Artifact, budget: Option<usize>) {
     let archive = crate::archive::open_default();
     let ledger = crate::ledger::open_default();
     let sinks = Sinks {
@@ -75,8 +73,7 @@ pub fn deliver(artifact: &Artifact, budget: Option<usize>) -> anyhow::Result<()>
         ledger: &*ledger,
         raw_to: RawTo::Stdout,
     };
-    pipeline::run(artifact, &sinks, &Options::configured(budget))?;
-    Ok(())
+    let _ = pipeline::run(artifact, &sinks, &Options::configured(budget));
 }
 
 /// Rejects an unknown `--as` before any input is read.

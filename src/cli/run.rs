@@ -7,10 +7,12 @@
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
-use std::panic::{self, AssertUnwindSafe};
+use std::os::fd::AsFd;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
-use crate::artifact::Artifact;
-use crate::capture::{self, CaptureError};
+use crate::artifact::Exit;
+use crate::capture::{self, CaptureError, Captured, CutShort};
 use crate::classify::UnknownFamily;
 use crate::emit::{self, RawTo};
 use crate::pipeline::{self, Options, Sinks};
@@ -19,8 +21,9 @@ use crate::{archive, ledger, profiles};
 /// Arguments of `ctx run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Digest even when stdout is a terminal (normally the command then
-    /// runs live, undigested).
+    /// Digest even when stdout is a terminal or leads somewhere other than
+    /// the agent (`| head`, `> f`, `$( )`): normally the command then runs
+    /// in place, undigested.
     #[arg(long)]
     pub digest: bool,
     /// Read the output as this family instead of classifying it.
@@ -53,29 +56,57 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     {
         return Err(UnknownFamily(family.clone()).into());
     }
-    if io::stdout().is_terminal() && !args.digest {
+    if !args.digest && (io::stdout().is_terminal() || downstream().is_some()) {
         let failure = capture::exec(&args.command);
         eprintln!("ctx: {failure}");
         return Ok(failure.status());
     }
 
-    let mut artifact = match capture::run(&args.command) {
-        Ok(artifact) => artifact,
+    let captured = match capture::run(&args.command) {
+        Ok(captured) => captured,
         Err(CaptureError::Launch(failure)) => {
             eprintln!("ctx: {failure}");
             return Ok(failure.status());
         }
         Err(e) => return Err(e.into()),
     };
-    artifact.family = args.family;
-    artifact.label = args.label;
-    deliver(&artifact, args.budget);
-    Ok(capture::exit_like(artifact.exit))
+    let exit = deliver(captured, args.family, args.label, args.budget);
+    Ok(capture::exit_like(exit))
 }
 
-/// Digests and prints. Whatever goes wrong in here, the caller still ends
-/// with the command's status (invariant 8).
-pub(crate) fn deliver(artifact: &Artifact, budget: Option<usize>) {
+/// Why ctx's stdout positively does not reach the agent (invariant 7, the
+/// shims' rule: `ctx run -- CMD | head`, `> f`, `$( )`, or an outer ctx
+/// already capturing), or `None`. Such output must be the raw bytes, and
+/// exec is the one way to give the reader (and the command) exactly what
+/// it would have had without ctx: `seq 1 10000000 | head -1` then dies of
+/// SIGPIPE at once, as bare.
+fn downstream() -> Option<String> {
+    let ctx = crate::shim::locate::ctx_binary().ok()?;
+    let proc_root = Path::new("/proc");
+    let own = std::fs::read_link(proc_root.join("self/fd/1")).ok()?;
+    let me = crate::shim::procfs::Process::read(proc_root, std::process::id())?;
+    crate::shim::audience::elsewhere(proc_root, &own.to_string_lossy(), &ctx, &me)
+}
+
+/// Digests and prints (or, for a capture cut short, replays); returns how
+/// the command ended. Whatever goes wrong in here, the raw output goes out
+/// and the caller still ends with the command's status (invariant 8:
+/// `pipeline::run` is the isolation boundary).
+pub(crate) fn deliver(
+    captured: Captured,
+    family: Option<String>,
+    label: Option<String>,
+    budget: Option<usize>,
+) -> Exit {
+    let mut artifact = match captured {
+        Captured::Complete(artifact) => artifact,
+        Captured::CutShort(cut) => {
+            cut_short(&cut);
+            return cut.exit;
+        }
+    };
+    artifact.family = family;
+    artifact.label = label;
     let archive = archive::open_default();
     let ledger = ledger::open_default();
     let sinks = Sinks {
@@ -83,24 +114,60 @@ pub(crate) fn deliver(artifact: &Artifact, budget: Option<usize>) {
         ledger: &*ledger,
         raw_to: RawTo::Split,
     };
-    let options = Options::configured(budget);
-    match panic::catch_unwind(AssertUnwindSafe(|| {
-        pipeline::run(artifact, &sinks, &options)
-    })) {
-        Ok(Ok(_delivery)) => {}
-        Ok(Err(unknown)) => {
-            // Nothing was printed yet: the family was refused up front.
-            let _ = emit::write_raw(
-                artifact,
-                RawTo::Split,
-                &mut io::stdout().lock(),
-                &mut io::stderr().lock(),
-            );
-            let _ = io::stdout().flush();
-            eprintln!("[ctx] {unknown}; output not shortened");
-        }
-        // The panic message is already on stderr; whether the output went
-        // out before it is the pipeline's to guarantee.
-        Err(_) => eprintln!("[ctx] internal error while digesting; exit status kept"),
+    let _ = pipeline::run(&artifact, &sinks, &Options::configured(budget));
+    artifact.exit
+}
+
+/// How long ctx keeps writing the raw output after a stop request: the
+/// user asked it to end, and a bare command would already have.
+/// 150 ms keeps the whole stop (forwarding, the last look into the pipes,
+/// the replay, the note) within 200 ms of the child's end
+/// (docs/performance.md).
+pub const STOP_GRACE: Duration = Duration::from_millis(150);
+
+/// A capture that must not be digested (`Captured::CutShort`).
+///
+/// After a stop request the reader gets the raw output, as it would have
+/// seen it live, for at most [`STOP_GRACE`]: the digest's cost (seconds on
+/// a large output) is not paid, nothing is archived (what is written is
+/// the original itself), and a reader that does not keep up cannot hold
+/// ctx. What the grace period could not write is declared in the note.
+///
+/// When the reader of stdout is gone, only stderr, whose reader may still
+/// be there, is replayed.
+fn cut_short(cut: &CutShort) {
+    let (bytes, segments) = (&cut.bytes[..], &cut.segments[..]);
+    if cut.reader_gone && cut.stopped_by.is_none() {
+        let _ = emit::replay(
+            bytes,
+            segments,
+            RawTo::Split,
+            &mut io::sink(),
+            &mut io::stderr().lock(),
+        );
+        return;
     }
+    let until = Instant::now() + STOP_GRACE;
+    let (stdout, stderr) = (io::stdout(), io::stderr());
+    let mut out = emit::Deadline::new(stdout.as_fd(), until);
+    let mut err = emit::Deadline::new(stderr.as_fd(), until);
+    let result = if cut.reader_gone {
+        emit::replay(bytes, segments, RawTo::Split, &mut io::sink(), &mut err)
+    } else {
+        emit::replay(bytes, segments, RawTo::Split, &mut out, &mut err)
+    };
+    let name = cut.stopped_by.map_or_else(String::new, |signal| {
+        nix::sys::signal::Signal::try_from(signal)
+            .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_string())
+    });
+    let note = match result {
+        Ok(()) => format!("[ctx] {name} while capturing; output not digested\n"),
+        Err(_) => format!(
+            "[ctx] {name} while capturing; output not digested, cut after {} of {} bytes\n",
+            out.written + err.written,
+            bytes.len()
+        ),
+    };
+    let mut err = emit::Deadline::new(stderr.as_fd(), Instant::now() + STOP_GRACE);
+    let _ = err.write_all(note.as_bytes());
 }

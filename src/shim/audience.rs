@@ -39,14 +39,44 @@ pub enum Reader {
 
 /// Decides for a shim whose stdout (`own_fd1`, the target of
 /// `/proc/self/fd/1`) is a pipe or socket. `ctx` is the ctx binary, `me`
-/// this process as `/proc` shows it.
+/// this process as `/proc` shows it. Not sure means pass through.
 pub fn reader_of_pipe(proc_root: &Path, own_fd1: &str, ctx: &Path, me: &Process) -> Reader {
+    match walk(proc_root, own_fd1, ctx, me) {
+        Walk::Agent => Reader::Agent,
+        Walk::Elsewhere(why) | Walk::Unsure(why) => Reader::Other(why),
+    }
+}
+
+/// For `ctx run`, which the agent (or a person) asked for by name: why its
+/// stdout positively leads somewhere other than the agent (an outer ctx
+/// already captures it, a build tool reads it, or the agent's shell writes
+/// elsewhere: `ctx run -- CMD | head`, `> f`, `$( )`), or `None` when it is
+/// the agent's or ctx cannot tell. Unlike a shim, `ctx run` digests when
+/// unsure: being asked is the evidence.
+pub fn elsewhere(proc_root: &Path, own_fd1: &str, ctx: &Path, me: &Process) -> Option<String> {
+    match walk(proc_root, own_fd1, ctx, me) {
+        Walk::Elsewhere(why) => Some(why),
+        Walk::Agent | Walk::Unsure(_) => None,
+    }
+}
+
+/// What the walk up the ancestors found.
+enum Walk {
+    /// The agent reads `own_fd1`.
+    Agent,
+    /// Something else reads it, positively.
+    Elsewhere(String),
+    /// Something could not be read, or no rule applies.
+    Unsure(String),
+}
+
+fn walk(proc_root: &Path, own_fd1: &str, ctx: &Path, me: &Process) -> Walk {
     let ancestors = match ancestry(proc_root, me.ppid) {
         Ok(ancestors) => ancestors,
-        Err(why) => return Reader::Other(why),
+        Err(why) => return Walk::Unsure(why),
     };
     if ancestors.iter().any(|p| p.exe.as_deref() == Some(ctx)) {
-        return Reader::Other("an outer ctx already captures this output".into());
+        return Walk::Elsewhere("an outer ctx already captures this output".into());
     }
     let mut walked = 0;
     let mut topmost_shell: Option<&Process> = None;
@@ -60,7 +90,7 @@ pub fn reader_of_pipe(proc_root: &Path, own_fd1: &str, ctx: &Path, me: &Process)
     }
     let above = ancestors.get(walked);
     if let Some(tool) = above.filter(|p| role(&p.name) == Role::BuildTool) {
-        return Reader::Other(format!(
+        return Walk::Elsewhere(format!(
             "started by {} (pid {}), which reads its output",
             tool.name, tool.pid
         ));
@@ -75,12 +105,12 @@ pub fn reader_of_pipe(proc_root: &Path, own_fd1: &str, ctx: &Path, me: &Process)
         return same_stdout(proc_root, top.pid, own_fd1, "the exec'ing shell's");
     }
     match above {
-        Some(agent) if role(&agent.name) == Role::DirectAgent => Reader::Agent,
-        Some(other) => Reader::Other(format!(
+        Some(agent) if role(&agent.name) == Role::DirectAgent => Walk::Agent,
+        Some(other) => Walk::Unsure(format!(
             "started by {} (pid {}), not by a shell or a known agent",
             other.name, other.pid
         )),
-        None => Reader::Other("no shell among the ancestors".into()),
+        None => Walk::Unsure("no shell among the ancestors".into()),
     }
 }
 
@@ -110,10 +140,10 @@ fn exec_by_shell(proc_root: &Path, p: &Process) -> bool {
         .is_some_and(|u| !u.is_empty() && procfs::basename(&u) == p.name)
 }
 
-fn same_stdout(proc_root: &Path, pid: u32, own_fd1: &str, whose: &str) -> Reader {
+fn same_stdout(proc_root: &Path, pid: u32, own_fd1: &str, whose: &str) -> Walk {
     match procfs::stdout_of(proc_root, pid) {
-        Some(target) if target == own_fd1 => Reader::Agent,
-        Some(target) => Reader::Other(format!("stdout {own_fd1} is not {whose} {target}")),
-        None => Reader::Other(format!("cannot read the stdout of pid {pid}")),
+        Some(target) if target == own_fd1 => Walk::Agent,
+        Some(target) => Walk::Elsewhere(format!("stdout {own_fd1} is not {whose} {target}")),
+        None => Walk::Unsure(format!("cannot read the stdout of pid {pid}")),
     }
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use nix::sys::stat::{SFlag, fstat};
 
-use crate::capture::{self, CaptureError};
+use crate::capture::{self, CaptureError, Captured};
 use audience::Reader;
 
 /// The recursion guard: how many shims deep this process is.
@@ -44,6 +44,7 @@ pub enum Mode {
 /// Entry point when argv[0]'s basename is not `ctx`. Returns the exit
 /// status, or does not return (exec, or death by the child's signal).
 pub fn main() -> i32 {
+    crate::guard::install_panic_hook();
     let argv: Vec<OsString> = std::env::args_os().collect();
     let Some(typed) = argv.first().cloned() else {
         return 127;
@@ -130,13 +131,14 @@ fn passthrough(program: &Path, argv: &[OsString]) -> i32 {
 /// Captures and digests; `shown` names the command in the digest and
 /// the ledger (the name that was typed, not the program's path).
 fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
-    let artifact = match capture::run_program(program, argv) {
-        Ok(mut artifact) => {
+    let captured = match capture::run_program(program, argv) {
+        Ok(Captured::Complete(mut artifact)) => {
             if let Some(first) = artifact.argv.first_mut() {
                 *first = shown.to_string_lossy().into_owned();
             }
-            artifact
+            Captured::Complete(artifact)
         }
+        Ok(cut) => cut,
         Err(CaptureError::Launch(failure)) => {
             eprintln!("ctx: {failure}");
             return failure.status();
@@ -148,11 +150,9 @@ fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
             return crate::cli::EXIT_CTX_ERROR;
         }
     };
-    let budget = std::env::var("CTX_BUDGET")
-        .ok()
-        .and_then(|b| b.parse().ok());
-    crate::cli::run::deliver(&artifact, budget);
-    capture::exit_like(artifact.exit)
+    // The budget comes from the configuration (`CTX_BUDGET` included).
+    let exit = crate::cli::run::deliver(captured, None, None, None);
+    capture::exit_like(exit)
 }
 
 /// Digest or pass through, for this process's stdout and ancestry.

@@ -1,0 +1,331 @@
+//! Ingest for `ctx pipe`: standard input to end of file, kept whatever
+//! fails. Input that ctx has consumed exists nowhere else, so losing it is
+//! the worst thing ctx can do; every failure below degrades, none stops.
+//!
+//! Up to [`SPILL_BYTES`] stay in memory. Past that the input is spilled to
+//! an unlinked file, tried in order:
+//! 1. the temporary directory (`$TMPDIR`, else `/tmp`);
+//! 2. ctx's own data directory (where the store lives);
+//! 3. memory again, up to [`MEMORY_CAP`] in all.
+//!
+//! When a place fails (cannot be created, or a write fails half-way: a
+//! full or missing file system, a file-size limit), what it already holds
+//! is copied to the next place and reading goes on. When every place has
+//! failed, what was read is written to the output raw, followed by the rest
+//! of the input as it arrives: the reader gets every byte, undigested.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::FileExt;
+
+use crate::artifact::{Artifact, Exit};
+use crate::fault;
+
+/// Inputs up to this size are read into memory; a larger one is spilled to
+/// an unlinked temporary file and mapped, so ctx's own memory stays bounded
+/// (a read buffer and the line index) however much is piped in.
+pub const SPILL_BYTES: usize = 64 << 20;
+
+/// The most the last resort, memory, holds before ctx gives up keeping the
+/// input and passes it through.
+pub const MEMORY_CAP: usize = 256 << 20;
+
+/// Where the input leaves memory: [`SPILL_BYTES`], or a test's override.
+pub fn spill_at() -> usize {
+    fault::limit("SPILL_BYTES", SPILL_BYTES)
+}
+
+/// One read from the input.
+const BLOCK: usize = 1 << 20;
+
+/// Where a spilled input can be kept, in the order they are tried.
+#[derive(Clone, Debug)]
+pub enum Place {
+    /// An unlinked file in the temporary directory.
+    TempDir,
+    /// An unlinked file in ctx's data directory.
+    DataDir,
+    /// Memory, up to a cap on the whole input.
+    Memory(usize),
+}
+
+impl Place {
+    /// The default order.
+    pub fn fallbacks() -> Vec<Place> {
+        vec![
+            Place::TempDir,
+            Place::DataDir,
+            Place::Memory(fault::limit("SPILL_MEMORY_CAP", MEMORY_CAP)),
+        ]
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Place::TempDir => "temporary directory",
+            Place::DataDir => "ctx's data directory",
+            Place::Memory(_) => "memory",
+        }
+    }
+
+    fn open(&self) -> io::Result<Holder> {
+        let file = match self {
+            Place::TempDir => tempfile::tempfile()?,
+            Place::DataDir => tempfile::tempfile_in(crate::home::ensure_data_dir()?)?,
+            Place::Memory(cap) => {
+                return Ok(Holder::Memory {
+                    bytes: Vec::new(),
+                    cap: *cap,
+                });
+            }
+        };
+        Ok(Holder::File { file, len: 0 })
+    }
+}
+
+/// What ingest produced.
+pub enum Ingested {
+    /// The whole input, ready for the pipeline.
+    Kept(Artifact),
+    /// No place could keep the input: it went to the output raw, and this
+    /// says why (one line, for ctx's note).
+    PassedThrough(String),
+}
+
+/// Reads `input` to end of file. Returns `Err` only when the output itself
+/// failed during a pass-through, or the input could not be read; in the
+/// latter case what had been read was already written to `out`.
+///
+/// Up to `spill_at` bytes are held in memory before the first place is
+/// tried (the CLI passes [`spill_at`]).
+pub fn read_input(
+    input: &mut dyn Read,
+    out: &mut dyn Write,
+    spill_at: usize,
+    places: &[Place],
+) -> io::Result<Ingested> {
+    let mut spilled = false;
+    let mut holder = Holder::Memory {
+        bytes: Vec::new(),
+        cap: spill_at,
+    };
+    let mut places = places.iter();
+    let mut failures: Vec<String> = Vec::new();
+    let mut block = vec![0u8; BLOCK];
+    loop {
+        let n = match read_some(input, &mut block) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) => {
+                // The input broke; what ctx consumed still goes out.
+                holder.copy_to(out)?;
+                out.flush()?;
+                return Err(e);
+            }
+        };
+        let mut rest = &block[..n];
+        loop {
+            let failure = match holder.append(rest) {
+                Ok(()) => break,
+                Err((written, e)) => {
+                    rest = &rest[written..];
+                    e
+                }
+            };
+            // Outgrowing the first, in-memory buffer is the plan, not a
+            // failure.
+            if spilled {
+                failures.push(format!("{}: {failure}", holder.describe()));
+            }
+            spilled = true;
+            match move_on(&holder, &mut places, &mut failures) {
+                Some(next) => holder = next,
+                None => {
+                    holder.copy_to(out)?;
+                    out.write_all(rest)?;
+                    io::copy(input, out)?;
+                    out.flush()?;
+                    return Ok(Ingested::PassedThrough(failures.join("; ")));
+                }
+            }
+        }
+    }
+    holder.into_artifact().map(Ingested::Kept)
+}
+
+/// The next place that takes everything `from` holds, or `None` when none
+/// does. Each failure is added to `failures`.
+fn move_on<'a>(
+    from: &Holder,
+    places: &mut impl Iterator<Item = &'a Place>,
+    failures: &mut Vec<String>,
+) -> Option<Holder> {
+    for place in places.by_ref() {
+        let moved = place.open().and_then(|mut to| {
+            from.copy_into(&mut to)?;
+            Ok(to)
+        });
+        match moved {
+            Ok(to) => return Some(to),
+            Err(e) => failures.push(format!("{}: {e}", place.name())),
+        }
+    }
+    None
+}
+
+fn read_some(input: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match input.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+/// The input read so far, in one place.
+enum Holder {
+    File { file: File, len: u64 },
+    Memory { bytes: Vec<u8>, cap: usize },
+}
+
+impl Holder {
+    fn describe(&self) -> &'static str {
+        match self {
+            Holder::File { .. } => "spill file",
+            Holder::Memory { .. } => "memory",
+        }
+    }
+
+    /// Appends `data`; on failure says how much of it was kept.
+    fn append(&mut self, data: &[u8]) -> Result<(), (usize, io::Error)> {
+        match self {
+            Holder::Memory { bytes, cap } => {
+                if bytes.len() + data.len() > *cap {
+                    let room = cap.saturating_sub(bytes.len());
+                    bytes.extend_from_slice(&data[..room]);
+                    return Err((
+                        room,
+                        io::Error::new(
+                            io::ErrorKind::OutOfMemory,
+                            format!("more than {} MiB", *cap >> 20),
+                        ),
+                    ));
+                }
+                bytes.extend_from_slice(data);
+                Ok(())
+            }
+            Holder::File { file, len } => {
+                let mut written = 0;
+                while written < data.len() {
+                    match file.write(&data[written..]) {
+                        Ok(0) => return Err((written, io::ErrorKind::WriteZero.into())),
+                        Ok(n) => {
+                            written += n;
+                            *len += n as u64;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err((written, e)),
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Calls `f` on what is held, in order, a block at a time.
+    fn for_each_block(&self, mut f: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        match self {
+            Holder::Memory { bytes, .. } => f(bytes),
+            Holder::File { file, len } => {
+                let mut buf = vec![0u8; BLOCK];
+                let mut at = 0u64;
+                while at < *len {
+                    let want = buf.len().min((*len - at) as usize);
+                    let n = file.read_at(&mut buf[..want], at)?;
+                    if n == 0 {
+                        return Err(io::ErrorKind::UnexpectedEof.into());
+                    }
+                    f(&buf[..n])?;
+                    at += n as u64;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn copy_into(&self, to: &mut Holder) -> io::Result<()> {
+        self.for_each_block(|b| to.append(b).map_err(|(_, e)| e))
+    }
+
+    fn copy_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.for_each_block(|b| out.write_all(b))
+    }
+
+    fn into_artifact(self) -> io::Result<Artifact> {
+        match self {
+            Holder::Memory { bytes, .. } => {
+                Ok(Artifact::from_stdout(bytes, Exit::Unknown, Vec::new()))
+            }
+            Holder::File { file, .. } => {
+                Artifact::from_stdout_file(&file, Exit::Unknown, Vec::new())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(len: usize) -> Vec<u8> {
+        (0..len).map(|i| b"abcdefghij\n"[i % 11]).collect()
+    }
+
+    fn kept(got: Ingested) -> Artifact {
+        match got {
+            Ingested::Kept(a) => a,
+            Ingested::PassedThrough(why) => panic!("passed through: {why}"),
+        }
+    }
+
+    #[test]
+    fn small_input_stays_in_memory() {
+        let data = input(1000);
+        let mut out = Vec::new();
+        let got = read_input(&mut &data[..], &mut out, 4096, &[]).expect("reads");
+        assert_eq!(kept(got).bytes(), &data[..]);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_large_input_moves_to_the_next_place_that_takes_it() {
+        let data = input(3 * BLOCK + 17);
+        let mut out = Vec::new();
+        // The first memory place is too small: everything moves on.
+        let places = [Place::Memory(BLOCK), Place::Memory(8 * BLOCK)];
+        let got = read_input(&mut &data[..], &mut out, 100, &places).expect("reads");
+        assert_eq!(kept(got).bytes(), &data[..]);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_spill_file_holds_it() {
+        let data = input(2 * BLOCK + 5);
+        let mut out = Vec::new();
+        let got = read_input(&mut &data[..], &mut out, 100, &[Place::TempDir]).expect("reads");
+        assert_eq!(kept(got).bytes(), &data[..]);
+    }
+
+    #[test]
+    fn when_nothing_holds_it_every_byte_passes_through_in_order() {
+        let data = input(3 * BLOCK + 17);
+        for places in [vec![], vec![Place::Memory(BLOCK + 3)]] {
+            let mut out = Vec::new();
+            let got = read_input(&mut &data[..], &mut out, 1000, &places).expect("reads");
+            let Ingested::PassedThrough(why) = got else {
+                panic!("kept with {places:?}");
+            };
+            assert!(out == data, "{} of {} bytes out", out.len(), data.len());
+            assert_eq!(why.is_empty(), places.is_empty(), "{why}");
+        }
+    }
+}
