@@ -243,3 +243,63 @@ fn truncated_failures_never_claim_completeness() {
         }
     }
 }
+
+/// A package or target that did not build explains every test that never
+/// ran: each compiler (or vet) line the truth file lists is in the digest
+/// verbatim, under the `# pkg` header go printed it with, before any
+/// failing test is named.
+#[test]
+fn build_errors_are_inline_verbatim_and_first() {
+    let mut checked = 0;
+    for case in cases() {
+        let Ok(truth) = std::fs::read(case.join("truth.json")) else {
+            continue;
+        };
+        let truth: serde_json::Value = serde_json::from_slice(&truth).unwrap();
+        let errors: Vec<&serde_json::Value> = truth["failures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["kind"] == "compile_error")
+            .collect();
+        if errors.is_empty() {
+            continue;
+        }
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (text, d) = digest(&artifact);
+        if d.output == Output::Raw {
+            continue;
+        }
+        checked += 1;
+        let lines: Vec<&str> = text.lines().collect();
+        let first_test = lines
+            .iter()
+            .position(|l| l.starts_with("[ctx] FAILED") || l.starts_with("--- FAIL"))
+            .unwrap_or(lines.len());
+        for e in errors {
+            let raw = format!(
+                "{}: {}",
+                e["id"].as_str().unwrap(),
+                e["message"].as_str().unwrap()
+            );
+            let at = lines.iter().position(|l| *l == raw);
+            assert!(
+                at.is_some_and(|at| at < first_test),
+                "{}: {raw:?} not inline before the failing tests:\n{text}",
+                name(&case)
+            );
+            if let Some(pkg) = e["package"].as_str() {
+                let header = lines[..at.unwrap()]
+                    .iter()
+                    .rev()
+                    .find(|l| l.starts_with("# "));
+                assert!(
+                    header.is_some_and(|h| h.split(' ').nth(1) == Some(pkg)),
+                    "{}: {raw:?} is not under `# {pkg}`:\n{text}",
+                    name(&case)
+                );
+            }
+        }
+    }
+    assert!(checked >= 3, "only {checked} fixtures with compile errors");
+}

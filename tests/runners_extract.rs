@@ -437,6 +437,61 @@ fn go_test_facts() {
     assert_eq!(it.location.as_ref().unwrap().line, Some(34));
 }
 
+/// Packages that did not build lead the census: each `# pkg` group (named
+/// by its header), each compiler or vet line (named `file:line:col`, with
+/// its package), then packages whose dependency did not build; a
+/// `[setup failed]` package keeps that class.
+#[test]
+fn go_test_build_failures_lead_the_census() {
+    let p = profile("go_test/v1");
+    let a = fixture::load(&root().join("go-test/build-mixed")).unwrap();
+    let (g, r) = p.extract(&a);
+    assert!(r.is_complete(), "{r:?}");
+    let census: Vec<_> = g.census().collect();
+    let first_test = census
+        .iter()
+        .position(|i| i.kind == ItemKind::FailingTest)
+        .unwrap();
+    assert!(
+        census[first_test..]
+            .iter()
+            .all(|i| i.kind == ItemKind::FailingTest),
+        "build items after a failing test"
+    );
+    let find = |id: &str| census.iter().find(|i| i.identity == id).unwrap();
+    let setup = find("example.com/mixed/setupbad");
+    assert_eq!(setup.kind, ItemKind::BuildFailure);
+    assert_eq!(setup.class.as_deref(), Some("setup failed"));
+    let dep = find("dep/dep.go:3:27");
+    assert_eq!(dep.kind, ItemKind::Diagnostic);
+    assert_eq!(
+        dep.fields.get("package").map(String::as_str),
+        Some("example.com/mixed/dep")
+    );
+    assert!(
+        dep.summary
+            .as_deref()
+            .unwrap()
+            .starts_with("cannot use \"seven\"")
+    );
+    // go continues a message on tab-indented lines: they are its detail.
+    let call = find("many/many.go:18:9");
+    assert_eq!(call.detail.iter().map(|s| s.len()).sum::<usize>(), 3);
+    assert_eq!(find("example.com/mixed/user1").kind, ItemKind::BuildFailure);
+    let vet = find("vetbad/vetbad.go:6:9");
+    assert!(
+        vet.summary
+            .as_deref()
+            .unwrap()
+            .contains("wrong type string")
+    );
+    assert_eq!(g.outcome, Outcome::Failed);
+    // Only a build failure: the run tested nothing.
+    let (g, _) = p.extract(&fixture::load(&root().join("go-test/vet-failed")).unwrap());
+    assert_eq!(g.outcome, Outcome::Error);
+    assert_eq!(g.census().count(), 2);
+}
+
 // ---------------------------------------------------------------- jest, vitest
 
 const JEST: Family = Family {

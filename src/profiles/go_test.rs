@@ -8,7 +8,8 @@
 //!
 //! **Unsafe loss.** A subtest named without its parent or its package
 //! (`TestX/case` exists in many packages), a `[build failed]` package left
-//! out because it printed no `--- FAIL` line, a package that failed without
+//! out because it printed no `--- FAIL` line, or reduced to that status
+//! word without the compiler lines that say why, a package that failed without
 //! a failing test (panic in init, TestMain, timeout) dropped, a run cut
 //! before its package lines read as complete.
 //!
@@ -22,8 +23,13 @@
 //! panic's first frame in the project; headline: none (every go line that
 //! names a test carries a duration); detail = messages, got/want, panic and
 //! race lines; block = `=== RUN` … `--- FAIL` and what follows it.
-//! `BuildFailure` per `FAIL <pkg> [build failed]`, with the compiler lines
-//! under `# <pkg>`; `SuiteNotRun` per `FAIL <pkg>` with no failing test.
+//! Build failures come first: a `BuildFailure` per `# <pkg>` group of
+//! compiler or vet lines (headline: that header), a `Diagnostic` per
+//! `file.go:L:C: message` line under it (identity `file.go:L:C`, headline:
+//! the line itself, field `package`, class `build failed` / `setup
+//! failed`), and a `BuildFailure` per `FAIL <pkg> [build failed]` that no
+//! group claims (its dependency did not build); `SuiteNotRun` per `FAIL
+//! <pkg>` with no failing test.
 //! Counts: `--- FAIL` / `--- PASS` / `--- SKIP` lines (json: events) and
 //! package lines; durations never.
 //!
@@ -56,8 +62,26 @@ static RUN: LazyLock<Regex> = LazyLock::new(|| re(r"^=== (RUN|PAUSE|CONT|NAME)\s
 static PACKAGE: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(ok|FAIL|\?)\s+(\S+)\s*(\[[^\]]+\]|\(cached\)|[\d.]+s|)(?:\s.*)?$"));
 static MESSAGE: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+([\w.-]+\.go):(\d+): (.*)$"));
-static BUILD_HEADER: LazyLock<Regex> = LazyLock::new(|| re(r"^# (\S+)"));
-static COMPILE_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S+\.go):(\d+):(\d+): (.+)$"));
+static BUILD_HEADER: LazyLock<Regex> = LazyLock::new(|| re(r"^# (\S+)(?: \[(\S+)\.test\])?$"));
+static COMPILE_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S+\.go):(\d+)(?::(\d+))?: (.+)$"));
+
+/// A `# <pkg>` (or `# <pkg> [<tested>.test]`) header and the compiler or
+/// vet lines go printed under it.
+struct Group {
+    header: usize,
+    package: String,
+    /// The package whose tests this build was for: `FAIL <tested> [build failed]`.
+    tested: String,
+    errors: Vec<CompileError>,
+}
+
+/// One `file.go:L:C: message` line and the tab-indented lines continuing it.
+struct CompileError {
+    line: usize,
+    last: usize,
+    location: Location,
+    message: String,
+}
 static FRAME_FILE: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s+(/\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$"));
 
@@ -68,9 +92,13 @@ struct Scan {
     pending: Vec<EvidenceItem>,
     /// `=== RUN` line per test name, for the block of a failure in `-v`.
     run_lines: BTreeMap<String, usize>,
-    /// Compiler errors under `# pkg`, by package.
-    build: BTreeMap<String, Vec<(usize, Location, String)>>,
-    build_pkg: Option<String>,
+    /// `# pkg` groups of compiler (or vet) lines, in order.
+    groups: Vec<Group>,
+    /// The last line belonged to a compile error: a tab-indented line
+    /// continues it (`\thave ()` / `\twant (int)`).
+    continues: bool,
+    /// `FAIL <pkg> [build failed]` / `[setup failed]` lines: (line, package, status).
+    not_built: Vec<(usize, String, &'static str)>,
     /// Message lines of `-v` output, by the test whose `=== RUN` precedes them.
     buffered: BTreeMap<String, Vec<usize>>,
     current: Option<String>,
@@ -156,8 +184,21 @@ impl Profile for GoTest {
                 }
                 continue;
             }
-            let ends_block =
-                RUN.is_match(text) || text == "FAIL" || text == "PASS" || PACKAGE.is_match(text);
+            // Compiler output on stderr can land inside a failure's block.
+            let ends_block = RUN.is_match(text)
+                || text == "FAIL"
+                || text == "PASS"
+                || PACKAGE.is_match(text)
+                || BUILD_HEADER.is_match(text)
+                || COMPILE_ERROR.is_match(text);
+            let continues = std::mem::take(&mut s.continues);
+            if continues && raw.starts_with('\t') {
+                if let Some(e) = s.groups.last_mut().and_then(|g| g.errors.last_mut()) {
+                    e.last = n;
+                }
+                s.continues = true;
+                continue;
+            }
             if let Some(i) = open.filter(|_| !ends_block) {
                 if let Some(item) = s.pending.get_mut(i) {
                     if let Some(b) = item.block.as_mut() {
@@ -180,19 +221,39 @@ impl Profile for GoTest {
                 let pending = std::mem::take(&mut s.pending);
                 package(&mut s, status, &c[2], &c[3], n, pending);
             } else if let Some(c) = BUILD_HEADER.captures(text) {
-                s.build_pkg = Some(c[1].to_string());
-            } else if let Some(c) = COMPILE_ERROR.captures(text) {
-                let (line, column) = (c[2].parse().ok(), c[3].parse().ok());
-                let loc = Location {
+                s.groups.push(Group {
+                    header: n,
+                    package: c[1].to_string(),
+                    tested: c.get(2).map_or(&c[1], |m| m.as_str()).to_string(),
+                    errors: Vec::new(),
+                });
+            } else if let Some(c) = COMPILE_ERROR
+                .captures(text)
+                .filter(|c| !is_compiler_note(&c[4]))
+            {
+                let location = Location {
                     file: c[1].into(),
-                    line,
-                    column,
+                    line: c[2].parse().ok(),
+                    column: c.get(3).and_then(|m| m.as_str().parse().ok()),
                 };
-                let pkg = s.build_pkg.clone().unwrap_or_default();
-                s.build
-                    .entry(pkg)
-                    .or_default()
-                    .push((n, loc, c[4].to_string()));
+                if s.groups.is_empty() {
+                    // Errors with no `# pkg` above them (output cut at its head).
+                    s.groups.push(Group {
+                        header: 0,
+                        package: String::new(),
+                        tested: String::new(),
+                        errors: Vec::new(),
+                    });
+                }
+                if let Some(g) = s.groups.last_mut() {
+                    g.errors.push(CompileError {
+                        line: n,
+                        last: n,
+                        location,
+                        message: c[4].to_string(),
+                    });
+                }
+                s.continues = true;
             } else if text == "WARNING: DATA RACE" {
                 s.race = vec![n];
                 s.race_location = None;
@@ -261,6 +322,93 @@ fn frame_location(file: &str, line: &str, cwd: Option<&str>) -> Location {
     }
 }
 
+/// A cgo/C compiler warning or note under `# pkg`: not what stopped the build.
+fn is_compiler_note(message: &str) -> bool {
+    message.starts_with("warning:") || message.starts_with("note:")
+}
+
+/// The packages that did not build, first: each `# pkg` group is a
+/// `BuildFailure` named by its package (its raw header line names it) and
+/// each compiler or vet line under it a `Diagnostic` named `file:line:col`
+/// (its raw line names it), so the census prints go's own lines in go's
+/// order. A `FAIL <pkg> [build failed]` line with no group of its own (a
+/// dependency did not build) is a `BuildFailure` of its own.
+///
+/// Also says whether the build part looks whole: a group that no `FAIL
+/// [build failed]` line claims is a dependency of a package that did not
+/// build, and such a package has its own line; with none, the output was
+/// cut before go named the package.
+fn build_items(s: &mut Scan) -> (Vec<EvidenceItem>, bool) {
+    let mut items = Vec::new();
+    let mut absorbed = vec![false; s.not_built.len()];
+    let mut unclaimed_groups = 0;
+    for g in std::mem::take(&mut s.groups) {
+        let Some(first) = g.errors.first() else {
+            continue;
+        };
+        let fail = s
+            .not_built
+            .iter()
+            .position(|(_, p, _)| !g.package.is_empty() && (*p == g.tested || *p == g.package));
+        match fail {
+            Some(i) => absorbed[i] = true,
+            None => unclaimed_groups += 1,
+        }
+        let status = fail.map_or("build failed", |i| s.not_built[i].2);
+        let last = g.errors.iter().map(|e| e.last).max().unwrap_or(first.last);
+        if g.header > 0 {
+            let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, &g.package);
+            item.class = Some(status.into());
+            item.headline = Some(Span::line(g.header));
+            item.summary = Some(first.message.clone());
+            item.location = Some(first.location.clone());
+            item.block = Some(Span::new(g.header, last));
+            item.fields
+                .insert("errors".into(), g.errors.len().to_string());
+            if g.tested != g.package {
+                item.fields.insert("tested".into(), g.tested.clone());
+            }
+            items.push(item);
+        }
+        for e in &g.errors {
+            let loc = &e.location;
+            let mut id = format!("{}:{}", loc.file, loc.line.unwrap_or(0));
+            if let Some(col) = loc.column {
+                id.push_str(&format!(":{col}"));
+            }
+            let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, id);
+            item.class = Some(status.into());
+            item.headline = Some(Span::line(e.line));
+            item.summary = Some(e.message.clone());
+            item.location = Some(loc.clone());
+            item.block = Some(Span::new(e.line, e.last));
+            // The raw line is the census line; detail only when go continued it.
+            if e.last > e.line {
+                let lines: Vec<usize> = (e.line..=e.last).collect();
+                item.detail = testrun::spans(&lines, 10);
+            }
+            if !g.package.is_empty() {
+                item.fields.insert("package".into(), g.package.clone());
+            }
+            items.push(item);
+        }
+    }
+    let mut orphans = 0;
+    for (i, (n, pkg, status)) in s.not_built.iter().enumerate() {
+        if absorbed[i] {
+            continue;
+        }
+        orphans += 1;
+        let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, pkg);
+        item.class = Some((*status).into());
+        item.headline = Some(Span::line(*n));
+        item.location = Some(pkg_location(pkg));
+        item.block = Some(Span::line(*n));
+        items.push(item);
+    }
+    (items, unclaimed_groups == 0 || orphans > 0)
+}
+
 /// Go's own sources and the module cache: not where a reader fixes a test.
 fn is_library(file: &str) -> bool {
     file.contains("/src/runtime/")
@@ -286,21 +434,13 @@ fn package(
     s.current = None;
     if note == "[build failed]" || note == "[setup failed]" {
         *s.packages.entry("build failed").or_default() += 1;
-        let errors = s.build.remove(pkg).unwrap_or_default();
-        let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, pkg);
-        item.class = Some("build failed".into());
-        item.headline = Some(Span::line(n));
-        item.summary = errors.first().map(|e| e.2.clone());
-        item.location = errors
-            .first()
-            .map(|e| e.1.clone())
-            .or_else(|| Some(pkg_location(pkg)));
-        let first = errors.first().map_or(n, |e| e.0.saturating_sub(1).max(1));
-        item.block = Some(Span::new(first.min(n), n));
-        let mut lines: Vec<usize> = errors.iter().map(|e| e.0).collect();
-        lines.push(n);
-        item.detail = testrun::spans(&lines, 10);
-        s.found.items.push(item);
+        let status = if note == "[setup failed]" {
+            "setup failed"
+        } else {
+            "build failed"
+        };
+        // Its compiler lines may still come (stderr): items are made at the end.
+        s.not_built.push((n, pkg.to_string(), status));
         return;
     }
     *s.packages
@@ -457,7 +597,10 @@ fn finish(mut s: Scan, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) 
         finish_item(&s, &mut item, "");
         s.found.items.push(item);
     }
-    graph.items = s.found.items;
+    // What did not build comes first: it explains every test that never ran.
+    let (mut items, build_whole) = build_items(&mut s);
+    items.append(&mut s.found.items);
+    graph.items = items;
     graph.conclusion = s.found.conclusion;
     let [failed, passed, skipped] = s.counts;
     for (word, k) in [("failed", failed), ("passed", passed), ("skipped", skipped)] {
@@ -476,7 +619,7 @@ fn finish(mut s: Scan, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) 
             graph.counts.push((word.to_string(), *k));
         }
     }
-    let summary_seen = s.saw_package && !trailing;
+    let summary_seen = s.saw_package && !trailing && build_whole;
     let not_built = graph.items.iter().all(|i| i.kind != ItemKind::FailingTest)
         && graph.items.iter().any(|i| i.kind == ItemKind::BuildFailure);
     let facts = Facts {
