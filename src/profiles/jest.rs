@@ -84,7 +84,7 @@ impl Profile for Jest {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();
         graph.tool = "jest".into();
-        let (mut file, mut file_line) = (String::new(), 0);
+        let mut file = String::new();
         let mut open: Option<(usize, Vec<usize>)> = None; // (item index, decisive lines)
         let mut repeats = false;
         let (mut tests_failed, mut suites_failed, mut summary_seen) = (0, 0, false);
@@ -122,7 +122,7 @@ impl Profile for Jest {
             }
             jestlike::close(&mut graph, &mut open);
             if let Some(c) = FILE_HEAD.captures(text) {
-                (file, file_line) = (c[2].to_string(), n);
+                file = c[2].to_string();
             } else if let Some(c) = TITLE.captures(text) {
                 let (kind, id) = if &c[1] == "Test suite failed to run" {
                     (ItemKind::SuiteNotRun, file.clone())
@@ -136,11 +136,11 @@ impl Profile for Jest {
                     continue;
                 }
                 let mut item = EvidenceItem::new(kind, Severity::Error, id);
-                // The `●` line names the test but not its file; a file that
-                // did not run is named by its `FAIL <file>` line.
-                if kind == ItemKind::SuiteNotRun {
-                    item.headline = Some(Span::line(file_line.max(1)));
-                } else {
+                // The `●` line names the test but not its file. A file that
+                // did not run has no headline: its `FAIL <file>` line is a
+                // status word, and the census line must carry the reason
+                // (the import or syntax error) with it.
+                if kind != ItemKind::SuiteNotRun {
                     item.headline = Some(Span::line(n));
                     item.fields.insert("test".into(), c[1].to_string());
                 }

@@ -216,11 +216,13 @@ fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> Evidenc
         ItemKind::TestError
     };
     let mut it = EvidenceItem::new(kind, Severity::Error, identity);
+    // jest-junit opens the text with the `● <title>` heading (`● Test
+    // suite failed to run`): a status, not the reason that follows it.
     let first_text = c
         .text
         .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty())
+        .find(|l| !l.is_empty() && !l.starts_with("● "))
         .map(String::from);
     it.summary = c.message.clone().or(first_text);
     it.class = c
@@ -237,9 +239,12 @@ fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> Evidenc
         .map(|m| (testrun::relative(&m[1], cwd), m[2].parse().ok()))
         .rfind(|(f, _)| !f.starts_with('/'));
     it.location = Some(match (&c.file, frame) {
-        (Some(file), _) => Location {
+        // The report names the file; a stack frame in that file has the line.
+        (Some(file), frame) => Location {
             file: file.clone(),
-            line: c.line,
+            line: c
+                .line
+                .or(frame.filter(|(f, _)| f == file).and_then(|(_, l)| l)),
             column: None,
         },
         (None, Some((file, line))) => Location {

@@ -100,7 +100,11 @@ impl Profile for Vitest {
                 }
                 let file = id.split(" > ").next().unwrap_or(&id).to_string();
                 let mut item = EvidenceItem::new(kind, Severity::Error, id);
-                item.headline = Some(Span::line(n));
+                // A file that did not run: its `FAIL` line is a status word;
+                // the census line is built so that it carries the reason.
+                if kind != ItemKind::SuiteNotRun {
+                    item.headline = Some(Span::line(n));
+                }
                 item.block = Some(Span::line(n));
                 item.location = Some(Location {
                     file,
