@@ -246,8 +246,9 @@ fn truncated_failures_never_claim_completeness() {
 }
 
 /// A package or target that did not build explains every test that never
-/// ran: each compiler (or vet) line the truth file lists is in the digest
-/// verbatim, under the `# pkg` header go printed it with, before any
+/// ran: each compiler (or vet) error the truth file lists is in the digest
+/// (go's line verbatim, under the `# pkg` header go printed it with; a
+/// rustc error named by location and code with its message), before any
 /// failing test is named.
 #[test]
 fn build_errors_are_inline_verbatim_and_first() {
@@ -278,12 +279,14 @@ fn build_errors_are_inline_verbatim_and_first() {
             .position(|l| l.starts_with("[ctx] FAILED") || l.starts_with("--- FAIL"))
             .unwrap_or(lines.len());
         for e in errors {
-            let raw = format!(
-                "{}: {}",
-                e["id"].as_str().unwrap(),
-                e["message"].as_str().unwrap()
-            );
-            let at = lines.iter().position(|l| *l == raw);
+            let (id, message) = (e["id"].as_str().unwrap(), e["message"].as_str().unwrap());
+            // go's own line (`file.go:L:C: message`), or a census line that
+            // names the error and carries its message (rustc's header line
+            // holds no location).
+            let raw = format!("{id}: {message}");
+            let at = lines
+                .iter()
+                .position(|l| *l == raw || (l.contains(id) && l.contains(message)));
             assert!(
                 at.is_some_and(|at| at < first_test),
                 "{}: {raw:?} not inline before the failing tests:\n{text}",

@@ -163,9 +163,11 @@ fn check_case(f: &Family, dir: &Path) {
             item.detail.iter().map(|s| s.len()).sum::<usize>() <= 10,
             "{case}"
         );
+        // A compiler's `error[E0308]: …` header names the error by code and
+        // message; its location is on the next line.
         if let Some(h) = item
             .headline
-            .filter(|_| item.kind != ItemKind::BuildFailure)
+            .filter(|_| !matches!(item.kind, ItemKind::BuildFailure | ItemKind::Diagnostic))
         {
             // The headline names the item: its whole identity, or (cargo)
             // the test path of a line that sits under its target's banner.
@@ -337,8 +339,18 @@ fn cargo_test_build_failure_is_not_zero_failed() {
     let a = fixture::load(&root().join("cargo-test/build-failed")).unwrap();
     let (g, r) = profile("cargo_test/v1").extract(&a);
     assert_eq!(g.outcome, Outcome::Error);
-    let item = g.census().next().unwrap();
-    assert_eq!(item.identity, "broken (test \"accounts\")");
+    // Each rustc error is a census item of its own, before its target.
+    let ids: Vec<&str> = g.census().map(|i| i.identity.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "tests/accounts.rs:6:15 E0308",
+            "tests/accounts.rs:14:7 E0599",
+            "tests/accounts.rs:15:18 E0599",
+            "broken (test \"accounts\")"
+        ]
+    );
+    let item = g.census().last().unwrap();
     assert_eq!(item.class.as_deref(), Some("E0308"));
     let loc = item.location.as_ref().unwrap();
     assert_eq!(

@@ -293,7 +293,9 @@ impl Profile for CargoTest {
                     Some(what) => format!("{} ({})", &c[1], what.as_str()),
                     None => c[1].to_string(),
                 };
-                s.announced += 1;
+                // The target, and each error cargo says stopped it.
+                let errors = c.get(3).and_then(|m| m.as_str().parse().ok());
+                s.announced += 1 + errors.unwrap_or(s.compile_errors.len() as u64);
                 build_failure(&mut s, id, n);
             } else if let Some(c) = COMPILE_ERROR.captures(text) {
                 if !text.starts_with("error: aborting")
@@ -338,6 +340,27 @@ fn is_chrome(t: &str) -> bool {
         || t.chars()
             .all(|c| matches!(c, '.' | 'i' | 'F' | ' ' | '/' | '0'..='9'))
         || t.starts_with("    ")
+        || is_rustc_snippet(t)
+}
+
+/// The body of a rustc diagnostic (source snippet, labels, help and notes):
+/// the error's header and `-->` line carry its facts.
+fn is_rustc_snippet(t: &str) -> bool {
+    let gutter = t
+        .split_once(" |")
+        .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    gutter
+        || t == "|"
+        || t.starts_with("| ")
+        || t.starts_with("...")
+        || t.starts_with("= ")
+        || t.starts_with("-->")
+        || t.starts_with("::: ")
+        || t.starts_with("help:")
+        || t.starts_with("note:")
+        || t.starts_with("warning: ")
+        || t.starts_with("Some errors have detailed explanations")
+        || t.starts_with("For more information about")
 }
 
 /// libtest's closing `failures:` list: an indented name of a failure
@@ -389,8 +412,37 @@ fn close_block(s: &mut Scan, open: &mut Option<(usize, usize)>, next: usize) {
     }
 }
 
+/// A target that did not compile: each rustc error above its `could not
+/// compile` line is a census item of its own (`file:line:col code`, as the
+/// cargo build profile names them), so none can leave the digest unless
+/// the census itself is grouped, then the target's `BuildFailure`.
 fn build_failure(s: &mut Scan, id: String, n: usize) {
     let errors = std::mem::take(&mut s.compile_errors);
+    for (line, code, message, loc) in &errors {
+        let mut identity = match loc {
+            Some(l) => format!(
+                "{}:{}:{}",
+                l.file,
+                l.line.unwrap_or(0),
+                l.column.unwrap_or(0)
+            ),
+            None => message.clone(),
+        };
+        if let Some(code) = code {
+            identity.push(' ');
+            identity.push_str(code);
+        }
+        let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, identity);
+        item.class = Some(code.clone().unwrap_or_else(|| "error".into()));
+        item.summary = Some(message.clone());
+        item.location = loc.clone();
+        item.headline = Some(Span::line(*line));
+        let last = if loc.is_some() { line + 1 } else { *line };
+        item.detail = vec![Span::new(*line, last)];
+        item.block = Some(Span::new(*line, last));
+        item.fields.insert("target".into(), id.clone());
+        s.graph.items.push(item);
+    }
     let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, id);
     item.headline = Some(Span::line(n));
     let first = errors.first();
@@ -398,15 +450,7 @@ fn build_failure(s: &mut Scan, id: String, n: usize) {
     item.summary = first.map(|e| e.2.clone());
     item.location = first.and_then(|e| e.3.clone());
     item.block = Some(Span::new(first.map_or(n, |e| e.0), n));
-    let mut lines: Vec<usize> = Vec::new();
-    for e in &errors {
-        lines.push(e.0);
-        if e.3.is_some() {
-            lines.push(e.0 + 1);
-        }
-    }
-    lines.push(n);
-    item.detail = testrun::spans(&lines, 10);
+    item.detail = vec![Span::line(n)];
     item.fields
         .insert("errors".into(), errors.len().to_string());
     s.graph.items.push(item);

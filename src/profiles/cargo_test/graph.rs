@@ -22,7 +22,13 @@ pub(super) fn finish(
         summary_seen,
         ..
     } = s;
-    let build_failures = graph.items.len();
+    // Build items (each rustc error, then its target) precede the tests.
+    let build_items = graph.items.len();
+    let build_failures = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::BuildFailure)
+        .count();
     let mut items = Vec::new();
     let shared = shared_sources(&runs);
     for f in &failures {
@@ -74,7 +80,7 @@ pub(super) fn finish(
         item.class.get_or_insert_with(|| "failed".into());
         items.push(item);
     }
-    let blocks = items.iter().filter(|i| i.block.is_some()).count() + build_failures;
+    let blocks = items.iter().filter(|i| i.block.is_some()).count() + build_items;
     graph.items.extend(items);
 
     let runs_closed = !runs.is_empty() && runs.iter().all(|r| r.closed);
