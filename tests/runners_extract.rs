@@ -665,6 +665,27 @@ fn junit_malformed() {
     check_malformed(&JUNIT);
 }
 
+/// A module pytest could not import is reported as `message="collection
+/// failure"`: the census carries the exception and the file instead.
+#[test]
+fn junit_collection_errors_carry_their_exception() {
+    let a = fixture::load(&root().join("junit/pytest-collection-error")).unwrap();
+    let (g, _) = profile("junit/v1").extract(&a);
+    let find = |id: &str| g.census().find(|i| i.identity == id).unwrap();
+    assert_eq!(
+        find("tests.test_missing_module").summary.as_deref(),
+        Some("ModuleNotFoundError: No module named 'shop_utils'")
+    );
+    let syntax = find("tests.test_syntax");
+    assert_eq!(
+        syntax.summary.as_deref(),
+        Some("SyntaxError: '[' was never closed")
+    );
+    let loc = syntax.location.as_ref().unwrap();
+    assert!(loc.file.ends_with("tests/test_syntax.py"), "{loc:?}");
+    assert_eq!(loc.line, Some(2));
+}
+
 #[test]
 fn junit_spans_point_at_the_testcase() {
     let a = fixture::load(&root().join("junit/pytest-xunit1")).unwrap();
