@@ -237,8 +237,8 @@ fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> Evidenc
     let exception = c
         .text
         .lines()
-        .filter_map(|l| PY_EXCEPTION.captures(l.trim_end()))
-        .last()
+        .rev()
+        .find_map(|l| PY_EXCEPTION.captures(l.trim_end()))
         .map(|m| m[1].to_string());
     let generic = c
         .message
@@ -266,9 +266,9 @@ fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> Evidenc
             c.text
                 .lines()
                 .filter(|l| !l.contains("site-packages") && !l.contains("/lib/python"))
-                .filter_map(|l| PY_FILE.captures(l))
+                .rev()
+                .find_map(|l| PY_FILE.captures(l))
                 .map(|m| (testrun::relative(&m[1], cwd), m[2].parse().ok()))
-                .last()
         });
     it.location = Some(match (&c.file, frame) {
         // The report names the file; a stack frame in that file has the line.
