@@ -73,6 +73,8 @@ struct Group {
     /// The package whose tests this build was for: `FAIL <tested> [build failed]`.
     tested: String,
     errors: Vec<CompileError>,
+    /// Read from `-json` build events: no raw line is go's own.
+    json: bool,
 }
 
 /// One `file.go:L:C: message` line and the tab-indented lines continuing it.
@@ -158,6 +160,9 @@ impl Profile for GoTest {
                 && let Ok(event) = serde_json::from_str::<Event>(text)
             {
                 open = None;
+                if event.action != "build-output" {
+                    s.continues = false;
+                }
                 json_event(&mut s, event, n, cwd);
                 continue;
             }
@@ -191,12 +196,7 @@ impl Profile for GoTest {
                 || PACKAGE.is_match(text)
                 || BUILD_HEADER.is_match(text)
                 || COMPILE_ERROR.is_match(text);
-            let continues = std::mem::take(&mut s.continues);
-            if continues && raw.starts_with('\t') {
-                if let Some(e) = s.groups.last_mut().and_then(|g| g.errors.last_mut()) {
-                    e.last = n;
-                }
-                s.continues = true;
+            if continues_error(&mut s, n, &raw) {
                 continue;
             }
             if let Some(i) = open.filter(|_| !ends_block) {
@@ -220,40 +220,7 @@ impl Profile for GoTest {
                 };
                 let pending = std::mem::take(&mut s.pending);
                 package(&mut s, status, &c[2], &c[3], n, pending);
-            } else if let Some(c) = BUILD_HEADER.captures(text) {
-                s.groups.push(Group {
-                    header: n,
-                    package: c[1].to_string(),
-                    tested: c.get(2).map_or(&c[1], |m| m.as_str()).to_string(),
-                    errors: Vec::new(),
-                });
-            } else if let Some(c) = COMPILE_ERROR
-                .captures(text)
-                .filter(|c| !is_compiler_note(&c[4]))
-            {
-                let location = Location {
-                    file: c[1].into(),
-                    line: c[2].parse().ok(),
-                    column: c.get(3).and_then(|m| m.as_str().parse().ok()),
-                };
-                if s.groups.is_empty() {
-                    // Errors with no `# pkg` above them (output cut at its head).
-                    s.groups.push(Group {
-                        header: 0,
-                        package: String::new(),
-                        tested: String::new(),
-                        errors: Vec::new(),
-                    });
-                }
-                if let Some(g) = s.groups.last_mut() {
-                    g.errors.push(CompileError {
-                        line: n,
-                        last: n,
-                        location,
-                        message: c[4].to_string(),
-                    });
-                }
-                s.continues = true;
+            } else if build_line(&mut s, n, text, false) {
             } else if text == "WARNING: DATA RACE" {
                 s.race = vec![n];
                 s.race_location = None;
@@ -322,6 +289,67 @@ fn frame_location(file: &str, line: &str, cwd: Option<&str>) -> Location {
     }
 }
 
+/// A tab-indented line right after a compile error continues it (`\thave
+/// ()` / `\twant (int)`): it joins that error's block.
+fn continues_error(s: &mut Scan, n: usize, raw: &str) -> bool {
+    let continues = std::mem::take(&mut s.continues);
+    if !(continues && raw.starts_with('\t')) {
+        return false;
+    }
+    if let Some(e) = s.groups.last_mut().and_then(|g| g.errors.last_mut()) {
+        e.last = n;
+    }
+    s.continues = true;
+    true
+}
+
+/// A `# pkg` header or a `file.go:L:C: message` line under it, from plain
+/// stderr or from a go ≥ 1.24 `-json` `build-output` event (`json`: the
+/// raw line is a JSON record, not go's own line, so it is no headline).
+fn build_line(s: &mut Scan, n: usize, text: &str, json: bool) -> bool {
+    if let Some(c) = BUILD_HEADER.captures(text) {
+        s.groups.push(Group {
+            header: n,
+            package: c[1].to_string(),
+            tested: c.get(2).map_or(&c[1], |m| m.as_str()).to_string(),
+            errors: Vec::new(),
+            json,
+        });
+        return true;
+    }
+    let Some(c) = COMPILE_ERROR
+        .captures(text)
+        .filter(|c| !is_compiler_note(&c[4]))
+    else {
+        return false;
+    };
+    let location = Location {
+        file: c[1].into(),
+        line: c[2].parse().ok(),
+        column: c.get(3).and_then(|m| m.as_str().parse().ok()),
+    };
+    if s.groups.is_empty() {
+        // Errors with no `# pkg` above them (output cut at its head).
+        s.groups.push(Group {
+            header: 0,
+            package: String::new(),
+            tested: String::new(),
+            errors: Vec::new(),
+            json,
+        });
+    }
+    if let Some(g) = s.groups.last_mut() {
+        g.errors.push(CompileError {
+            line: n,
+            last: n,
+            location,
+            message: c[4].to_string(),
+        });
+    }
+    s.continues = true;
+    true
+}
+
 /// A cgo/C compiler warning or note under `# pkg`: not what stopped the build.
 fn is_compiler_note(message: &str) -> bool {
     message.starts_with("warning:") || message.starts_with("note:")
@@ -359,7 +387,7 @@ fn build_items(s: &mut Scan) -> (Vec<EvidenceItem>, bool) {
         if g.header > 0 {
             let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, &g.package);
             item.class = Some(status.into());
-            item.headline = Some(Span::line(g.header));
+            item.headline = (!g.json).then_some(Span::line(g.header));
             item.summary = Some(first.message.clone());
             item.location = Some(first.location.clone());
             item.block = Some(Span::new(g.header, last));
@@ -378,7 +406,7 @@ fn build_items(s: &mut Scan) -> (Vec<EvidenceItem>, bool) {
             }
             let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, id);
             item.class = Some(status.into());
-            item.headline = Some(Span::line(e.line));
+            item.headline = (!g.json).then_some(Span::line(e.line));
             item.summary = Some(e.message.clone());
             item.location = Some(loc.clone());
             item.block = Some(Span::new(e.line, e.last));
@@ -512,6 +540,9 @@ struct Event {
     test: Option<String>,
     #[serde(rename = "Output")]
     output: Option<String>,
+    /// go ≥ 1.24: on a package's `fail`, the build that failed.
+    #[serde(rename = "FailedBuild")]
+    failed_build: Option<String>,
 }
 
 fn json_event(s: &mut Scan, e: Event, n: usize, cwd: Option<&str>) {
@@ -565,6 +596,20 @@ fn json_event(s: &mut Scan, e: Event, n: usize, cwd: Option<&str>) {
                 finish_item(s, &mut item, &pkg);
                 s.found.items.push(item);
             }
+        }
+        ("build-output", _) => {
+            // go ≥ 1.24 puts the compiler's lines in JSON (`ImportPath`,
+            // no `Package`): read them as the plain lines they carry.
+            let out = e.output.as_deref().unwrap_or("").trim_end_matches('\n');
+            if !continues_error(s, n, out) {
+                build_line(s, n, out.trim_end(), true);
+            }
+        }
+        ("fail", None) if e.failed_build.is_some() => {
+            s.saw_package = true;
+            s.found.conclusion.push(Span::line(n));
+            *s.packages.entry("build failed").or_default() += 1;
+            s.not_built.push((n, e.package.clone(), "build failed"));
         }
         ("fail" | "pass" | "skip", None) => {
             // Tests of this package that logged output but passed: not items.
@@ -639,4 +684,42 @@ fn finish(mut s: Scan, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) 
         summary_seen,
     );
     (graph, receipt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::Exit;
+
+    /// go ≥ 1.24 reports build failures as `-json` events. Not captured
+    /// here (Debian's go is 1.19): the shapes are test2json's documented
+    /// `build-output` / `FailedBuild` records, reduced to one package.
+    #[test]
+    fn json_build_events_are_the_census() {
+        let lines = [
+            r##"{"ImportPath":"example.com/m/dep [example.com/m/dep.test]","Action":"build-output","Output":"# example.com/m/dep [example.com/m/dep.test]\n"}"##,
+            r##"{"ImportPath":"example.com/m/dep [example.com/m/dep.test]","Action":"build-output","Output":"dep/dep.go:3:27: not enough arguments in call to f\n"}"##,
+            r##"{"ImportPath":"example.com/m/dep [example.com/m/dep.test]","Action":"build-output","Output":"\thave ()\n"}"##,
+            r##"{"ImportPath":"example.com/m/dep [example.com/m/dep.test]","Action":"build-fail"}"##,
+            r##"{"Time":"2025-01-01T00:00:00Z","Action":"start","Package":"example.com/m/dep"}"##,
+            r##"{"Time":"2025-01-01T00:00:00Z","Action":"output","Package":"example.com/m/dep","Output":"FAIL\texample.com/m/dep [build failed]\n"}"##,
+            r##"{"Time":"2025-01-01T00:00:00Z","Action":"fail","Package":"example.com/m/dep","Elapsed":0,"FailedBuild":"example.com/m/dep [example.com/m/dep.test]"}"##,
+        ];
+        let bytes = format!("{}\n", lines.join("\n")).into_bytes();
+        let argv = vec!["go".into(), "test".into(), "-json".into(), "./...".into()];
+        let a = Artifact::from_stdout(bytes, Exit::Code(1), argv);
+        let (g, r) = GoTest.extract(&a);
+        let ids: Vec<&str> = g.census().map(|i| i.identity.as_str()).collect();
+        assert_eq!(ids, ["example.com/m/dep", "dep/dep.go:3:27"]);
+        let error = g.census().nth(1).unwrap();
+        assert_eq!(
+            error.summary.as_deref(),
+            Some("not enough arguments in call to f")
+        );
+        // A JSON record is not go's own line: the census line is built.
+        assert!(error.headline.is_none());
+        assert_eq!(error.block.map(|b| b.len()), Some(2));
+        assert_eq!(g.outcome, crate::evidence::Outcome::Error);
+        assert!(r.is_complete(), "{r:?}");
+    }
 }
