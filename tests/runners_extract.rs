@@ -578,6 +578,31 @@ const VITEST: Family = Family {
     by_argv: true,
 };
 
+/// A test file that does not parse never ran: it is a census item whose
+/// census line carries the parse error and where it is, not `FAIL <file>`.
+#[test]
+fn jest_syntax_error_is_the_census() {
+    let a = fixture::load(&root().join("jest/syntax-error")).unwrap();
+    let (g, _) = profile("jest/v1").extract(&a);
+    let item = g.census().next().unwrap();
+    assert_eq!(item.kind, ItemKind::SuiteNotRun);
+    assert_eq!(item.identity, "broken/receipt.check.js");
+    assert!(item.headline.is_none(), "the FAIL line is a status word");
+    assert!(
+        item.summary
+            .as_deref()
+            .unwrap()
+            .starts_with("SyntaxError: "),
+        "{:?}",
+        item.summary
+    );
+    let loc = item.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line, loc.column),
+        ("broken/receipt.check.js", Some(5), Some(52))
+    );
+}
+
 #[test]
 fn jest_fixtures() {
     assert!(check_family(&JEST) >= 8);

@@ -46,6 +46,10 @@ static TESTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^Tests:\s+(.+)$").expect("static pattern"));
 static SUITES: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^Test Suites:\s+(.+)$").expect("static pattern"));
+/// Babel's parse error as jest prints it: `SyntaxError: /abs/f.js: msg (5:52)`.
+static SYNTAX_AT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^SyntaxError: (\S+?): .* \((\d+):(\d+)\)$").expect("static pattern")
+});
 static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(Expected|Received|- Expected|\+ Received|- Snapshot|\+ Received|Snapshot name:|Cannot find module|>\s*\d+ \|)")
         .expect("static pattern")
@@ -110,6 +114,14 @@ impl Profile for Jest {
                     item.summary = Some(t.to_string());
                     item.class = Some(jestlike::class_of(t));
                     lines.push(n);
+                    // A file that does not parse: the error names where.
+                    if let Some(c) = SYNTAX_AT.captures(t) {
+                        item.location = Some(crate::evidence::Location {
+                            file: testrun::relative(&c[1], cwd),
+                            line: c[2].parse().ok(),
+                            column: c[3].parse().ok(),
+                        });
+                    }
                 } else if DECISIVE.is_match(text) {
                     lines.push(n);
                 } else if let Some(loc) = jestlike::project_frame(text, cwd)
