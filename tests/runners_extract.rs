@@ -603,6 +603,27 @@ fn jest_syntax_error_is_the_census() {
     );
 }
 
+/// vitest: a test file that does not parse (vite's Rollup parse failure)
+/// is a census item carrying the error and its `At file:` location.
+#[test]
+fn vitest_syntax_error_is_the_census() {
+    let a = fixture::load(&root().join("vitest/syntax-error")).unwrap();
+    let (g, _) = profile("vitest/v1").extract(&a);
+    let item = g.census().next().unwrap();
+    assert_eq!(item.kind, ItemKind::SuiteNotRun);
+    assert!(item.headline.is_none());
+    assert!(
+        item.summary.as_deref().unwrap().contains("Parse failure"),
+        "{:?}",
+        item.summary
+    );
+    let loc = item.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line, loc.column),
+        ("broken/receipt.check.js", Some(6), Some(52))
+    );
+}
+
 #[test]
 fn jest_fixtures() {
     assert!(check_family(&JEST) >= 8);
