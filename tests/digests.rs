@@ -160,14 +160,15 @@ fn digests_are_deterministic() {
 /// `(0.00s)`, `12:04:31`) with other digits of the same length: a rerun of
 /// the same tool on the same code.
 fn rerun(artifact: &Artifact) -> Artifact {
-    // A configured limit (`timeout of 200 ms`) is not a measurement: kept.
+    // A configured limit (jest's `timeout of 200 ms`, vitest's `timed out
+    // in 300ms`) is not a measurement: kept.
     // A clock time stands alone; `18:20:18:26` is a mypy span.
     let volatile = regex::bytes::Regex::new(
-        r"timeout of \d+ ?ms|\b\d+(\.\d+)?(ms| ms|s| s|sec| seconds)\b|(?m)(?:^|[^:\d])\d\d:\d\d:\d\d(?:[^:\d]|$)",
+        r"timeout of \d+ ?ms|timed out in \d+ ?ms|\b\d+(\.\d+)?(ms| ms|s| s|sec| seconds)\b|(?m)(?:^|[^:\d])\d\d:\d\d:\d\d(?:[^:\d]|$)",
     )
     .unwrap();
     let bytes = volatile.replace_all(artifact.bytes(), |c: &regex::bytes::Captures| {
-        if c[0].starts_with(b"timeout") {
+        if c[0].starts_with(b"timeout") || c[0].starts_with(b"timed out") {
             return c[0].to_vec();
         }
         c[0].iter()
@@ -239,6 +240,129 @@ fn truncated_failures_never_claim_completeness() {
                 text.contains("truncated") || text.contains("degraded"),
                 "{}: an incomplete census reads as complete:\n{text}",
                 name(&case)
+            );
+        }
+    }
+}
+
+/// A package or target that did not build explains every test that never
+/// ran: each compiler (or vet) error the truth file lists is in the digest
+/// (go's line verbatim, under the `# pkg` header go printed it with; a
+/// rustc error named by location and code with its message), before any
+/// failing test is named.
+#[test]
+fn build_errors_are_inline_verbatim_and_first() {
+    let mut checked = 0;
+    for case in cases() {
+        let Ok(truth) = std::fs::read(case.join("truth.json")) else {
+            continue;
+        };
+        let truth: serde_json::Value = serde_json::from_slice(&truth).unwrap();
+        let errors: Vec<&serde_json::Value> = truth["failures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["kind"] == "compile_error")
+            .collect();
+        if errors.is_empty() {
+            continue;
+        }
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (text, d) = digest(&artifact);
+        if d.output == Output::Raw {
+            continue;
+        }
+        checked += 1;
+        let lines: Vec<&str> = text.lines().collect();
+        let first_test = lines
+            .iter()
+            .position(|l| l.starts_with("[ctx] FAILED") || l.starts_with("--- FAIL"))
+            .unwrap_or(lines.len());
+        for e in errors {
+            let (id, message) = (e["id"].as_str().unwrap(), e["message"].as_str().unwrap());
+            // go's own line (`file.go:L:C: message`), or a census line that
+            // names the error and carries its message (rustc's header line
+            // holds no location).
+            let raw = format!("{id}: {message}");
+            let at = lines
+                .iter()
+                .position(|l| *l == raw || (l.contains(id) && l.contains(message)));
+            assert!(
+                at.is_some_and(|at| at < first_test),
+                "{}: {raw:?} not inline before the failing tests:\n{text}",
+                name(&case)
+            );
+            if let Some(pkg) = e["package"].as_str() {
+                let header = lines[..at.unwrap()]
+                    .iter()
+                    .rev()
+                    .find(|l| l.starts_with("# "));
+                assert!(
+                    header.is_some_and(|h| h.split(' ').nth(1) == Some(pkg)),
+                    "{}: {raw:?} is not under `# {pkg}`:\n{text}",
+                    name(&case)
+                );
+            }
+        }
+    }
+    assert!(checked >= 3, "only {checked} fixtures with compile errors");
+}
+
+/// A census line ctx writes itself carries what the reader needs to open
+/// the failure without a second call: the identity, the `file:line` the
+/// extractor found (unless the identity already says it), and the one-line
+/// reason when there is one.
+#[test]
+fn census_lines_carry_location_and_reason() {
+    let words = ["FAILED ", "NOT RUN ", "ERROR ", "BUILD FAILED "];
+    for case in cases() {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (text, d) = digest(&artifact);
+        let Some(trace) = &d.trace else { continue };
+        if d.output == Output::Raw {
+            continue;
+        }
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("[ctx] ") else {
+                continue;
+            };
+            let Some(rest) = words.iter().find_map(|w| rest.strip_prefix(w)) else {
+                continue;
+            };
+            // The items whose identity the line starts with (the longest
+            // such identity; a JUnit report may repeat one): one of them
+            // must be fully carried by the line.
+            let named: Vec<_> = trace
+                .graph
+                .census()
+                .filter(|i| {
+                    rest.strip_prefix(i.identity.as_str())
+                        .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+                })
+                .collect();
+            let Some(longest) = named.iter().map(|i| i.identity.len()).max() else {
+                continue;
+            };
+            let carried = named
+                .iter()
+                .filter(|i| i.identity.len() == longest)
+                .any(|item| {
+                    let at = item
+                        .location
+                        .as_ref()
+                        .and_then(|l| l.line.map(|n| format!("{}:{n}", l.file)));
+                    let summary = item.summary.as_deref().and_then(|s| s.lines().next());
+                    at.is_none_or(|at| line.contains(&at))
+                        && summary.is_none_or(|s| line.contains(s))
+                });
+            assert!(
+                carried,
+                "{}: {line:?} lacks the location or reason of {:?}",
+                name(&case),
+                named
+                    .iter()
+                    .map(|i| (&i.location, &i.summary))
+                    .collect::<Vec<_>>()
             );
         }
     }

@@ -152,8 +152,10 @@ fn check_case(f: &Family, dir: &Path) {
         assert_eq!(graph.outcome, Outcome::Passed, "{case}");
     }
     for item in graph.census() {
+        // Only where the output names no file at all (a `-q` test that
+        // returned `Err`) may an item have no location.
         assert!(
-            item.location.is_some(),
+            item.location.is_some() || item.identity.starts_with("[source unknown"),
             "{case}: {} has no location",
             item.identity
         );
@@ -161,9 +163,11 @@ fn check_case(f: &Family, dir: &Path) {
             item.detail.iter().map(|s| s.len()).sum::<usize>() <= 10,
             "{case}"
         );
+        // A compiler's `error[E0308]: …` header names the error by code and
+        // message; its location is on the next line.
         if let Some(h) = item
             .headline
-            .filter(|_| item.kind != ItemKind::BuildFailure)
+            .filter(|_| !matches!(item.kind, ItemKind::BuildFailure | ItemKind::Diagnostic))
         {
             // The headline names the item: its whole identity, or (cargo)
             // the test path of a line that sits under its target's banner.
@@ -309,30 +313,14 @@ fn pytest_outcomes() {
 
 // ---------------------------------------------------------------- cargo test
 
-/// The truth names a libtest target by its binary (`ledger`), read from
-/// cargo's `Running` lines of a second, JSON-format run. `cargo test -q`
-/// prints no `Running` line, so the profile names the target the way cargo's
-/// rerun hint does (`--lib` → `lib`, `--doc` → `Doc-tests`); `--test NAME`
-/// targets keep their name either way.
-fn cargo_id(case: &str, id: &str) -> String {
-    if !case.ends_with("quiet") {
-        return id.to_string();
-    }
-    match id.split_once(' ') {
-        Some(("Doc-tests", rest)) => match rest.split_once(' ') {
-            Some((_crate, test)) => format!("Doc-tests {test}"),
-            None => id.to_string(),
-        },
-        Some((target, test)) if target == "ledger" || target == "green" => format!("lib {test}"),
-        _ => id.to_string(),
-    }
-}
-
 const CARGO_TEST: Family = Family {
     dir: "cargo-test",
     version: "cargo_test/v1",
     sniffed: &["quiet", "should-panic", "backtrace"],
-    map_id: cargo_id,
+    // truth.py names each failure as the raw output supports it (see its
+    // docstring): the source from cargo's `Running` line, or with `-q` the
+    // test's own frame or `panicked at` file, else `[source unknown: …]`.
+    map_id: same,
     by_argv: true,
 };
 
@@ -351,8 +339,18 @@ fn cargo_test_build_failure_is_not_zero_failed() {
     let a = fixture::load(&root().join("cargo-test/build-failed")).unwrap();
     let (g, r) = profile("cargo_test/v1").extract(&a);
     assert_eq!(g.outcome, Outcome::Error);
-    let item = g.census().next().unwrap();
-    assert_eq!(item.identity, "broken (test \"accounts\")");
+    // Each rustc error is a census item of its own, before its target.
+    let ids: Vec<&str> = g.census().map(|i| i.identity.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "tests/accounts.rs:6:15 E0308",
+            "tests/accounts.rs:14:7 E0599",
+            "tests/accounts.rs:15:18 E0599",
+            "broken (test \"accounts\")"
+        ]
+    );
+    let item = g.census().last().unwrap();
     assert_eq!(item.class.as_deref(), Some("E0308"));
     let loc = item.location.as_ref().unwrap();
     assert_eq!(
@@ -367,7 +365,7 @@ fn cargo_test_panic_facts() {
     let a = fixture::load(&root().join("cargo-test/no-fail-fast")).unwrap();
     let (g, _) = profile("cargo_test/v1").extract(&a);
     let find = |id: &str| g.census().find(|i| i.identity == id).unwrap();
-    let it = find("integration totals_match");
+    let it = find("tests/integration.rs totals_match");
     let loc = it.location.as_ref().unwrap();
     assert_eq!(
         (loc.file.as_str(), loc.line),
@@ -375,12 +373,82 @@ fn cargo_test_panic_facts() {
     );
     assert_eq!(it.class.as_deref(), Some("assertion"));
     assert_eq!(
-        find("ledger tests::withdraw_exact_should_panic")
+        find("src/lib.rs tests::withdraw_exact_should_panic")
             .class
             .as_deref(),
         Some("should_panic")
     );
     assert_eq!(g.counts[0], ("failed".to_string(), 11));
+}
+
+/// Every census line names the test binary's source; in a workspace the
+/// package too; with `-q` the source comes from the output itself or is
+/// declared unknown; two tests of one name in two binaries stay apart.
+#[test]
+fn cargo_test_census_names_the_suite() {
+    let p = profile("cargo_test/v1");
+    let census = |case: &str| {
+        let a = fixture::load(&root().join("cargo-test").join(case)).unwrap();
+        let (g, _) = p.extract(&a);
+        g.census()
+            .map(|i| {
+                let loc = i.location.as_ref().map(|l| (l.file.clone(), l.line));
+                (i.identity.clone(), loc, i.summary.clone())
+            })
+            .collect::<Vec<_>>()
+    };
+    let ids = |case: &str| census(case).into_iter().map(|c| c.0).collect::<Vec<_>>();
+    let default = ids("suites");
+    for want in [
+        "arith src/lib.rs tests::same_name",
+        "arith tests/arith.rs same_name",
+        "arith tests/overflow.rs same_name",
+        "geom src/lib.rs tests::same_name",
+        "geom tests/arith.rs same_name",
+        "Doc-tests geom geom/src/lib.rs - area (line 5)",
+    ] {
+        assert!(
+            default.iter().any(|i| i == want),
+            "{want:?} in {default:#?}"
+        );
+    }
+    let mut unique = default.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), default.len(), "{default:#?}");
+    // A panic inside the standard library: the test's source is the address.
+    let all = census("suites");
+    let cap = all
+        .iter()
+        .find(|c| c.0 == "arith tests/arith.rs capacity")
+        .unwrap();
+    assert_eq!(cap.1, Some(("tests/arith.rs".to_string(), None)));
+    assert_eq!(cap.2.as_deref(), Some("capacity overflow"));
+    // A test that returns Err: its error is the reason.
+    let err = all.iter().find(|c| c.0.ends_with(" returns_err")).unwrap();
+    assert_eq!(err.2.as_deref(), Some("Error: \"div_round(1, 3) gave 0\""));
+
+    let quiet = ids("suites-quiet");
+    for want in [
+        "arith/tests/arith.rs same_name",
+        "geom/tests/arith.rs same_name",
+        "arith/tests/overflow.rs same_name",
+        "geom/src/lib.rs tests::same_name",
+        // panicked in a helper file: not the binary's source, so unknown
+        "[source unknown: -p arith --test arith] sum_is_even",
+        "[source unknown: -p arith --test arith] returns_err",
+        "Doc-tests arith/src/lib.rs - div_round (line 14)",
+    ] {
+        assert!(quiet.iter().any(|i| i == want), "{want:?} in {quiet:#?}");
+    }
+    // With a backtrace, the test's own frame names its file.
+    let traced = ids("suites-quiet-backtrace");
+    assert!(
+        traced
+            .iter()
+            .any(|i| i == "arith tests/arith.rs sum_is_even"),
+        "{traced:#?}"
+    );
 }
 
 // ---------------------------------------------------------------- go test
@@ -437,6 +505,61 @@ fn go_test_facts() {
     assert_eq!(it.location.as_ref().unwrap().line, Some(34));
 }
 
+/// Packages that did not build lead the census: each `# pkg` group (named
+/// by its header), each compiler or vet line (named `file:line:col`, with
+/// its package), then packages whose dependency did not build; a
+/// `[setup failed]` package keeps that class.
+#[test]
+fn go_test_build_failures_lead_the_census() {
+    let p = profile("go_test/v1");
+    let a = fixture::load(&root().join("go-test/build-mixed")).unwrap();
+    let (g, r) = p.extract(&a);
+    assert!(r.is_complete(), "{r:?}");
+    let census: Vec<_> = g.census().collect();
+    let first_test = census
+        .iter()
+        .position(|i| i.kind == ItemKind::FailingTest)
+        .unwrap();
+    assert!(
+        census[first_test..]
+            .iter()
+            .all(|i| i.kind == ItemKind::FailingTest),
+        "build items after a failing test"
+    );
+    let find = |id: &str| census.iter().find(|i| i.identity == id).unwrap();
+    let setup = find("example.com/mixed/setupbad");
+    assert_eq!(setup.kind, ItemKind::BuildFailure);
+    assert_eq!(setup.class.as_deref(), Some("setup failed"));
+    let dep = find("dep/dep.go:3:27");
+    assert_eq!(dep.kind, ItemKind::Diagnostic);
+    assert_eq!(
+        dep.fields.get("package").map(String::as_str),
+        Some("example.com/mixed/dep")
+    );
+    assert!(
+        dep.summary
+            .as_deref()
+            .unwrap()
+            .starts_with("cannot use \"seven\"")
+    );
+    // go continues a message on tab-indented lines: they are its detail.
+    let call = find("many/many.go:18:9");
+    assert_eq!(call.detail.iter().map(|s| s.len()).sum::<usize>(), 3);
+    assert_eq!(find("example.com/mixed/user1").kind, ItemKind::BuildFailure);
+    let vet = find("vetbad/vetbad.go:6:9");
+    assert!(
+        vet.summary
+            .as_deref()
+            .unwrap()
+            .contains("wrong type string")
+    );
+    assert_eq!(g.outcome, Outcome::Failed);
+    // Only a build failure: the run tested nothing.
+    let (g, _) = p.extract(&fixture::load(&root().join("go-test/vet-failed")).unwrap());
+    assert_eq!(g.outcome, Outcome::Error);
+    assert_eq!(g.census().count(), 2);
+}
+
 // ---------------------------------------------------------------- jest, vitest
 
 const JEST: Family = Family {
@@ -454,6 +577,52 @@ const VITEST: Family = Family {
     map_id: same,
     by_argv: true,
 };
+
+/// A test file that does not parse never ran: it is a census item whose
+/// census line carries the parse error and where it is, not `FAIL <file>`.
+#[test]
+fn jest_syntax_error_is_the_census() {
+    let a = fixture::load(&root().join("jest/syntax-error")).unwrap();
+    let (g, _) = profile("jest/v1").extract(&a);
+    let item = g.census().next().unwrap();
+    assert_eq!(item.kind, ItemKind::SuiteNotRun);
+    assert_eq!(item.identity, "broken/receipt.check.js");
+    assert!(item.headline.is_none(), "the FAIL line is a status word");
+    assert!(
+        item.summary
+            .as_deref()
+            .unwrap()
+            .starts_with("SyntaxError: "),
+        "{:?}",
+        item.summary
+    );
+    let loc = item.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line, loc.column),
+        ("broken/receipt.check.js", Some(5), Some(52))
+    );
+}
+
+/// vitest: a test file that does not parse (vite's Rollup parse failure)
+/// is a census item carrying the error and its `At file:` location.
+#[test]
+fn vitest_syntax_error_is_the_census() {
+    let a = fixture::load(&root().join("vitest/syntax-error")).unwrap();
+    let (g, _) = profile("vitest/v1").extract(&a);
+    let item = g.census().next().unwrap();
+    assert_eq!(item.kind, ItemKind::SuiteNotRun);
+    assert!(item.headline.is_none());
+    assert!(
+        item.summary.as_deref().unwrap().contains("Parse failure"),
+        "{:?}",
+        item.summary
+    );
+    let loc = item.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line, loc.column),
+        ("broken/receipt.check.js", Some(6), Some(52))
+    );
+}
 
 #[test]
 fn jest_fixtures() {
@@ -540,6 +709,27 @@ fn junit_fixtures() {
 #[test]
 fn junit_malformed() {
     check_malformed(&JUNIT);
+}
+
+/// A module pytest could not import is reported as `message="collection
+/// failure"`: the census carries the exception and the file instead.
+#[test]
+fn junit_collection_errors_carry_their_exception() {
+    let a = fixture::load(&root().join("junit/pytest-collection-error")).unwrap();
+    let (g, _) = profile("junit/v1").extract(&a);
+    let find = |id: &str| g.census().find(|i| i.identity == id).unwrap();
+    assert_eq!(
+        find("tests.test_missing_module").summary.as_deref(),
+        Some("ModuleNotFoundError: No module named 'shop_utils'")
+    );
+    let syntax = find("tests.test_syntax");
+    assert_eq!(
+        syntax.summary.as_deref(),
+        Some("SyntaxError: '[' was never closed")
+    );
+    let loc = syntax.location.as_ref().unwrap();
+    assert!(loc.file.ends_with("tests/test_syntax.py"), "{loc:?}");
+    assert_eq!(loc.line, Some(2));
 }
 
 #[test]

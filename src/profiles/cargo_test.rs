@@ -10,12 +10,14 @@
 //! `--no-fail-fast` run whose later targets drop out of the census, a run
 //! cut before its `test result:` line read as complete.
 //!
-//! **Typed facts.** `FailingTest` per failing test, identity `<target>
-//! <test path>`: the target is the test binary's name from cargo's
-//! `Running … (target/debug/deps/<name>-<hash>)` line, `Doc-tests <crate>`
-//! for doc tests; with `-q` cargo prints no `Running` line, so the target
-//! comes from its rerun hint (`lib` for `--lib`, `<name>` for `--test
-//! <name>`, `Doc-tests` for `--doc`). Nextest: `<binary-id> <test>` as
+//! **Typed facts.** `FailingTest` per failing test, identity `<suite>
+//! <test path>`: the suite is the test binary's source as cargo's `Running
+//! <source> (…)` line names it (`src/lib.rs`, `tests/arith.rs`), after the
+//! package when the rerun hint names one (a workspace), `Doc-tests <crate>`
+//! for doc tests; with `-q` cargo prints no `Running` line, so the suite
+//! comes from the test's own backtrace frame or a `panicked at` file that
+//! is the binary's own source, else it reads `[source unknown: <hint>]`.
+//! Nextest: `<binary-id> <test>` as
 //! nextest prints it. class = `assertion` / `panic` / `should_panic` /
 //! `timeout` / `signal`, summary = the panic message, location = `panicked
 //! at` (else the first backtrace frame in the project), headline = the
@@ -71,6 +73,7 @@ static COMPILE_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"^error(?:\[(E\d+)\
 static ARROW: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*--> ([^:]+):(\d+):(\d+)$"));
 static PANICKED: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:panicked at|did not panic as expected at) ([^\s:]+):(\d+):(\d+):?$"));
+static DOC_TEST_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S+) - .* \(line (\d+)\)$"));
 static FRAME_AT: LazyLock<Regex> = LazyLock::new(|| re(r"^at (\./)?([^\s:]+):(\d+):(\d+)$"));
 static NEXTEST_STATUS: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -91,17 +94,27 @@ struct Failure {
     status: String,
 }
 
-/// One `running N tests` section: its target, known now or from the hint.
+/// One `running N tests` section: its test binary, as far as the output
+/// names it.
+#[derive(Default)]
 struct Run {
+    /// The binary's name from the `Running` line (`arith`), or `Doc-tests <crate>`.
     target: Option<String>,
+    /// The binary's source from the `Running` line (`tests/arith.rs`, `src/lib.rs`).
+    source: Option<String>,
+    /// cargo's rerun hint after the section (`-p arith --test arith`, `--lib`, `--doc`).
+    hint: Option<String>,
     closed: bool,
+    /// Its `test result:` said FAILED: cargo prints a rerun hint for it.
+    failed: bool,
 }
 
 struct Scan {
     graph: EvidenceGraph,
     failures: Vec<Failure>,
     runs: Vec<Run>,
-    pending_target: Option<String>,
+    /// The last `Running` / `Doc-tests` line, waiting for its `running N tests`.
+    pending: Option<Run>,
     counts: Vec<(String, u64)>,
     announced: u64,
     compile_errors: Vec<(usize, Option<String>, String, Option<Location>)>,
@@ -152,7 +165,7 @@ impl Profile for CargoTest {
             graph: EvidenceGraph::empty(),
             failures: Vec::new(),
             runs: Vec::new(),
-            pending_target: None,
+            pending: None,
             counts: Vec::new(),
             announced: 0,
             compile_errors: Vec::new(),
@@ -214,16 +227,20 @@ impl Profile for CargoTest {
                 continue;
             }
             if let Some(c) = RUNNING.captures(text) {
-                s.pending_target = Some(c[2].to_string());
+                s.pending = Some(Run {
+                    target: Some(c[2].to_string()),
+                    source: Some(c[1].to_string()),
+                    ..Run::default()
+                });
             } else if let Some(c) = DOCTESTS.captures(text) {
-                s.pending_target = Some(format!("Doc-tests {}", &c[1]));
+                s.pending = Some(Run {
+                    target: Some(format!("Doc-tests {}", &c[1])),
+                    ..Run::default()
+                });
             } else if RUN_START.is_match(text) {
                 close_block(&mut s, &mut in_block, n);
-                let target = s.pending_target.take();
-                s.runs.push(Run {
-                    target,
-                    closed: false,
-                });
+                let run = s.pending.take().unwrap_or_default();
+                s.runs.push(run);
             } else if let Some(c) = TEST_LINE.captures(text) {
                 if &c[2] == "FAILED" {
                     let name = c[1].trim_end_matches(" - should panic").to_string();
@@ -241,6 +258,7 @@ impl Profile for CargoTest {
                 close_block(&mut s, &mut in_block, n);
                 if let Some(run) = s.runs.last_mut() {
                     run.closed = true;
+                    run.failed = text.starts_with("test result: FAILED");
                 }
                 s.graph.conclusion.push(Span::line(n));
                 for part in c[1].split("; ") {
@@ -254,14 +272,19 @@ impl Profile for CargoTest {
                 }
             } else if let Some(c) = RERUN.captures(text) {
                 s.graph.conclusion.push(Span::line(n));
-                let hint = &c[1];
-                let target = match hint.split_once(' ') {
-                    Some((_, name)) => name.to_string(),
-                    None if hint == "--doc" => "Doc-tests".to_string(),
-                    None => hint.trim_start_matches('-').to_string(),
+                // cargo prints the hint (stderr) after the section's result
+                // (stdout): by then the next section may have started. It
+                // belongs to the first failed section still without one.
+                let owner = match s
+                    .runs
+                    .iter()
+                    .position(|r| r.closed && r.failed && r.hint.is_none())
+                {
+                    Some(i) => Some(i),
+                    None => s.runs.iter().rposition(|r| r.hint.is_none()),
                 };
-                if let Some(run) = s.runs.last_mut().filter(|r| r.target.is_none()) {
-                    run.target = Some(target);
+                if let Some(run) = owner.and_then(|i| s.runs.get_mut(i)) {
+                    run.hint = Some(c[1].to_string());
                 }
             } else if let Some(c) = NOT_COMPILED.captures(text) {
                 close_block(&mut s, &mut in_block, n);
@@ -270,7 +293,9 @@ impl Profile for CargoTest {
                     Some(what) => format!("{} ({})", &c[1], what.as_str()),
                     None => c[1].to_string(),
                 };
-                s.announced += 1;
+                // The target, and each error cargo says stopped it.
+                let errors = c.get(3).and_then(|m| m.as_str().parse().ok());
+                s.announced += 1 + errors.unwrap_or(s.compile_errors.len() as u64);
                 build_failure(&mut s, id, n);
             } else if let Some(c) = COMPILE_ERROR.captures(text) {
                 if !text.starts_with("error: aborting")
@@ -288,7 +313,11 @@ impl Profile for CargoTest {
                 if let Some(last) = s.compile_errors.last_mut().filter(|e| e.3.is_none()) {
                     last.3 = Some(location(&c[1], &c[2], Some(&c[3])));
                 }
-            } else if in_block.is_none() && !text.is_empty() && !is_chrome(trimmed) {
+            } else if in_block.is_none()
+                && !text.is_empty()
+                && !is_chrome(trimmed)
+                && !is_listed_failure(&s, text)
+            {
                 unmatched += 1;
             }
         }
@@ -311,6 +340,37 @@ fn is_chrome(t: &str) -> bool {
         || t.chars()
             .all(|c| matches!(c, '.' | 'i' | 'F' | ' ' | '/' | '0'..='9'))
         || t.starts_with("    ")
+        || is_rustc_snippet(t)
+}
+
+/// The body of a rustc diagnostic (source snippet, labels, help and notes):
+/// the error's header and `-->` line carry its facts.
+fn is_rustc_snippet(t: &str) -> bool {
+    let gutter = t
+        .split_once(" |")
+        .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    gutter
+        || t == "|"
+        || t.starts_with("| ")
+        || t.starts_with("...")
+        || t.starts_with("= ")
+        || t.starts_with("-->")
+        || t.starts_with("::: ")
+        || t.starts_with("help:")
+        || t.starts_with("note:")
+        || t.starts_with("warning: ")
+        || t.starts_with("Some errors have detailed explanations")
+        || t.starts_with("For more information about")
+}
+
+/// libtest's closing `failures:` list: an indented name of a failure
+/// already seen in this section.
+fn is_listed_failure(s: &Scan, text: &str) -> bool {
+    let run = s.runs.len().saturating_sub(1);
+    text.starts_with("    ")
+        && s.failures
+            .iter()
+            .any(|f| f.run == run && f.name == text.trim_start())
 }
 
 fn add_count(counts: &mut Vec<(String, u64)>, word: &str, k: u64) {
@@ -352,8 +412,37 @@ fn close_block(s: &mut Scan, open: &mut Option<(usize, usize)>, next: usize) {
     }
 }
 
+/// A target that did not compile: each rustc error above its `could not
+/// compile` line is a census item of its own (`file:line:col code`, as the
+/// cargo build profile names them), so none can leave the digest unless
+/// the census itself is grouped, then the target's `BuildFailure`.
 fn build_failure(s: &mut Scan, id: String, n: usize) {
     let errors = std::mem::take(&mut s.compile_errors);
+    for (line, code, message, loc) in &errors {
+        let mut identity = match loc {
+            Some(l) => format!(
+                "{}:{}:{}",
+                l.file,
+                l.line.unwrap_or(0),
+                l.column.unwrap_or(0)
+            ),
+            None => message.clone(),
+        };
+        if let Some(code) = code {
+            identity.push(' ');
+            identity.push_str(code);
+        }
+        let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, identity);
+        item.class = Some(code.clone().unwrap_or_else(|| "error".into()));
+        item.summary = Some(message.clone());
+        item.location = loc.clone();
+        item.headline = Some(Span::line(*line));
+        let last = if loc.is_some() { line + 1 } else { *line };
+        item.detail = vec![Span::new(*line, last)];
+        item.block = Some(Span::new(*line, last));
+        item.fields.insert("target".into(), id.clone());
+        s.graph.items.push(item);
+    }
     let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, id);
     item.headline = Some(Span::line(n));
     let first = errors.first();
@@ -361,15 +450,7 @@ fn build_failure(s: &mut Scan, id: String, n: usize) {
     item.summary = first.map(|e| e.2.clone());
     item.location = first.and_then(|e| e.3.clone());
     item.block = Some(Span::new(first.map_or(n, |e| e.0), n));
-    let mut lines: Vec<usize> = Vec::new();
-    for e in &errors {
-        lines.push(e.0);
-        if e.3.is_some() {
-            lines.push(e.0 + 1);
-        }
-    }
-    lines.push(n);
-    item.detail = testrun::spans(&lines, 10);
+    item.detail = vec![Span::line(n)];
     item.fields
         .insert("errors".into(), errors.len().to_string());
     s.graph.items.push(item);

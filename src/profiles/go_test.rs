@@ -8,7 +8,8 @@
 //!
 //! **Unsafe loss.** A subtest named without its parent or its package
 //! (`TestX/case` exists in many packages), a `[build failed]` package left
-//! out because it printed no `--- FAIL` line, a package that failed without
+//! out because it printed no `--- FAIL` line, or reduced to that status
+//! word without the compiler lines that say why, a package that failed without
 //! a failing test (panic in init, TestMain, timeout) dropped, a run cut
 //! before its package lines read as complete.
 //!
@@ -22,8 +23,13 @@
 //! panic's first frame in the project; headline: none (every go line that
 //! names a test carries a duration); detail = messages, got/want, panic and
 //! race lines; block = `=== RUN` … `--- FAIL` and what follows it.
-//! `BuildFailure` per `FAIL <pkg> [build failed]`, with the compiler lines
-//! under `# <pkg>`; `SuiteNotRun` per `FAIL <pkg>` with no failing test.
+//! Build failures come first: a `BuildFailure` per `# <pkg>` group of
+//! compiler or vet lines (headline: that header), a `Diagnostic` per
+//! `file.go:L:C: message` line under it (identity `file.go:L:C`, headline:
+//! the line itself, field `package`, class `build failed` / `setup
+//! failed`), and a `BuildFailure` per `FAIL <pkg> [build failed]` that no
+//! group claims (its dependency did not build); `SuiteNotRun` per `FAIL
+//! <pkg>` with no failing test.
 //! Counts: `--- FAIL` / `--- PASS` / `--- SKIP` lines (json: events) and
 //! package lines; durations never.
 //!
@@ -44,6 +50,10 @@ use crate::normalize;
 use super::Profile;
 use super::testrun::{self, Facts};
 
+mod build;
+
+use build::{BUILD_HEADER, COMPILE_ERROR, Group, build_items, build_line, continues_error};
+
 pub struct GoTest;
 
 fn re(pattern: &str) -> Regex {
@@ -56,8 +66,6 @@ static RUN: LazyLock<Regex> = LazyLock::new(|| re(r"^=== (RUN|PAUSE|CONT|NAME)\s
 static PACKAGE: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(ok|FAIL|\?)\s+(\S+)\s*(\[[^\]]+\]|\(cached\)|[\d.]+s|)(?:\s.*)?$"));
 static MESSAGE: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+([\w.-]+\.go):(\d+): (.*)$"));
-static BUILD_HEADER: LazyLock<Regex> = LazyLock::new(|| re(r"^# (\S+)"));
-static COMPILE_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S+\.go):(\d+):(\d+): (.+)$"));
 static FRAME_FILE: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s+(/\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$"));
 
@@ -68,9 +76,13 @@ struct Scan {
     pending: Vec<EvidenceItem>,
     /// `=== RUN` line per test name, for the block of a failure in `-v`.
     run_lines: BTreeMap<String, usize>,
-    /// Compiler errors under `# pkg`, by package.
-    build: BTreeMap<String, Vec<(usize, Location, String)>>,
-    build_pkg: Option<String>,
+    /// `# pkg` groups of compiler (or vet) lines, in order.
+    groups: Vec<Group>,
+    /// The last line belonged to a compile error: a tab-indented line
+    /// continues it (`\thave ()` / `\twant (int)`).
+    continues: bool,
+    /// `FAIL <pkg> [build failed]` / `[setup failed]` lines: (line, package, status).
+    not_built: Vec<(usize, String, &'static str)>,
     /// Message lines of `-v` output, by the test whose `=== RUN` precedes them.
     buffered: BTreeMap<String, Vec<usize>>,
     current: Option<String>,
@@ -130,6 +142,9 @@ impl Profile for GoTest {
                 && let Ok(event) = serde_json::from_str::<Event>(text)
             {
                 open = None;
+                if event.action != "build-output" {
+                    s.continues = false;
+                }
                 json_event(&mut s, event, n, cwd);
                 continue;
             }
@@ -156,8 +171,16 @@ impl Profile for GoTest {
                 }
                 continue;
             }
-            let ends_block =
-                RUN.is_match(text) || text == "FAIL" || text == "PASS" || PACKAGE.is_match(text);
+            // Compiler output on stderr can land inside a failure's block.
+            let ends_block = RUN.is_match(text)
+                || text == "FAIL"
+                || text == "PASS"
+                || PACKAGE.is_match(text)
+                || BUILD_HEADER.is_match(text)
+                || COMPILE_ERROR.is_match(text);
+            if continues_error(&mut s, n, &raw) {
+                continue;
+            }
             if let Some(i) = open.filter(|_| !ends_block) {
                 if let Some(item) = s.pending.get_mut(i) {
                     if let Some(b) = item.block.as_mut() {
@@ -179,20 +202,7 @@ impl Profile for GoTest {
                 };
                 let pending = std::mem::take(&mut s.pending);
                 package(&mut s, status, &c[2], &c[3], n, pending);
-            } else if let Some(c) = BUILD_HEADER.captures(text) {
-                s.build_pkg = Some(c[1].to_string());
-            } else if let Some(c) = COMPILE_ERROR.captures(text) {
-                let (line, column) = (c[2].parse().ok(), c[3].parse().ok());
-                let loc = Location {
-                    file: c[1].into(),
-                    line,
-                    column,
-                };
-                let pkg = s.build_pkg.clone().unwrap_or_default();
-                s.build
-                    .entry(pkg)
-                    .or_default()
-                    .push((n, loc, c[4].to_string()));
+            } else if build_line(&mut s, n, text, false) {
             } else if text == "WARNING: DATA RACE" {
                 s.race = vec![n];
                 s.race_location = None;
@@ -286,21 +296,13 @@ fn package(
     s.current = None;
     if note == "[build failed]" || note == "[setup failed]" {
         *s.packages.entry("build failed").or_default() += 1;
-        let errors = s.build.remove(pkg).unwrap_or_default();
-        let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, pkg);
-        item.class = Some("build failed".into());
-        item.headline = Some(Span::line(n));
-        item.summary = errors.first().map(|e| e.2.clone());
-        item.location = errors
-            .first()
-            .map(|e| e.1.clone())
-            .or_else(|| Some(pkg_location(pkg)));
-        let first = errors.first().map_or(n, |e| e.0.saturating_sub(1).max(1));
-        item.block = Some(Span::new(first.min(n), n));
-        let mut lines: Vec<usize> = errors.iter().map(|e| e.0).collect();
-        lines.push(n);
-        item.detail = testrun::spans(&lines, 10);
-        s.found.items.push(item);
+        let status = if note == "[setup failed]" {
+            "setup failed"
+        } else {
+            "build failed"
+        };
+        // Its compiler lines may still come (stderr): items are made at the end.
+        s.not_built.push((n, pkg.to_string(), status));
         return;
     }
     *s.packages
@@ -372,6 +374,9 @@ struct Event {
     test: Option<String>,
     #[serde(rename = "Output")]
     output: Option<String>,
+    /// go ≥ 1.24: on a package's `fail`, the build that failed.
+    #[serde(rename = "FailedBuild")]
+    failed_build: Option<String>,
 }
 
 fn json_event(s: &mut Scan, e: Event, n: usize, cwd: Option<&str>) {
@@ -426,6 +431,20 @@ fn json_event(s: &mut Scan, e: Event, n: usize, cwd: Option<&str>) {
                 s.found.items.push(item);
             }
         }
+        ("build-output", _) => {
+            // go ≥ 1.24 puts the compiler's lines in JSON (`ImportPath`,
+            // no `Package`): read them as the plain lines they carry.
+            let out = e.output.as_deref().unwrap_or("").trim_end_matches('\n');
+            if !continues_error(s, n, out) {
+                build_line(s, n, out.trim_end(), true);
+            }
+        }
+        ("fail", None) if e.failed_build.is_some() => {
+            s.saw_package = true;
+            s.found.conclusion.push(Span::line(n));
+            *s.packages.entry("build failed").or_default() += 1;
+            s.not_built.push((n, e.package.clone(), "build failed"));
+        }
         ("fail" | "pass" | "skip", None) => {
             // Tests of this package that logged output but passed: not items.
             let prefix = format!("{}\u{0}", e.package);
@@ -457,7 +476,10 @@ fn finish(mut s: Scan, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) 
         finish_item(&s, &mut item, "");
         s.found.items.push(item);
     }
-    graph.items = s.found.items;
+    // What did not build comes first: it explains every test that never ran.
+    let (mut items, build_whole) = build_items(&mut s);
+    items.append(&mut s.found.items);
+    graph.items = items;
     graph.conclusion = s.found.conclusion;
     let [failed, passed, skipped] = s.counts;
     for (word, k) in [("failed", failed), ("passed", passed), ("skipped", skipped)] {
@@ -476,7 +498,7 @@ fn finish(mut s: Scan, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) 
             graph.counts.push((word.to_string(), *k));
         }
     }
-    let summary_seen = s.saw_package && !trailing;
+    let summary_seen = s.saw_package && !trailing && build_whole;
     let not_built = graph.items.iter().all(|i| i.kind != ItemKind::FailingTest)
         && graph.items.iter().any(|i| i.kind == ItemKind::BuildFailure);
     let facts = Facts {

@@ -46,6 +46,10 @@ static TESTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^Tests:\s+(.+)$").expect("static pattern"));
 static SUITES: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^Test Suites:\s+(.+)$").expect("static pattern"));
+/// Babel's parse error as jest prints it: `SyntaxError: /abs/f.js: msg (5:52)`.
+static SYNTAX_AT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^SyntaxError: (\S+?): .* \((\d+):(\d+)\)$").expect("static pattern")
+});
 static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(Expected|Received|- Expected|\+ Received|- Snapshot|\+ Received|Snapshot name:|Cannot find module|>\s*\d+ \|)")
         .expect("static pattern")
@@ -84,7 +88,7 @@ impl Profile for Jest {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();
         graph.tool = "jest".into();
-        let (mut file, mut file_line) = (String::new(), 0);
+        let mut file = String::new();
         let mut open: Option<(usize, Vec<usize>)> = None; // (item index, decisive lines)
         let mut repeats = false;
         let (mut tests_failed, mut suites_failed, mut summary_seen) = (0, 0, false);
@@ -110,6 +114,14 @@ impl Profile for Jest {
                     item.summary = Some(t.to_string());
                     item.class = Some(jestlike::class_of(t));
                     lines.push(n);
+                    // A file that does not parse: the error names where.
+                    if let Some(c) = SYNTAX_AT.captures(t) {
+                        item.location = Some(crate::evidence::Location {
+                            file: testrun::relative(&c[1], cwd),
+                            line: c[2].parse().ok(),
+                            column: c[3].parse().ok(),
+                        });
+                    }
                 } else if DECISIVE.is_match(text) {
                     lines.push(n);
                 } else if let Some(loc) = jestlike::project_frame(text, cwd)
@@ -122,7 +134,7 @@ impl Profile for Jest {
             }
             jestlike::close(&mut graph, &mut open);
             if let Some(c) = FILE_HEAD.captures(text) {
-                (file, file_line) = (c[2].to_string(), n);
+                file = c[2].to_string();
             } else if let Some(c) = TITLE.captures(text) {
                 let (kind, id) = if &c[1] == "Test suite failed to run" {
                     (ItemKind::SuiteNotRun, file.clone())
@@ -136,11 +148,11 @@ impl Profile for Jest {
                     continue;
                 }
                 let mut item = EvidenceItem::new(kind, Severity::Error, id);
-                // The `●` line names the test but not its file; a file that
-                // did not run is named by its `FAIL <file>` line.
-                if kind == ItemKind::SuiteNotRun {
-                    item.headline = Some(Span::line(file_line.max(1)));
-                } else {
+                // The `●` line names the test but not its file. A file that
+                // did not run has no headline: its `FAIL <file>` line is a
+                // status word, and the census line must carry the reason
+                // (the import or syntax error) with it.
+                if kind != ItemKind::SuiteNotRun {
                     item.headline = Some(Span::line(n));
                     item.fields.insert("test".into(), c[1].to_string());
                 }

@@ -15,7 +15,9 @@ use super::testrun;
 
 /// `at fn (file:line:col)`, `at file:line:col`, vitest's `❯ file:line:col`.
 static FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:at (?:.*? \()?|❯ (?:\S+ )?)([^()\s]+?):(\d+):(\d+)\)?$")
+    // `at f (file:L:C)`, vitest's `❯ f file:L:C`, and vite/Rollup's parse
+    // failure `At file: /abs/file:L:C` (a test file that does not parse).
+    Regex::new(r"^\s*(?:at (?:.*? \()?|❯ (?:\S+ )?|At file: )([^()\s]+?):(\d+):(\d+)\)?$")
         .expect("static pattern")
 });
 

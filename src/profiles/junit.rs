@@ -41,6 +41,14 @@ use super::testrun::{self, Facts};
 pub struct Junit;
 
 /// A `path:line` a traceback names: `tests/x.py:7: Error`, `(src/a.js:15:39)`.
+/// Python's own frame and syntax-error form: `File "/abs/x.py", line 2`.
+static PY_FILE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"File "([^"]+\.py)", line (\d+)"#).expect("static pattern"));
+/// pytest's exception line in a report's text: `E   KeyError: 'medium'`.
+static PY_EXCEPTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*)$")
+        .expect("static pattern")
+});
 static FRAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"([\w./@-]+\.(?:py|js|ts|jsx|tsx|mjs|java|kt|go|rs|rb|cs)):(\d+)")
         .expect("static pattern")
@@ -216,13 +224,30 @@ fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> Evidenc
         ItemKind::TestError
     };
     let mut it = EvidenceItem::new(kind, Severity::Error, identity);
+    // jest-junit opens the text with the `● <title>` heading (`● Test
+    // suite failed to run`): a status, not the reason that follows it.
     let first_text = c
         .text
         .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty())
+        .find(|l| !l.is_empty() && !l.starts_with("● "))
         .map(String::from);
-    it.summary = c.message.clone().or(first_text);
+    // pytest writes `message="collection failure"` for a module that could
+    // not be imported: a status word. The exception it ends with is the reason.
+    let exception = c
+        .text
+        .lines()
+        .rev()
+        .find_map(|l| PY_EXCEPTION.captures(l.trim_end()))
+        .map(|m| m[1].to_string());
+    let generic = c
+        .message
+        .as_deref()
+        .is_none_or(|m| m.is_empty() || m == "collection failure");
+    it.summary = match (generic, exception) {
+        (true, Some(e)) => Some(e),
+        _ => c.message.clone().filter(|m| !m.is_empty()).or(first_text),
+    };
     it.class = c
         .class
         .clone()
@@ -235,11 +260,23 @@ fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> Evidenc
         })
         .filter_map(|l| FRAME.captures(l))
         .map(|m| (testrun::relative(&m[1], cwd), m[2].parse().ok()))
-        .rfind(|(f, _)| !f.starts_with('/'));
+        .rfind(|(f, _)| !f.starts_with('/'))
+        .or_else(|| {
+            // A syntax error names its file only as `File "…", line N`.
+            c.text
+                .lines()
+                .filter(|l| !l.contains("site-packages") && !l.contains("/lib/python"))
+                .rev()
+                .find_map(|l| PY_FILE.captures(l))
+                .map(|m| (testrun::relative(&m[1], cwd), m[2].parse().ok()))
+        });
     it.location = Some(match (&c.file, frame) {
-        (Some(file), _) => Location {
+        // The report names the file; a stack frame in that file has the line.
+        (Some(file), frame) => Location {
             file: file.clone(),
-            line: c.line,
+            line: c
+                .line
+                .or(frame.filter(|(f, _)| f == file).and_then(|(_, l)| l)),
             column: None,
         },
         (None, Some((file, line))) => Location {

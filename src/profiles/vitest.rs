@@ -14,8 +14,9 @@
 //! `SuiteNotRun` per ` FAIL  <file> [ … ]` of "Failed Suites", identity =
 //! the file. class = `assertion` / `timeout` / `module not found` / an
 //! error class; summary = the error line under it; location = the first
-//! `❯ file:line:col` outside node_modules; headline = the `FAIL` line (no
-//! duration); detail = the error line, `- Expected` / `+ Received` lines,
+//! `❯ file:line:col` outside node_modules; headline: none (the `FAIL`
+//! line holds neither the location nor the reason the census line must
+//! carry); detail = the error line, `- Expected` / `+ Received` lines,
 //! the location line; block = up to the `⎯⎯[i/n]⎯` rule. Counts from the
 //! `Tests` line (`Test Files` failures too); the wall-clock `Start at` and
 //! `Duration` lines are never facts.
@@ -100,7 +101,9 @@ impl Profile for Vitest {
                 }
                 let file = id.split(" > ").next().unwrap_or(&id).to_string();
                 let mut item = EvidenceItem::new(kind, Severity::Error, id);
-                item.headline = Some(Span::line(n));
+                // No headline: the `FAIL` line names the test (or, under
+                // "Failed Suites", only the file) but not where it failed
+                // nor why; the census line is built so that it carries both.
                 item.block = Some(Span::line(n));
                 item.location = Some(Location {
                     file,

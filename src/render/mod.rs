@@ -181,8 +181,10 @@ fn census_line(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem) {
         },
     };
     let mut line = format!("{CTX_PREFIX} {word} {}", item.identity);
+    // The location is printed unless the identity already holds all of it:
+    // `tests/a.py::t` names the file but not the line the reader opens.
     if let Some(loc) = &item.location
-        && !item.identity.contains(&loc.file)
+        && !item.identity.contains(&location(loc))
     {
         line.push_str(&format!(" ({})", location(loc)));
     }

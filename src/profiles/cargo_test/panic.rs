@@ -1,11 +1,47 @@
 //! What a failing test's `---- t stdout ----` block says: where it
 //! panicked, with what message and class, and which lines show it.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::{FRAME_AT, PANICKED, location};
 use crate::artifact::{Artifact, Span};
 use crate::evidence::EvidenceItem;
 use crate::normalize;
 use crate::profiles::testrun;
+
+/// A backtrace frame's function: `   4: arith::tests::same_name`.
+static FRAME_FN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d+: \w+::(.+)$").expect("static pattern"));
+
+/// The file of the test function's own backtrace frame (`<crate>::<test
+/// path>` followed by `at ./FILE:L:C`), as the frame names it.
+pub(super) fn own_frame(artifact: &Artifact, block: Span, test: &str) -> Option<String> {
+    let mut previous_is_test = false;
+    for n in block.first..=block.last {
+        let raw = normalize::line(artifact.line(n));
+        let t = raw.trim();
+        if previous_is_test
+            && let Some(c) = FRAME_AT.captures(t)
+            && !c[2].starts_with('/')
+        {
+            return Some(c[2].to_string());
+        }
+        previous_is_test = FRAME_FN.captures(t).is_some_and(|c| &c[1] == test);
+    }
+    None
+}
+
+/// The file of the block's `panicked at FILE:L:C` line.
+pub(super) fn panicked_file(artifact: &Artifact, block: Span) -> Option<String> {
+    (block.first..=block.last).find_map(|n| {
+        let raw = normalize::line(artifact.line(n));
+        PANICKED
+            .captures(raw.trim())
+            .map(|c| c[1].trim_start_matches("./").to_string())
+    })
+}
 
 /// Panic facts from a failure's block: location, class, message, detail.
 pub(super) fn read_block(artifact: &Artifact, item: &mut EvidenceItem, block: Span) {
@@ -46,6 +82,13 @@ pub(super) fn read_block(artifact: &Artifact, item: &mut EvidenceItem, block: Sp
                     item.class = Some("should_panic".into());
                 }
             }
+            continue;
+        }
+        // A test returning `Err` prints the error and no panic.
+        if item.summary.is_none() && t.starts_with("Error: ") {
+            detail.push(n);
+            item.summary = Some(t.to_string());
+            item.class.get_or_insert_with(|| "error returned".into());
             continue;
         }
         if let Some(c) = FRAME_AT.captures(t) {
