@@ -75,6 +75,8 @@ pub(super) fn finish(
         summary_seen,
         interrupted: false,
         not_run: build_failures > 0 && failures.is_empty(),
+        announced,
+        crashed: false,
     };
     graph.outcome = testrun::outcome(artifact.exit, facts);
     let announced = (summary_seen || announced > 0).then_some(announced);
