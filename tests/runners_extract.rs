@@ -167,9 +167,15 @@ fn check_case(f: &Family, dir: &Path) {
         );
         if let Some(h) = item
             .headline
-            // A build failure or a run that broke is shown by its decisive
-            // line (`pytest: error: …`), which need not repeat the label.
-            .filter(|_| !matches!(item.kind, ItemKind::BuildFailure | ItemKind::SuiteNotRun))
+            // A build failure, a compile error (`error[E0308]: …` over its
+            // `--> file:line:col`) or a run that broke (`pytest: error: …`)
+            // is shown by its decisive line, which need not repeat the label.
+            .filter(|_| {
+                !matches!(
+                    item.kind,
+                    ItemKind::BuildFailure | ItemKind::SuiteNotRun | ItemKind::Diagnostic
+                )
+            })
         {
             // The headline names the item: its whole identity, or (cargo)
             // the test path of a line that sits under its target's banner.
@@ -464,6 +470,28 @@ fn cargo_test_build_failure_is_not_zero_failed() {
         ("tests/accounts.rs", Some(6))
     );
     assert!(r.is_complete(), "{r:?}");
+}
+
+/// 38 mismatched types in one test target: 38 census items beside the
+/// target, none folded into another's detail, and cargo's own count
+/// ("due to 38 previous errors") agrees with what was parsed.
+#[test]
+fn cargo_test_every_compile_error_is_an_identity() {
+    let a = fixture::load(&root().join("cargo-test/build-failed-many")).unwrap();
+    let (g, r) = profile("cargo_test/v1").extract(&a);
+    let errors: Vec<_> = g
+        .census()
+        .filter(|i| i.kind == ItemKind::Diagnostic)
+        .collect();
+    assert_eq!(errors.len(), 38);
+    assert_eq!(errors[0].identity, "tests/conversions.rs:8:23 E0308");
+    assert_eq!(errors[37].identity, "tests/conversions.rs:230:22 E0308");
+    assert!(errors.iter().all(
+        |e| e.fields.get("target").map(String::as_str) == Some("units (test \"conversions\")")
+    ));
+    assert_eq!(r.items_announced, Some(39));
+    assert!(r.is_complete(), "{r:?}");
+    assert_eq!(g.outcome, Outcome::Error);
 }
 
 #[test]

@@ -162,6 +162,9 @@ impl Profile for CargoTest {
         s.graph.tool = "cargo test".into();
         let mut in_block: Option<(usize, usize)> = None; // (failure index, first line)
         let mut unmatched = 0usize;
+        // Inside rustc's rendering of a compile error (snippet, labels,
+        // notes): recognised lines, facts already taken from its head.
+        let mut in_diagnostic = false;
         for n in 1..=artifact.line_count() {
             let raw = normalize::line(artifact.line(n));
             let text = raw.trim_end();
@@ -218,6 +221,7 @@ impl Profile for CargoTest {
             } else if let Some(c) = DOCTESTS.captures(text) {
                 s.pending_target = Some(format!("Doc-tests {}", &c[1]));
             } else if RUN_START.is_match(text) {
+                in_diagnostic = false;
                 close_block(&mut s, &mut in_block, n);
                 let target = s.pending_target.take();
                 s.runs.push(Run {
@@ -264,19 +268,22 @@ impl Profile for CargoTest {
                     run.target = Some(target);
                 }
             } else if let Some(c) = NOT_COMPILED.captures(text) {
+                in_diagnostic = false;
                 close_block(&mut s, &mut in_block, n);
                 s.graph.conclusion.push(Span::line(n));
                 let id = match c.get(2) {
                     Some(what) => format!("{} ({})", &c[1], what.as_str()),
                     None => c[1].to_string(),
                 };
-                s.announced += 1;
+                // The target, and each error cargo says it printed.
+                s.announced += 1 + c.get(3).and_then(|m| m.as_str().parse().ok()).unwrap_or(0);
                 build_failure(&mut s, id, n);
             } else if let Some(c) = COMPILE_ERROR.captures(text) {
                 if !text.starts_with("error: aborting")
                     && !text.ends_with(" targets failed:")
                     && text != "error: test run failed"
                 {
+                    in_diagnostic = true;
                     s.compile_errors.push((
                         n,
                         c.get(1).map(|m| m.as_str().to_string()),
@@ -288,7 +295,11 @@ impl Profile for CargoTest {
                 if let Some(last) = s.compile_errors.last_mut().filter(|e| e.3.is_none()) {
                     last.3 = Some(location(&c[1], &c[2], Some(&c[3])));
                 }
-            } else if in_block.is_none() && !text.is_empty() && !is_chrome(trimmed) {
+            } else if in_block.is_none()
+                && !in_diagnostic
+                && !text.is_empty()
+                && !is_chrome(trimmed)
+            {
                 unmatched += 1;
             }
         }
@@ -352,27 +363,49 @@ fn close_block(s: &mut Scan, open: &mut Option<(usize, usize)>, next: usize) {
     }
 }
 
+/// A target that did not compile: one item for the target (named as cargo
+/// names it, at its first error), and one census item per compile error,
+/// because every error diagnostic is required (invariant 4): a target with
+/// 38 errors is 38 identities, never one item whose detail shows five.
 fn build_failure(s: &mut Scan, id: String, n: usize) {
     let errors = std::mem::take(&mut s.compile_errors);
-    let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, id);
+    let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, id.clone());
     item.headline = Some(Span::line(n));
     let first = errors.first();
     item.class = first.and_then(|e| e.1.clone()).or(Some("build".into()));
     item.summary = first.map(|e| e.2.clone());
     item.location = first.and_then(|e| e.3.clone());
     item.block = Some(Span::new(first.map_or(n, |e| e.0), n));
-    let mut lines: Vec<usize> = Vec::new();
-    for e in &errors {
-        lines.push(e.0);
-        if e.3.is_some() {
-            lines.push(e.0 + 1);
-        }
-    }
-    lines.push(n);
-    item.detail = testrun::spans(&lines, 10);
+    item.detail = vec![Span::line(n)];
     item.fields
         .insert("errors".into(), errors.len().to_string());
     s.graph.items.push(item);
+    for (k, e) in errors.iter().enumerate() {
+        let (line, code, message, location) = e;
+        let identity = match (location, code) {
+            (Some(l), Some(code)) => format!("{}:{}:{} {code}", l.file, opt(l.line), opt(l.column)),
+            (Some(l), None) => format!("{}:{}:{}", l.file, opt(l.line), opt(l.column)),
+            (None, _) => message.clone(),
+        };
+        let mut d = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, identity);
+        d.class = code.clone();
+        d.summary = Some(message.clone());
+        d.location = location.clone();
+        d.headline = Some(Span::line(*line));
+        let end = errors.get(k + 1).map_or(n, |next| next.0) - 1;
+        d.block = Some(Span::new(*line, end.max(*line)));
+        let mut lines = vec![*line];
+        if location.is_some() {
+            lines.push(line + 1);
+        }
+        d.detail = testrun::spans(&lines, 10);
+        d.fields.insert("target".into(), id.clone());
+        s.graph.items.push(d);
+    }
+}
+
+fn opt(n: Option<u32>) -> String {
+    n.map_or_else(String::new, |n| n.to_string())
 }
 
 fn location(file: &str, line: &str, col: Option<&str>) -> Location {

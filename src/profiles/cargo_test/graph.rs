@@ -22,7 +22,12 @@ pub(super) fn finish(
         summary_seen,
         ..
     } = s;
-    let build_failures = graph.items.len();
+    let build_failures = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::BuildFailure)
+        .count();
+    let compile_errors = graph.items.len() - build_failures;
     let mut items = Vec::new();
     for f in &failures {
         let target = runs.get(f.run).and_then(|r| r.target.as_deref());
@@ -58,7 +63,8 @@ pub(super) fn finish(
         item.class.get_or_insert_with(|| "failed".into());
         items.push(item);
     }
-    let blocks = items.iter().filter(|i| i.block.is_some()).count() + build_failures;
+    let blocks =
+        items.iter().filter(|i| i.block.is_some()).count() + build_failures + compile_errors;
     graph.items.extend(items);
 
     let runs_closed = !runs.is_empty() && runs.iter().all(|r| r.closed);
