@@ -135,3 +135,43 @@ fn pytest_internalerror_digest_without_exit_status() {
         );
     }
 }
+
+/// A run whose outcome is not green and where no item at all was parsed
+/// (a cut log, a crash the profile has no words for) keeps the head, the
+/// decisive lines and the tail of its output: never counts alone.
+#[test]
+fn not_green_without_census_keeps_raw_lines() {
+    let mut wrong = Vec::new();
+    for dir in cases() {
+        let full = fixture::load(&dir).unwrap();
+        let (profile, _) = classify::choose(&full, None).unwrap();
+        if profile.family() == "text" || full.line_count() < 6 {
+            continue;
+        }
+        for keep in [full.line_count() / 2, full.line_count()] {
+            let a = unknown(&full, keep);
+            let d = pipeline::digest(&a, &Known(ArchiveKey([7; 32])), &Options::default()).unwrap();
+            let Some(trace) = &d.trace else { continue };
+            if d.output == Output::Raw
+                || green(trace.graph.outcome)
+                || !trace.graph.items.is_empty()
+            {
+                continue;
+            }
+            let raw_lines = trace
+                .plan
+                .blocks
+                .iter()
+                .any(|b| matches!(b, ctx::plan::Block::Raw(_)));
+            if !raw_lines {
+                wrong.push(format!(
+                    "{} cut at {keep}: {:?} with counts only ({:?})",
+                    dir.display(),
+                    trace.graph.outcome,
+                    trace.plan.rung
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
