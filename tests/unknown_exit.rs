@@ -175,3 +175,36 @@ fn not_green_without_census_keeps_raw_lines() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The other side: a clean run whose report is complete stays green
+/// without its exit status (test runners always print a summary; cargo
+/// prints `Finished` only on success).
+#[test]
+fn clean_complete_runs_stay_green_without_exit_status() {
+    let runners = ["pytest", "cargo_test", "go_test", "jest", "vitest", "junit"];
+    let mut checked = Vec::new();
+    for dir in cases() {
+        let full = fixture::load(&dir).unwrap();
+        let (profile, _) = classify::choose(&full, None).unwrap();
+        let (known, _) = profile.extract(&full);
+        let clean = full.exit == Exit::Code(0) && known.census().next().is_none();
+        let family = profile.family();
+        if !clean || !(runners.contains(&family) || family == "cargo_build") {
+            continue;
+        }
+        let (graph, _) = profile.extract(&unknown(&full, full.line_count()));
+        assert!(
+            green(graph.outcome),
+            "{}: a clean run reads {:?} without its exit status",
+            dir.display(),
+            graph.outcome
+        );
+        checked.push(family);
+    }
+    for family in runners.iter().chain(&["cargo_build"]) {
+        assert!(
+            checked.contains(family),
+            "no clean {family} fixture: {checked:?}"
+        );
+    }
+}
