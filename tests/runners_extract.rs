@@ -24,8 +24,9 @@ struct Truth {
 #[derive(Deserialize)]
 struct TruthFailure {
     id: String,
-    /// `session`: the runner itself broke (pytest INTERNALERROR, usage
-    /// error, crash), so the report is partial by nature.
+    /// `session` (pytest INTERNALERROR, usage error, crash) or `crashed`
+    /// (a test binary killed by a signal): the runner broke, so the report
+    /// is partial by nature.
     #[serde(default)]
     kind: Option<String>,
 }
@@ -190,7 +191,7 @@ fn check_case(f: &Family, dir: &Path) {
     let broke = truth
         .failures
         .iter()
-        .any(|f| f.kind.as_deref() == Some("session"));
+        .any(|f| matches!(f.kind.as_deref(), Some("session" | "crashed")));
     if !artifact.truncated
         && !broke
         && receipt
@@ -492,6 +493,25 @@ fn cargo_test_every_compile_error_is_an_identity() {
     assert_eq!(r.items_announced, Some(39));
     assert!(r.is_complete(), "{r:?}");
     assert_eq!(g.outcome, Outcome::Error);
+}
+
+/// A test binary killed by SIGABRT: a census item named by its target, and
+/// ERROR with or without the exit status (the tests it ran have no verdict).
+#[test]
+fn cargo_test_killed_binary_is_an_error() {
+    let mut a = fixture::load(&root().join("cargo-test/crashed")).unwrap();
+    for exit in [a.exit, Exit::Unknown] {
+        a.exit = exit;
+        let (g, _) = profile("cargo_test/v1").extract(&a);
+        assert_eq!(g.outcome, Outcome::Error, "{exit:?}");
+        let it = g.census().next().unwrap();
+        assert_eq!(it.identity, "crashy");
+        assert_eq!(it.class.as_deref(), Some("signal"));
+        assert_eq!(
+            it.summary.as_deref(),
+            Some("signal: 6, SIGABRT: process abort signal")
+        );
+    }
 }
 
 #[test]

@@ -69,6 +69,11 @@ static NOT_COMPILED: LazyLock<Regex> = LazyLock::new(|| {
 });
 static COMPILE_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"^error(?:\[(E\d+)\])?: (.+)$"));
 static ARROW: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*--> ([^:]+):(\d+):(\d+)$"));
+/// cargo's note that a test binary died of a signal (abort, segfault):
+/// `process didn't exit successfully: `…` (signal: 6, SIGABRT: …)`.
+static KILLED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^\s*process didn't exit successfully: `.+` \((signal: \d+(?:, [^)]*)?)\)$")
+});
 static PANICKED: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:panicked at|did not panic as expected at) ([^\s:]+):(\d+):(\d+):?$"));
 static FRAME_AT: LazyLock<Regex> = LazyLock::new(|| re(r"^at (\./)?([^\s:]+):(\d+):(\d+)$"));
@@ -107,6 +112,8 @@ struct Scan {
     compile_errors: Vec<(usize, Option<String>, String, Option<Location>)>,
     nextest: bool,
     summary_seen: bool,
+    /// A test binary died of a signal: the run broke.
+    crashed: bool,
 }
 
 impl Profile for CargoTest {
@@ -158,6 +165,7 @@ impl Profile for CargoTest {
             compile_errors: Vec::new(),
             nextest: false,
             summary_seen: false,
+            crashed: false,
         };
         s.graph.tool = "cargo test".into();
         let mut in_block: Option<(usize, usize)> = None; // (failure index, first line)
@@ -256,6 +264,10 @@ impl Profile for CargoTest {
                         add_count(&mut s.counts, word, k);
                     }
                 }
+            } else if let Some(c) = KILLED.captures(text) {
+                close_block(&mut s, &mut in_block, n);
+                s.graph.conclusion.push(Span::line(n));
+                killed(&mut s, n, &c[1]);
             } else if let Some(c) = RERUN.captures(text) {
                 s.graph.conclusion.push(Span::line(n));
                 let hint = &c[1];
@@ -406,6 +418,33 @@ fn build_failure(s: &mut Scan, id: String, n: usize) {
 
 fn opt(n: Option<u32>) -> String {
     n.map_or_else(String::new, |n| n.to_string())
+}
+
+/// A test binary killed by a signal before its `test result:` line: a
+/// census item named by the target (the tests it was running have no
+/// verdict), so the run reads ERROR and the line stays in the digest.
+fn killed(s: &mut Scan, n: usize, signal: &str) {
+    let target = s
+        .runs
+        .last()
+        .filter(|r| !r.closed)
+        .and_then(|r| r.target.clone())
+        .unwrap_or_else(|| "test binary".into());
+    let mut item = EvidenceItem::new(ItemKind::SuiteNotRun, Severity::Error, target.clone());
+    item.class = Some("signal".into());
+    item.summary = Some(signal.to_string());
+    item.headline = Some(Span::line(n));
+    item.block = Some(Span::line(n));
+    item.detail = vec![Span::line(n)];
+    item.location = Some(Location {
+        file: target.clone(),
+        line: None,
+        column: None,
+    });
+    item.fields.insert("target".into(), target);
+    s.crashed = true;
+    s.announced += 1;
+    s.graph.items.push(item);
 }
 
 fn location(file: &str, line: &str, col: Option<&str>) -> Location {

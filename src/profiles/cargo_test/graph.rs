@@ -4,7 +4,9 @@
 use super::Scan;
 use super::panic::read_block;
 use crate::artifact::{Artifact, Span};
-use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
+use crate::evidence::{
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Precision, Severity,
+};
 use crate::profiles::testrun::{self, Facts};
 
 pub(super) fn finish(
@@ -20,6 +22,7 @@ pub(super) fn finish(
         announced,
         nextest,
         summary_seen,
+        crashed,
         ..
     } = s;
     let build_failures = graph
@@ -27,7 +30,12 @@ pub(super) fn finish(
         .iter()
         .filter(|i| i.kind == ItemKind::BuildFailure)
         .count();
-    let compile_errors = graph.items.len() - build_failures;
+    let crashes = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::SuiteNotRun)
+        .count();
+    let compile_errors = graph.items.len() - build_failures - crashes;
     let mut items = Vec::new();
     for f in &failures {
         let target = runs.get(f.run).and_then(|r| r.target.as_deref());
@@ -63,8 +71,10 @@ pub(super) fn finish(
         item.class.get_or_insert_with(|| "failed".into());
         items.push(item);
     }
-    let blocks =
-        items.iter().filter(|i| i.block.is_some()).count() + build_failures + compile_errors;
+    let blocks = items.iter().filter(|i| i.block.is_some()).count()
+        + build_failures
+        + compile_errors
+        + crashes;
     graph.items.extend(items);
 
     let runs_closed = !runs.is_empty() && runs.iter().all(|r| r.closed);
@@ -82,11 +92,11 @@ pub(super) fn finish(
         interrupted: false,
         not_run: build_failures > 0 && failures.is_empty(),
         announced,
-        crashed: false,
+        crashed,
     };
     graph.outcome = testrun::outcome(artifact.exit, facts);
     let announced = (summary_seen || announced > 0).then_some(announced);
-    let receipt = testrun::receipt(
+    let mut receipt = testrun::receipt(
         artifact,
         graph.items.len(),
         announced,
@@ -94,6 +104,12 @@ pub(super) fn finish(
         unmatched,
         summary_seen,
     );
+    if crashed && !summary_seen {
+        // Not cut upstream: a test binary died before its `test result:`.
+        receipt.truncated = artifact.truncated;
+        receipt.precision =
+            Precision::Degraded("a test binary died before its test result line".into());
+    }
     (graph, receipt)
 }
 
