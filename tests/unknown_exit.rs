@@ -208,3 +208,45 @@ fn clean_complete_runs_stay_green_without_exit_status() {
         );
     }
 }
+
+/// The same through the built binary, as a user runs it: `ctx digest FILE`
+/// and `CMD | ctx pipe` on a saved pytest run that ended in INTERNALERROR.
+#[test]
+fn ctx_digest_and_pipe_say_error_for_an_internalerror() {
+    use std::io::Write;
+    let home = tempfile::tempdir().unwrap();
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pytest/internal-error/stdout");
+    let command = |args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ctx"));
+        c.args(args)
+            .env("CTX_HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env_remove("CTX_BUDGET")
+            .env_remove("CTX_STORE")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        c
+    };
+    let digest = command(&["digest", log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let mut pipe = command(&["pipe"]).spawn().unwrap();
+    pipe.stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(&log).unwrap())
+        .unwrap();
+    let piped = pipe.wait_with_output().unwrap();
+    for out in [digest, piped] {
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.starts_with("pytest: ERROR · 3 passed\n"), "{text}");
+        assert!(
+            text.contains(
+                "INTERNALERROR> RuntimeError: report hook failed: no database connection"
+            ),
+            "{text}"
+        );
+    }
+}
