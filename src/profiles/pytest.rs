@@ -554,6 +554,8 @@ fn parse_counts(body: &str) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifact::Exit;
+    use crate::evidence::Outcome;
 
     #[test]
     fn summary_lines_split_outside_brackets() {
@@ -573,6 +575,40 @@ mod tests {
         assert_eq!(class_of("assert 1 == 2"), "AssertionError");
         assert_eq!(class_of("mod.CustomError: boom"), "mod.CustomError");
         assert_eq!(class_of("expected half of 2500"), "failure");
+    }
+
+    /// Captured output inside a failure's block may say `ERROR:` or
+    /// `INTERNALERROR>`: it is the test's, not pytest's, and breaks nothing.
+    #[test]
+    fn captured_output_is_not_a_breakdown() {
+        let out = "\
+============================= test session starts ==============================
+collected 2 items
+
+tests/test_db.py F.                                                      [100%]
+
+=================================== FAILURES ===================================
+_________________________________ test_connect _________________________________
+
+    def test_connect():
+>       assert connect()
+E       assert False
+
+tests/test_db.py:3: AssertionError
+----------------------------- Captured stdout call -----------------------------
+ERROR: connection refused
+INTERNALERROR> not ours
+Fatal Python error: printed by a subprocess
+=========================== short test summary info ============================
+FAILED tests/test_db.py::test_connect - assert False
+========================= 1 failed, 1 passed in 0.02s ==========================
+";
+        let a = Artifact::from_stdout(out.as_bytes().to_vec(), Exit::Unknown, vec![]);
+        let (g, r) = Pytest.extract(&a);
+        let ids: Vec<&str> = g.census().map(|i| i.identity.as_str()).collect();
+        assert_eq!(ids, ["tests/test_db.py::test_connect"]);
+        assert_eq!(g.outcome, Outcome::Failed);
+        assert!(r.is_complete(), "{r:?}");
     }
 
     #[test]
