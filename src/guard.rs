@@ -9,6 +9,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
 use crate::artifact::Artifact;
+use crate::evidence::EvidenceGraph;
 use crate::normalize;
 use crate::plan::{Address, Block, DeliveryPlan};
 use crate::render::{CTX_PREFIX, Origin, Rendered};
@@ -32,6 +33,8 @@ pub enum Rejection {
     Contract(String),
     #[error("{0}")]
     Unclassified(String),
+    #[error("the plan leaves out census identity {0:?} without declaring it")]
+    CensusLost(String),
 }
 
 /// Runs `f`, turning a panic into a `Rejection` (and keeping the panic
@@ -171,4 +174,53 @@ fn check_markers(artifact: &Artifact, plan: &DeliveryPlan) -> Result<(), Rejecti
         return bad(format!("{last:?} is outside the output"));
     }
     Ok(())
+}
+
+/// Invariant 4 with 5: every census identity of the graph is named by the
+/// plan (its census line or detail, a raw span holding its headline, a ctx
+/// note naming it), or counted by a declared omission of items that `ctx
+/// expand … --items` / `--details` brings back. A plan that drops an
+/// identity with no marker is rejected, so the raw output goes instead.
+pub fn check_census(graph: &EvidenceGraph, plan: &DeliveryPlan) -> Result<(), Rejection> {
+    if !plan.omits() {
+        return Ok(());
+    }
+    let mut shown = std::collections::BTreeSet::new();
+    for block in &plan.blocks {
+        if let Block::Item { index, .. } | Block::Detail(index) = block
+            && let Some(item) = graph.items.get(*index)
+        {
+            shown.insert(item.identity.as_str());
+        }
+    }
+    let raw = |n: usize| {
+        plan.blocks
+            .iter()
+            .any(|b| matches!(b, Block::Raw(span) if span.contains(n)))
+    };
+    let noted = |id: &str| {
+        plan.blocks
+            .iter()
+            .any(|b| matches!(b, Block::Note(text) if text.contains(id)))
+    };
+    let mut unnamed: Vec<&str> = Vec::new();
+    for item in graph.census() {
+        let id = item.identity.as_str();
+        let named = shown.contains(id) || item.headline.is_some_and(|h| raw(h.first)) || noted(id);
+        if !named && !unnamed.contains(&id) {
+            unnamed.push(id);
+        }
+    }
+    // An omission of items covers identities only when it points at the
+    // whole list: `--items`, which names every census identity.
+    let declared: usize = plan
+        .omissions
+        .iter()
+        .filter(|o| matches!(o.address, Address::Items(None)))
+        .map(|o| o.count)
+        .sum();
+    match unnamed.get(declared) {
+        Some(id) => Err(Rejection::CensusLost((*id).to_string())),
+        None => Ok(()),
+    }
 }

@@ -203,12 +203,17 @@ pub fn digest(
         }
     };
     debug_assert_eq!(omits, plan.omits());
+    let census = guard::check_census(&graph, &plan);
     delivery.trace = Some(Trace {
         graph,
         receipt,
         plan,
         budget,
     });
+    if let Err(rejection) = census {
+        delivery.rejection = Some(rejection);
+        return Ok(delivery);
+    }
     let Some(archived) = archived else {
         return Ok(delivery);
     };

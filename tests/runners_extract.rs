@@ -24,6 +24,11 @@ struct Truth {
 #[derive(Deserialize)]
 struct TruthFailure {
     id: String,
+    /// `session` (pytest INTERNALERROR, usage error, crash) or `crashed`
+    /// (a test binary killed by a signal): the runner broke, so the report
+    /// is partial by nature.
+    #[serde(default)]
+    kind: Option<String>,
 }
 
 /// One family's expectations beyond the shared rules.
@@ -167,7 +172,15 @@ fn check_case(f: &Family, dir: &Path) {
         // message; its location is on the next line.
         if let Some(h) = item
             .headline
-            .filter(|_| !matches!(item.kind, ItemKind::BuildFailure | ItemKind::Diagnostic))
+            // A build failure, a compile error (`error[E0308]: …` over its
+            // `--> file:line:col`) or a run that broke (`pytest: error: …`)
+            // is shown by its decisive line, which need not repeat the label.
+            .filter(|_| {
+                !matches!(
+                    item.kind,
+                    ItemKind::BuildFailure | ItemKind::SuiteNotRun | ItemKind::Diagnostic
+                )
+            })
         {
             // The headline names the item: its whole identity, or (cargo)
             // the test path of a line that sits under its target's banner.
@@ -177,8 +190,14 @@ fn check_case(f: &Family, dir: &Path) {
         }
     }
     assert_eq!(receipt.items_parsed as usize, census.len(), "{case}");
-    // A whole capture whose summary agrees with what was parsed is complete.
+    // A whole capture whose summary agrees with what was parsed is complete,
+    // unless the runner broke before its summary.
+    let broke = truth
+        .failures
+        .iter()
+        .any(|f| matches!(f.kind.as_deref(), Some("session" | "crashed")));
     if !artifact.truncated
+        && !broke
         && receipt
             .items_announced
             .is_none_or(|n| n as usize == census.len())
@@ -311,6 +330,98 @@ fn pytest_outcomes() {
     assert_eq!(first.class.as_deref(), Some("KeyError"));
 }
 
+/// pytest 9 subtests: SUBFAILED lines are census items named by node id
+/// and description, beside ordinary failures; every summary word is read.
+#[test]
+fn pytest_subtests() {
+    let p = profile("pytest/v1");
+    let load = |case: &str| {
+        let a = fixture::load(&root().join("pytest").join(case)).unwrap();
+        p.extract(&a)
+    };
+    let (g, r) = load("subtests-green");
+    assert_eq!(g.outcome, Outcome::Passed);
+    assert_eq!(
+        g.counts,
+        vec![("passed".into(), 2), ("subtests passed".into(), 200)]
+    );
+    assert!(r.is_complete(), "{r:?}");
+    let (g, r) = load("subtests-quiet");
+    assert_eq!(count(&g, "subtests passed"), Some(232));
+    assert!(r.is_complete(), "{r:?}");
+    let it = g
+        .census()
+        .find(|i| i.identity == "tests/test_grid.py::TestPrimes::test_small_primes (n=9)")
+        .unwrap();
+    assert_eq!(
+        it.fields.get("test").map(String::as_str),
+        Some("tests/test_grid.py::TestPrimes::test_small_primes")
+    );
+    assert_eq!(it.fields.get("subtest").map(String::as_str), Some("(n=9)"));
+    assert_eq!(
+        it.summary.as_deref(),
+        Some("AssertionError: False is not true : 9 is not prime")
+    );
+    let loc = it.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("tests/test_grid.py", Some(15))
+    );
+    // Without a short summary the ids come from the block titles, subtests too.
+    let a = fixture::load(&root().join("pytest/subtests-mixed")).unwrap();
+    let at = (1..=a.line_count())
+        .find(|&n| ctx::normalize::line(a.line(n)).contains("short test summary info"))
+        .unwrap();
+    let (g, _) = p.extract(&cut(&a, at - 1));
+    assert!(
+        g.census()
+            .any(|i| i.identity
+                == "tests/test_grid.py::TestPrimes::test_labels [label gamma] (size=5)"),
+        "{:#?}",
+        g.items
+    );
+}
+
+/// A run that broke reads ERROR with or without its exit status, and its
+/// decisive line is a census item.
+#[test]
+fn pytest_breakdowns() {
+    let p = profile("pytest/v1");
+    for (case, identity, summary) in [
+        (
+            "internal-error",
+            "INTERNALERROR",
+            "RuntimeError: report hook failed: no database connection",
+        ),
+        (
+            "usage-error",
+            "usage error",
+            "unrecognized arguments: --cov",
+        ),
+        ("crash", "Fatal Python error", "Segmentation fault"),
+    ] {
+        let mut a = fixture::load(&root().join("pytest").join(case)).unwrap();
+        for exit in [a.exit, Exit::Unknown] {
+            a.exit = exit;
+            let (g, _) = p.extract(&a);
+            assert_eq!(g.outcome, Outcome::Error, "{case} {exit:?}");
+            let it = g.census().find(|i| i.identity == identity).unwrap();
+            assert_eq!(it.summary.as_deref(), Some(summary), "{case}");
+        }
+    }
+    let a = fixture::load(&root().join("pytest/internal-error")).unwrap();
+    let (g, _) = p.extract(&a);
+    let loc = g.census().next().unwrap().location.clone().unwrap();
+    assert_eq!((loc.file.as_str(), loc.line), ("conftest.py", Some(4)));
+    let a = fixture::load(&root().join("pytest/crash")).unwrap();
+    let (g, _) = p.extract(&a);
+    let loc = g.census().next().unwrap().location.clone().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("tests/test_native_crash.py", Some(10))
+    );
+}
+
 // ---------------------------------------------------------------- cargo test
 
 const CARGO_TEST: Family = Family {
@@ -358,6 +469,49 @@ fn cargo_test_build_failure_is_not_zero_failed() {
         ("tests/accounts.rs", Some(6))
     );
     assert!(r.is_complete(), "{r:?}");
+}
+
+/// 30 mismatched types in one test target: 30 census items beside the
+/// target, none folded into another's detail, and cargo's own count
+/// ("due to 30 previous errors") agrees with what was parsed.
+#[test]
+fn cargo_test_every_compile_error_is_an_identity() {
+    let a = fixture::load(&root().join("cargo-test/build-failed-many")).unwrap();
+    let (g, r) = profile("cargo_test/v1").extract(&a);
+    let errors: Vec<_> = g
+        .census()
+        .filter(|i| i.kind == ItemKind::Diagnostic)
+        .collect();
+    assert_eq!(errors.len(), 30);
+    assert_eq!(errors[0].identity, "tests/sizes.rs:5:20 E0308");
+    assert_eq!(errors[29].identity, "tests/sizes.rs:179:20 E0308");
+    assert!(
+        errors.iter().all(
+            |e| e.fields.get("target").map(String::as_str) == Some("mismatch (test \"sizes\")")
+        )
+    );
+    assert_eq!(r.items_announced, Some(31));
+    assert!(r.is_complete(), "{r:?}");
+    assert_eq!(g.outcome, Outcome::Error);
+}
+
+/// A test binary killed by SIGABRT: a census item named by its target, and
+/// ERROR with or without the exit status (the tests it ran have no verdict).
+#[test]
+fn cargo_test_killed_binary_is_an_error() {
+    let mut a = fixture::load(&root().join("cargo-test/crashed")).unwrap();
+    for exit in [a.exit, Exit::Unknown] {
+        a.exit = exit;
+        let (g, _) = profile("cargo_test/v1").extract(&a);
+        assert_eq!(g.outcome, Outcome::Error, "{exit:?}");
+        let it = g.census().next().unwrap();
+        assert_eq!(it.identity, "crashy");
+        assert_eq!(it.class.as_deref(), Some("signal"));
+        assert_eq!(
+            it.summary.as_deref(),
+            Some("signal: 6, SIGABRT: process abort signal")
+        );
+    }
 }
 
 #[test]

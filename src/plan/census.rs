@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::artifact::Artifact;
+use crate::artifact::{Artifact, Exit};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome};
 use crate::normalize;
 use crate::render::{count, counted};
@@ -53,6 +53,13 @@ pub fn plan(
     if census.is_empty() && artifact.exit.is_failure() {
         return disagreement(artifact, graph, budget);
     }
+    // No exit status, an outcome that is not green, and no fact at all (a
+    // cut log, a crash the profile has no words for): counts alone would
+    // hide whatever happened, so the output's own lines go instead.
+    let green = matches!(graph.outcome, Outcome::Passed | Outcome::Ok);
+    if graph.items.is_empty() && !green && artifact.exit == Exit::Unknown {
+        return unexplained(artifact, graph, budget);
+    }
     let mut p = Planner::new(artifact, graph, budget);
     if census.is_empty() {
         p.rung = Rung::PassSummary;
@@ -88,6 +95,22 @@ fn disagreement(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> D
         )),
     );
     plan.why = "the exit status and the parsed facts disagree".into();
+    plan
+}
+
+/// No exit status and no parsed fact, and the run is not known to be
+/// clean: the outcome the profile found (UNKNOWN, ERROR, INTERRUPTED), and
+/// the output's head, decisive lines and tail with the same larger budget.
+fn unexplained(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+    let mut plan = lines::plan(artifact, graph, budget.target + budget.target / 2);
+    plan.blocks.insert(
+        1,
+        Block::Note(
+            "no exit status and no complete report: the head, decisive lines and tail of the output follow"
+                .into(),
+        ),
+    );
+    plan.why = "no exit status, and the facts do not show a clean run".into();
     plan
 }
 

@@ -163,6 +163,11 @@ impl Profile for CargoBuild {
             }
             if text.is_empty() || PROGRESS.is_match(text) {
                 saw_cargo |= PROGRESS.is_match(text) && text.starts_with(' ');
+                // cargo prints `Finished` only when the build succeeded: its
+                // clean conclusion when no exit status is known.
+                if text.trim_start().starts_with("Finished ") && ex.tool_says_failed.is_none() {
+                    ex.tool_says_failed = Some(false);
+                }
                 ex.mark(n);
                 continue;
             }

@@ -71,6 +71,11 @@ static NOT_COMPILED: LazyLock<Regex> = LazyLock::new(|| {
 });
 static COMPILE_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"^error(?:\[(E\d+)\])?: (.+)$"));
 static ARROW: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*--> ([^:]+):(\d+):(\d+)$"));
+/// cargo's note that a test binary died of a signal (abort, segfault):
+/// `process didn't exit successfully: `…` (signal: 6, SIGABRT: …)`.
+static KILLED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^\s*process didn't exit successfully: `.+` \((signal: \d+(?:, [^)]*)?)\)$")
+});
 static PANICKED: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:panicked at|did not panic as expected at) ([^\s:]+):(\d+):(\d+):?$"));
 static DOC_TEST_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S+) - .* \(line (\d+)\)$"));
@@ -120,6 +125,8 @@ struct Scan {
     compile_errors: Vec<(usize, Option<String>, String, Option<Location>)>,
     nextest: bool,
     summary_seen: bool,
+    /// A test binary died of a signal: the run broke.
+    crashed: bool,
 }
 
 impl Profile for CargoTest {
@@ -171,10 +178,14 @@ impl Profile for CargoTest {
             compile_errors: Vec::new(),
             nextest: false,
             summary_seen: false,
+            crashed: false,
         };
         s.graph.tool = "cargo test".into();
         let mut in_block: Option<(usize, usize)> = None; // (failure index, first line)
         let mut unmatched = 0usize;
+        // Inside rustc's rendering of a compile error (snippet, labels,
+        // notes): recognised lines, facts already taken from its head.
+        let mut in_diagnostic = false;
         for n in 1..=artifact.line_count() {
             let raw = normalize::line(artifact.line(n));
             let text = raw.trim_end();
@@ -238,6 +249,7 @@ impl Profile for CargoTest {
                     ..Run::default()
                 });
             } else if RUN_START.is_match(text) {
+                in_diagnostic = false;
                 close_block(&mut s, &mut in_block, n);
                 let run = s.pending.take().unwrap_or_default();
                 s.runs.push(run);
@@ -270,6 +282,10 @@ impl Profile for CargoTest {
                         add_count(&mut s.counts, word, k);
                     }
                 }
+            } else if let Some(c) = KILLED.captures(text) {
+                close_block(&mut s, &mut in_block, n);
+                s.graph.conclusion.push(Span::line(n));
+                killed(&mut s, n, &c[1]);
             } else if let Some(c) = RERUN.captures(text) {
                 s.graph.conclusion.push(Span::line(n));
                 // cargo prints the hint (stderr) after the section's result
@@ -287,6 +303,7 @@ impl Profile for CargoTest {
                     run.hint = Some(c[1].to_string());
                 }
             } else if let Some(c) = NOT_COMPILED.captures(text) {
+                in_diagnostic = false;
                 close_block(&mut s, &mut in_block, n);
                 s.graph.conclusion.push(Span::line(n));
                 let id = match c.get(2) {
@@ -302,6 +319,7 @@ impl Profile for CargoTest {
                     && !text.ends_with(" targets failed:")
                     && text != "error: test run failed"
                 {
+                    in_diagnostic = true;
                     s.compile_errors.push((
                         n,
                         c.get(1).map(|m| m.as_str().to_string()),
@@ -314,6 +332,7 @@ impl Profile for CargoTest {
                     last.3 = Some(location(&c[1], &c[2], Some(&c[3])));
                 }
             } else if in_block.is_none()
+                && !in_diagnostic
                 && !text.is_empty()
                 && !is_chrome(trimmed)
                 && !is_listed_failure(&s, text)
@@ -453,6 +472,33 @@ fn build_failure(s: &mut Scan, id: String, n: usize) {
     item.detail = vec![Span::line(n)];
     item.fields
         .insert("errors".into(), errors.len().to_string());
+    s.graph.items.push(item);
+}
+
+/// A test binary killed by a signal before its `test result:` line: a
+/// census item named by the target (the tests it was running have no
+/// verdict), so the run reads ERROR and the line stays in the digest.
+fn killed(s: &mut Scan, n: usize, signal: &str) {
+    let target = s
+        .runs
+        .last()
+        .filter(|r| !r.closed)
+        .and_then(|r| r.target.clone())
+        .unwrap_or_else(|| "test binary".into());
+    let mut item = EvidenceItem::new(ItemKind::SuiteNotRun, Severity::Error, target.clone());
+    item.class = Some("signal".into());
+    item.summary = Some(signal.to_string());
+    item.headline = Some(Span::line(n));
+    item.block = Some(Span::line(n));
+    item.detail = vec![Span::line(n)];
+    item.location = Some(Location {
+        file: target.clone(),
+        line: None,
+        column: None,
+    });
+    item.fields.insert("target".into(), target);
+    s.crashed = true;
+    s.announced += 1;
     s.graph.items.push(item);
 }
 

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::artifact::{Artifact, Span};
+use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Precision, Severity,
 };
@@ -360,16 +360,6 @@ impl<'a> Extraction<'a> {
         if notes > 0 {
             graph.counts.push(("notes".to_string(), notes));
         }
-        let failed_by_exit = artifact.exit.is_failure();
-        graph.outcome = if errors > 0 {
-            Outcome::Failed
-        } else if failed_by_exit || self.tool_says_failed == Some(true) {
-            // The exit status (or the tool) says failure but no error parsed:
-            // never OK (invariant 10).
-            Outcome::Unknown
-        } else {
-            Outcome::Ok
-        };
         graph.conclusion = spans(&self.conclusion);
 
         let mut receipt = CoverageReceipt::new(total as u64);
@@ -412,7 +402,40 @@ impl<'a> Extraction<'a> {
         if !doubts.is_empty() {
             receipt.precision = Precision::Degraded(doubts.join("; "));
         }
+        graph.outcome = outcome(
+            artifact.exit,
+            errors,
+            self.tool_says_failed,
+            self.announced_errors,
+            &receipt,
+        );
         (graph, receipt)
+    }
+}
+
+/// Errors parsed → FAILED. The exit status (or the tool) says failure
+/// but no error parsed → UNKNOWN, never OK (invariant 10). Without an
+/// exit status OK needs the tool's own clean conclusion (`Found 0
+/// errors`, `Success: no issues found`, a successful build record) in a
+/// complete reading: a cut or crashed run is not known to be clean.
+fn outcome(
+    exit: Exit,
+    errors: u64,
+    tool_says_failed: Option<bool>,
+    announced_errors: Option<u64>,
+    receipt: &CoverageReceipt,
+) -> Outcome {
+    if errors > 0 {
+        return Outcome::Failed;
+    }
+    if exit.is_failure() || tool_says_failed == Some(true) {
+        return Outcome::Unknown;
+    }
+    let concluded_clean = tool_says_failed == Some(false) || announced_errors == Some(0);
+    match exit {
+        Exit::Code(0) => Outcome::Ok,
+        _ if concluded_clean && receipt.is_complete() => Outcome::Ok,
+        _ => Outcome::Unknown,
     }
 }
 

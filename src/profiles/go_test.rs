@@ -506,6 +506,7 @@ fn finish(mut s: Scan, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) 
         summary_seen,
         interrupted: false,
         not_run: not_built,
+        ..Facts::default()
     };
     graph.outcome = testrun::outcome(artifact.exit, facts);
     let blocks = graph.items.iter().filter(|i| i.block.is_some()).count();

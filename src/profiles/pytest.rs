@@ -41,16 +41,29 @@ use crate::normalize;
 use super::Profile;
 use super::testrun::{self, Facts};
 
+mod breakdown;
+use breakdown::{Breakdown, breakdown};
+
 pub struct Pytest;
 
 static SECTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^=+ (.+?) =+$").expect("static pattern"));
 /// The final line: counts and a duration, with or without `=` rules (`-q`).
+/// A count is `N word…` in any of pytest's words and a plugin's
+/// (`3 failed`, `200 subtests passed`, `2 rerun`), `no tests ran`, or a
+/// `--collect-only` total (`3/5 tests collected (2 deselected)`).
 static FINAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?:=+ )?((?:\d+ [a-z]+(?:, )?)+|no tests ran) in \d[\d.]*s(?: \([\d:]+\))?(?: =+)?$",
-    )
+    let part = r"(?:\d+(?:/\d+)? [a-z][a-z-]*(?: [a-z][a-z-]*)*|no tests (?:ran|collected))(?: \(\d+ deselected\))?";
+    Regex::new(&format!(
+        r"^(?:=+ )?({part}(?:, {part})*) in \d[\d.]*s(?: \([\d:]+\))?(?: =+)?$"
+    ))
     .expect("static pattern")
+});
+/// A failed subtest in the short summary (pytest 9): `SUBFAILED[msg] (k=v)
+/// path.py::T::test - message`; the description is `[msg]`, `(k=v, …)`,
+/// both, or `(<subtest>)`.
+static SUBFAILED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^SUBFAILED(\[.*?\](?: \(.*?\))?|\(.*?\)) (\S+\.py::.+)$").expect("static pattern")
 });
 static BLOCK_TITLE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^_{2,} (.+?) _{2,}$").expect("static pattern"));
@@ -66,7 +79,7 @@ static E_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^E(?:\s+(.*))?$").expect("static pattern"));
 /// Session header and progress lines: recognised, carry no facts.
 static CHROME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:[a-z][\w -]*: .*|collect(?:ed|ing) .*|\d+ workers? \[.*\]|.*\[\s*\d+%\]|[.FEsxXR]+|!+ .* !+|-- Docs: .*|\(to show a full traceback.*|.*: KeyboardInterrupt|\s*)$")
+    Regex::new(r"^(?:[a-z][\w -]*: .*|\S+\.py(?: [.FEsxXR]+|::\S.*)?|collect(?:ed|ing) .*|\d+ workers? \[.*\]|.*\[\s*\d+%\]|[.FEsxXR]+|!+ .* !+|-- Docs: .*|\(to show a full traceback.*|.*: KeyboardInterrupt|\s*)$")
         .expect("static pattern")
 });
 
@@ -96,7 +109,13 @@ struct Block {
 
 struct SummaryEntry {
     error: bool,
+    /// The census identity: the node id, and for a failed subtest a space
+    /// and pytest's description of it (`[msg] (k=v)`).
     id: String,
+    /// The title pytest prints over this entry's block.
+    title: String,
+    /// A failed subtest's node id and description (`[msg] (k=v)`).
+    subtest: Option<(String, String)>,
     message: Option<String>,
     line: usize,
 }
@@ -138,10 +157,17 @@ impl Profile for Pytest {
         let mut entries: Vec<SummaryEntry> = Vec::new();
         let mut final_line: Option<(usize, String)> = None;
         let (mut interrupted, mut collection_interrupted) = (false, false);
+        let mut breakdowns: Vec<Breakdown> = Vec::new();
         let mut unmatched = 0usize;
         for n in 1..=artifact.line_count() {
             let text = normalize::line(artifact.line(n));
             let text = text.trim_end();
+            // Captured output inside a block may say anything: only lines
+            // of pytest's own report can tell that the runner broke.
+            let report = matches!(section, Section::Session | Section::Other);
+            if report && breakdown(&mut breakdowns, n, text, cwd, section == Section::Session) {
+                continue;
+            }
             if let Some(c) = FINAL.captures(text) {
                 final_line = Some((n, c[1].to_string()));
                 graph.conclusion.push(Span::line(n));
@@ -179,9 +205,23 @@ impl Profile for Pytest {
                 Section::ShortSummary => {
                     if let Some(c) = SUMMARY_ITEM.captures(text) {
                         let (id, message) = split_summary(&c[2]);
+                        let error = &c[1] == "ERROR";
+                        let title = title_of(&id, error);
                         entries.push(SummaryEntry {
-                            error: &c[1] == "ERROR",
+                            error,
                             id,
+                            title,
+                            subtest: None,
+                            message,
+                            line: n,
+                        });
+                    } else if let Some(c) = SUBFAILED.captures(text) {
+                        let (node, message) = split_summary(&c[2]);
+                        entries.push(SummaryEntry {
+                            error: false,
+                            id: format!("{node} {}", &c[1]),
+                            title: format!("{} {}", id_to_domain(&node), &c[1]),
+                            subtest: Some((node, c[1].to_string())),
                             message,
                             line: n,
                         });
@@ -203,6 +243,10 @@ impl Profile for Pytest {
             let block = claim(&mut blocks, entry);
             graph.items.push(item(entry, block, rebuilt));
         }
+        let crashed = !breakdowns.is_empty();
+        for b in &breakdowns {
+            graph.items.push(b.item());
+        }
         let blocks_parsed = graph.items.iter().filter(|i| i.block.is_some()).count();
 
         let mut announced = None;
@@ -213,13 +257,15 @@ impl Profile for Pytest {
                 graph.counts.push(("tests ran".into(), 0));
             } else {
                 graph.counts = parse_counts(body);
+                no_tests = body.starts_with("no tests collected");
                 let sum = graph
                     .counts
                     .iter()
                     .filter(|(w, _)| matches!(w.as_str(), "failed" | "error" | "errors"))
                     .map(|(_, n)| n)
-                    .sum();
-                announced = Some(sum);
+                    .sum::<u64>();
+                // A breakdown is a census item the summary does not count.
+                announced = Some(sum + breakdowns.len() as u64);
             }
         }
         let facts = Facts {
@@ -227,6 +273,8 @@ impl Profile for Pytest {
             summary_seen: final_line.is_some(),
             interrupted,
             not_run: collection_interrupted || no_tests,
+            announced: announced.unwrap_or(0),
+            crashed,
         };
         graph.outcome = testrun::outcome(artifact.exit, facts);
         let mut receipt = testrun::receipt(
@@ -237,7 +285,14 @@ impl Profile for Pytest {
             unmatched,
             final_line.is_some(),
         );
-        if rebuilt && !graph.items.is_empty() && receipt.precision == Precision::Full {
+        if crashed && final_line.is_none() {
+            // The runner died before its summary: its census item says so.
+            // Not "truncated upstream", but not complete either.
+            receipt.truncated = artifact.truncated;
+            receipt.precision =
+                Precision::Degraded("pytest stopped before its summary line".into());
+        }
+        if rebuilt && !blocks.is_empty() && receipt.precision == Precision::Full {
             receipt.precision = Precision::Degraded(
                 "no short test summary: node ids rebuilt from block titles".into(),
             );
@@ -317,6 +372,8 @@ impl Block {
         SummaryEntry {
             error,
             id,
+            title: String::new(),
+            subtest: None,
             message: None,
             line: self.span.first,
         }
@@ -327,17 +384,16 @@ impl Block {
 /// title pytest would print for that node id. Order within each kind is the
 /// same in both places, so equal titles in different files pair correctly.
 fn claim<'b>(blocks: &'b mut [Block], entry: &SummaryEntry) -> Option<&'b Block> {
-    let domain = id_to_domain(&entry.id);
     let wanted = |b: &Block| {
         if entry.error != b.in_errors {
             return false;
         }
         if !entry.error {
-            return b.title == domain;
+            return b.title == entry.title;
         }
         b.title == format!("ERROR collecting {}", entry.id)
-            || b.title.strip_prefix("ERROR at setup of ") == Some(domain.as_str())
-            || b.title.strip_prefix("ERROR at teardown of ") == Some(domain.as_str())
+            || b.title.strip_prefix("ERROR at setup of ") == Some(entry.title.as_str())
+            || b.title.strip_prefix("ERROR at teardown of ") == Some(entry.title.as_str())
     };
     let block = blocks.iter_mut().find(|b| !b.claimed && wanted(b))?;
     block.claimed = true;
@@ -362,6 +418,10 @@ fn item(entry: &SummaryEntry, block: Option<&Block>, rebuilt: bool) -> EvidenceI
     });
     it.summary = entry.message.clone();
     it.class = entry.message.as_deref().map(class_of);
+    if let Some((node, description)) = &entry.subtest {
+        it.fields.insert("test".into(), node.clone());
+        it.fields.insert("subtest".into(), description.clone());
+    }
     if let Some(b) = block {
         it.block = Some(b.span);
         if b.message.is_some() {
@@ -394,6 +454,14 @@ fn item(entry: &SummaryEntry, block: Option<&Block>, rebuilt: bool) -> EvidenceI
         it.detail = testrun::spans(&lines, 10);
     }
     it
+}
+
+/// The block title pytest prints for a summary entry's node id.
+fn title_of(id: &str, error: bool) -> String {
+    if error && !id.contains("::") {
+        return id.to_string();
+    }
+    id_to_domain(id)
 }
 
 /// `FAILED <nodeid> - <message>`: the node id ends at the first ` - ` that
@@ -461,18 +529,33 @@ fn is_library(file: &str) -> bool {
         || file.contains("/lib/python")
 }
 
+/// `8 failed, 7 passed, 232 subtests passed` → (word, count) pairs in
+/// order; `3/5 tests collected (2 deselected)` → `tests collected` 3 and
+/// `deselected` 2.
 fn parse_counts(body: &str) -> Vec<(String, u64)> {
-    body.split(", ")
-        .filter_map(|part| {
-            let (n, word) = part.split_once(' ')?;
-            Some((word.to_string(), n.parse().ok()?))
-        })
-        .collect()
+    let mut counts = Vec::new();
+    for part in body.split(", ") {
+        let (part, deselected) = match part.split_once(" (") {
+            Some((p, rest)) => (p, rest.strip_suffix(" deselected)")),
+            None => (part, None),
+        };
+        if let Some((n, word)) = part.split_once(' ')
+            && let Ok(n) = n.split('/').next().unwrap_or(n).parse()
+        {
+            counts.push((word.to_string(), n));
+        }
+        if let Some(Ok(d)) = deselected.map(str::parse) {
+            counts.push(("deselected".to_string(), d));
+        }
+    }
+    counts
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifact::Exit;
+    use crate::evidence::Outcome;
 
     #[test]
     fn summary_lines_split_outside_brackets() {
@@ -492,5 +575,79 @@ mod tests {
         assert_eq!(class_of("assert 1 == 2"), "AssertionError");
         assert_eq!(class_of("mod.CustomError: boom"), "mod.CustomError");
         assert_eq!(class_of("expected half of 2500"), "failure");
+    }
+
+    /// Captured output inside a failure's block may say `ERROR:` or
+    /// `INTERNALERROR>`: it is the test's, not pytest's, and breaks nothing.
+    #[test]
+    fn captured_output_is_not_a_breakdown() {
+        let out = "\
+============================= test session starts ==============================
+collected 2 items
+
+tests/test_db.py F.                                                      [100%]
+
+=================================== FAILURES ===================================
+_________________________________ test_connect _________________________________
+
+    def test_connect():
+>       assert connect()
+E       assert False
+
+tests/test_db.py:3: AssertionError
+----------------------------- Captured stdout call -----------------------------
+ERROR: connection refused
+INTERNALERROR> not ours
+Fatal Python error: printed by a subprocess
+=========================== short test summary info ============================
+FAILED tests/test_db.py::test_connect - assert False
+========================= 1 failed, 1 passed in 0.02s ==========================
+";
+        let a = Artifact::from_stdout(out.as_bytes().to_vec(), Exit::Unknown, vec![]);
+        let (g, r) = Pytest.extract(&a);
+        let ids: Vec<&str> = g.census().map(|i| i.identity.as_str()).collect();
+        assert_eq!(ids, ["tests/test_db.py::test_connect"]);
+        assert_eq!(g.outcome, Outcome::Failed);
+        assert!(r.is_complete(), "{r:?}");
+    }
+
+    #[test]
+    fn summary_grammar_takes_every_pytest_word() {
+        for line in [
+            "8 failed, 7 passed, 232 subtests passed in 0.09s",
+            "==== 2 passed, 200 subtests passed in 0.06s ====",
+            "= 1 failed, 2 subtests failed, 1 subtests skipped, 3 rerun in 1.20s (0:00:01) =",
+            "5 tests collected in 0.01s",
+            "== 3/5 tests collected (2 deselected) in 0.01s ==",
+            "no tests collected (4 deselected) in 0.01s",
+            "1 test collected, 1 error in 0.03s",
+        ] {
+            assert!(FINAL.is_match(line), "{line}");
+        }
+        assert_eq!(
+            parse_counts("8 failed, 232 subtests passed"),
+            vec![
+                ("failed".to_string(), 8),
+                ("subtests passed".to_string(), 232)
+            ]
+        );
+        assert_eq!(
+            parse_counts("3/5 tests collected (2 deselected)"),
+            vec![
+                ("tests collected".to_string(), 3),
+                ("deselected".to_string(), 2)
+            ]
+        );
+        let c = SUBFAILED
+            .captures("SUBFAILED[label a] (size=5) t.py::T::test_x - AssertionError: 5")
+            .unwrap();
+        assert_eq!(
+            (&c[1], &c[2]),
+            ("[label a] (size=5)", "t.py::T::test_x - AssertionError: 5")
+        );
+        let c = SUBFAILED
+            .captures("SUBFAILED(n='9') t.py::T::test_p")
+            .unwrap();
+        assert_eq!(&c[1], "(n='9')");
     }
 }

@@ -74,19 +74,27 @@ pub struct Facts {
     pub interrupted: bool,
     /// The run could not test anything: collection errors, no tests, build failure.
     pub not_run: bool,
+    /// Failures and errors the tool's own summary announced (`2 errors`),
+    /// whether or not their identities were parsed.
+    pub announced: u64,
+    /// The runner itself broke: an internal error, a usage error, a crash.
+    pub crashed: bool,
 }
 
 /// The outcome the facts and the exit status together support. A failed
 /// exit never reads as green; a green exit with failures parsed reads as
 /// UNKNOWN, because one of the two is lying and the reader must look.
+/// Without an exit status (`ctx digest`, `ctx pipe`) only evidence of a
+/// clean, complete run reads as PASSED: the summary line seen, announcing
+/// no failure or error, and nothing that says the runner broke.
 pub fn outcome(exit: Exit, facts: Facts) -> Outcome {
     if facts.interrupted {
         return Outcome::Interrupted;
     }
-    if facts.not_run {
+    if facts.not_run || facts.crashed {
         return Outcome::Error;
     }
-    match (facts.failures > 0, exit) {
+    match (facts.failures > 0 || facts.announced > 0, exit) {
         (true, Exit::Code(0)) => Outcome::Unknown,
         (true, _) => Outcome::Failed,
         (false, Exit::Code(0)) => Outcome::Passed,
@@ -194,6 +202,31 @@ mod tests {
         };
         assert_eq!(outcome(Exit::Code(0), one), Outcome::Unknown);
         assert_eq!(outcome(Exit::Code(1), one), Outcome::Failed);
+    }
+
+    #[test]
+    fn unknown_exit_is_green_only_on_clean_evidence() {
+        let clean = Facts {
+            summary_seen: true,
+            ..Facts::default()
+        };
+        assert_eq!(outcome(Exit::Unknown, clean), Outcome::Passed);
+        assert_eq!(outcome(Exit::Unknown, Facts::default()), Outcome::Unknown);
+        let announced = Facts {
+            announced: 2,
+            ..clean
+        };
+        assert_eq!(outcome(Exit::Unknown, announced), Outcome::Failed);
+        assert_eq!(outcome(Exit::Code(0), announced), Outcome::Unknown);
+        let crashed = Facts {
+            crashed: true,
+            ..clean
+        };
+        assert_eq!(outcome(Exit::Unknown, crashed), Outcome::Error);
+        assert_eq!(
+            outcome(Exit::Signal(11), Facts::default()),
+            Outcome::Unknown
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 use super::panic::{own_frame, panicked_file, read_block};
 use super::{Run, Scan};
 use crate::artifact::{Artifact, Span};
-use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
+use crate::evidence::{
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Precision, Severity,
+};
 use crate::profiles::testrun::{self, Facts};
 
 pub(super) fn finish(
@@ -20,6 +22,7 @@ pub(super) fn finish(
         announced,
         nextest,
         summary_seen,
+        crashed,
         ..
     } = s;
     // Build items (each rustc error, then its target) precede the tests.
@@ -97,10 +100,12 @@ pub(super) fn finish(
         summary_seen,
         interrupted: false,
         not_run: build_failures > 0 && failures.is_empty(),
+        announced,
+        crashed,
     };
     graph.outcome = testrun::outcome(artifact.exit, facts);
     let announced = (summary_seen || announced > 0).then_some(announced);
-    let receipt = testrun::receipt(
+    let mut receipt = testrun::receipt(
         artifact,
         graph.items.len(),
         announced,
@@ -108,6 +113,12 @@ pub(super) fn finish(
         unmatched,
         summary_seen,
     );
+    if crashed && !summary_seen {
+        // Not cut upstream: a test binary died before its `test result:`.
+        receipt.truncated = artifact.truncated;
+        receipt.precision =
+            Precision::Degraded("a test binary died before its test result line".into());
+    }
     (graph, receipt)
 }
 
