@@ -9,7 +9,7 @@ use std::panic::{self, AssertUnwindSafe};
 use crate::artifact::Artifact;
 use crate::normalize;
 use crate::plan::{Address, Block, DeliveryPlan};
-use crate::render::{CTX_PREFIX, Origin, Rendered};
+use crate::render::{CTX_PREFIX, Origin, Rendered, census};
 use crate::store::ArchiveKey;
 use crate::tokens;
 
@@ -71,16 +71,30 @@ pub fn accept(
 
 /// Invariant 9: the 1-based number of the first line that is neither the
 /// raw line it claims to be (after normalization), nor a `[ctx]` line, nor
-/// the header — which may only be the first line, once, in the documented
-/// form (docs/invariants.md): `<tool>: <OUTCOME>[ · <counts>][ · <exit>]`.
+/// a line of a compact census block, nor the header — which may only be
+/// the first line, once, in the documented form (docs/invariants.md):
+/// `<tool>: <OUTCOME>[ · <counts>][ · <exit>]`. A census block is visibly
+/// ctx's by its shape: a `[ctx] census` opening line, then only indented
+/// census lines until the first line of any other kind.
 fn first_untruthful_line(artifact: &Artifact, rendered: &Rendered) -> Option<usize> {
+    let mut in_census = false;
     rendered.lines.iter().enumerate().find_map(|(i, line)| {
         let truthful = !line.text.contains('\n')
             && match line.origin {
                 Origin::Raw(n) => n >= 1 && line.text == normalize::line(artifact.line(n)),
                 Origin::Ctx => line.text.starts_with(CTX_PREFIX),
+                Origin::Census => {
+                    in_census
+                        && line.text.starts_with(census::FILE_INDENT)
+                        && !line.text.trim().is_empty()
+                }
                 Origin::Header => i == 0 && is_header_form(&line.text),
             };
+        in_census = match line.origin {
+            Origin::Ctx => line.text.starts_with(census::CENSUS_OPENING),
+            Origin::Census => in_census,
+            _ => false,
+        };
         (!truthful).then_some(i + 1)
     })
 }

@@ -6,6 +6,9 @@ use crate::plan::{Address, Block, Omitted, Rung};
 use crate::render::{count, counted};
 use crate::tokens;
 
+/// The group of diagnostics that carry no code.
+pub const NO_CODE: &str = "(no code)";
+
 impl Planner<'_> {
     /// The census exceeds the ceiling: group by class with exact counts.
     pub(super) fn flood(&mut self, census: &[usize], ceiling: usize) {
@@ -25,14 +28,12 @@ impl Planner<'_> {
                 .class
                 .clone()
                 .unwrap_or_else(|| "(unclassified)".to_string());
+            // A diagnostic without a code (a parsing error, a fatal
+            // error) joins the one rule-less group, never a group per file.
             let key = match (&item.location, by_file) {
                 (Some(l), true) => format!("{} {class}", l.file),
                 (None, true) => class,
-                (_, false) => item
-                    .class
-                    .clone()
-                    .or_else(|| item.location.as_ref().map(|l| l.file.clone()))
-                    .unwrap_or(class),
+                (_, false) => item.class.clone().unwrap_or_else(|| NO_CODE.to_string()),
             };
             match groups.iter_mut().find(|g| g.0 == key) {
                 Some(g) => g.1.push(i),
