@@ -154,3 +154,52 @@ fn check_markers(artifact: &Artifact, plan: &DeliveryPlan) -> Result<(), Rejecti
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod census_block_tests {
+    use super::*;
+    use crate::artifact::Exit;
+    use crate::render::RenderedLine;
+
+    fn lines(spec: &[(Origin, &str)]) -> Rendered {
+        Rendered {
+            lines: spec
+                .iter()
+                .map(|(origin, text)| RenderedLine {
+                    origin: *origin,
+                    text: text.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn census_lines_stand_only_under_their_opening_line() {
+        let artifact = Artifact::from_stdout(b"raw\n".to_vec(), Exit::Code(1), vec![]);
+        let good = lines(&[
+            (Origin::Ctx, "[ctx] census: 2 errors"),
+            (Origin::Census, "  src/a.ts"),
+            (
+                Origin::Census,
+                "    1:2 TS2322 Type 'string' is not assignable",
+            ),
+            (Origin::Census, "  src/b.ts:3:4 TS2304 Cannot find name 'x'"),
+            (Origin::Ctx, "[ctx] full output (1 line): ctx expand abc"),
+        ]);
+        assert_eq!(first_untruthful_line(&artifact, &good), None);
+        // Outside a block, after a raw line, or unindented: not ctx's visibly.
+        let stray = lines(&[(Origin::Census, "  src/a.ts")]);
+        assert_eq!(first_untruthful_line(&artifact, &stray), Some(1));
+        let after_raw = lines(&[
+            (Origin::Ctx, "[ctx] census: 1 error"),
+            (Origin::Raw(1), "raw"),
+            (Origin::Census, "  src/a.ts"),
+        ]);
+        assert_eq!(first_untruthful_line(&artifact, &after_raw), Some(3));
+        let flush = lines(&[
+            (Origin::Ctx, "[ctx] census: 1 error"),
+            (Origin::Census, "src/a.ts(1,2): error TS2322: fake"),
+        ]);
+        assert_eq!(first_untruthful_line(&artifact, &flush), Some(2));
+    }
+}
