@@ -245,10 +245,17 @@ impl<'a> Planner<'a> {
 
     /// True when the item has detail lines short enough to print and meant
     /// for a reader (a JSON event line — which carries timestamps — or a
-    /// minified bundle is retrievable, not printable).
+    /// minified bundle is retrievable, not printable). Detail that is only
+    /// the item's own headline says nothing its census line does not.
     fn detail_usable(&self, i: usize) -> bool {
         let item = self.item(i);
+        let only_headline = item.headline.is_some_and(|h| {
+            item.detail
+                .iter()
+                .all(|s| s.first >= h.first && s.last <= h.last)
+        });
         !item.detail.is_empty()
+            && !only_headline
             && item.detail.iter().flat_map(|s| s.first..=s.last).all(|n| {
                 let text = normalize::line(self.artifact.line(n));
                 let json = text.starts_with("{\"") && text.trim_end().ends_with('}');
