@@ -311,6 +311,82 @@ pub fn compact(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifact::Exit;
+    use crate::evidence::{Location, Outcome};
+
+    fn diag(file: &str, line: u32, code: Option<&str>, msg: &str) -> EvidenceItem {
+        let id = match code {
+            Some(c) => format!("{file}:{line}:1 {c}"),
+            None => format!("{file}:{line}:1"),
+        };
+        let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, id);
+        item.class = code.map(str::to_string);
+        item.summary = Some(msg.to_string());
+        item.location = Some(Location {
+            file: file.to_string(),
+            line: Some(line),
+            column: Some(1),
+        });
+        item
+    }
+
+    fn block(cwd: Option<&str>, items: Vec<EvidenceItem>) -> Vec<String> {
+        let mut artifact = Artifact::from_stdout(b"x\n".to_vec(), Exit::Code(1), vec![]);
+        artifact.cwd = cwd.map(str::to_string);
+        let entries: Vec<CensusEntry> = (0..items.len())
+            .map(|index| CensusEntry { index, times: 1 })
+            .collect();
+        let graph = EvidenceGraph {
+            tool: "lint".into(),
+            outcome: Outcome::Failed,
+            counts: Vec::new(),
+            items,
+            conclusion: Vec::new(),
+        };
+        compact(&artifact, &graph, &entries, "errors")
+            .into_iter()
+            .map(|l| l.text)
+            .collect()
+    }
+
+    #[test]
+    fn files_named_once_items_under_them() {
+        let items = vec![
+            diag("/srv/app/src/a.js", 3, Some("no-var"), "Unexpected var"),
+            diag(
+                "/srv/app/src/b.js",
+                2,
+                None,
+                "Parsing error: Unexpected token {",
+            ),
+            diag(
+                "/srv/app/src/a.js",
+                9,
+                Some("no-undef"),
+                "'x' is not defined",
+            ),
+        ];
+        assert_eq!(
+            block(None, items.clone()),
+            [
+                "[ctx] census: 3 errors under /srv/app/src/",
+                "  a.js",
+                "    3:1 no-var Unexpected var",
+                "    9:1 no-undef 'x' is not defined",
+                "  b.js:2:1 Parsing error: Unexpected token {",
+            ]
+        );
+        assert_eq!(
+            block(Some("/srv/app"), items),
+            [
+                "[ctx] census: 3 errors",
+                "  src/a.js",
+                "    3:1 no-var Unexpected var",
+                "    9:1 no-undef 'x' is not defined",
+                "  src/b.js:2:1 Parsing error: Unexpected token {",
+            ]
+        );
+    }
 
     #[test]
     fn common_folder_of_absolute_paths() {
