@@ -285,6 +285,22 @@ impl<'a> Planner<'a> {
     /// the raw headlines (a detail that names its item shown in its
     /// place), or the compact block with the detail after it.
     fn census(&mut self, entries: &[CensusEntry], census_cost: usize, compact: bool) {
+        // Blocks that each name their item (a compiler's error with its
+        // `--> file:line:col`), all within the budget: they are the census.
+        if compact {
+            let blocks: usize = entries.iter().map(|e| self.detail_cost(e.index)).sum();
+            let whole = entries.iter().all(|e| {
+                e.times == 1 && self.detail_usable(e.index) && self.detail_names_item(e.index)
+            });
+            if whole && self.spent + blocks <= self.budget.target {
+                self.spent += blocks;
+                self.blocks.extend(entries.iter().map(|e| Block::Item {
+                    index: e.index,
+                    detail: true,
+                }));
+                return;
+            }
+        }
         self.spent += census_cost;
         let census_at = self.blocks.len();
         if compact {
