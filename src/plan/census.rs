@@ -52,10 +52,10 @@ pub fn plan(
     } else {
         let entries = dedupe(graph, &census);
         let cost = measure_entries(artifact, graph, &entries);
-        match cost.headlines {
-            Some(tokens) if fits(tokens, budget.ceiling) => p.census(&entries, tokens, false),
-            _ if fits(cost.compact, budget.ceiling) => p.census(&entries, cost.compact, true),
-            _ => p.flood(&census, budget.ceiling),
+        match cost.raw_headlines(budget.ceiling) {
+            Some(tokens) => p.census(&entries, tokens, false),
+            None if fits(cost.compact, budget.ceiling) => p.census(&entries, cost.compact, true),
+            None => p.flood(&census, budget.ceiling),
         }
     }
     p.secondary();
@@ -98,10 +98,20 @@ impl CensusCost {
     /// The tokens of the form the planner prints: the raw headlines when
     /// they fit the ceiling, else the compact block.
     pub fn chosen(&self, ceiling: usize) -> usize {
-        match self.headlines {
-            Some(tokens) if fits(tokens, ceiling) => tokens,
-            _ => self.compact,
+        match self.raw_headlines(ceiling) {
+            Some(tokens) => tokens,
+            None => self.compact,
         }
+    }
+
+    /// The raw headlines' tokens when they are the census: they fit the
+    /// ceiling and cost at most half as much again as the compact block
+    /// (a tool's plain lines, as it printed them, are worth a little more
+    /// than ctx's rewording; JSON records or absolute paths on every line
+    /// are not).
+    fn raw_headlines(&self, ceiling: usize) -> Option<usize> {
+        self.headlines
+            .filter(|&t| fits(t, ceiling) && t * 2 <= self.compact * 3)
     }
 
     /// True when the census is printed whole; false means FLOOD.
