@@ -49,8 +49,22 @@ pub fn names_itself(artifact: &Artifact, item: &EvidenceItem) -> bool {
         return false;
     };
     text.contains(loc.file.as_str())
-        && loc.line.is_none_or(|l| text.contains(&l.to_string()))
+        && loc.line.is_none_or(|l| has_number(&text, l))
         && item.class.as_deref().is_none_or(|c| text.contains(c))
+}
+
+/// True when `n` stands in `text` as a number of its own (`:12:`, `(12,`),
+/// not as digits inside another (`E0125`, `112`).
+fn has_number(text: &str, n: u32) -> bool {
+    let digits = n.to_string();
+    let bytes = text.as_bytes();
+    text.match_indices(&digits).any(|(at, _)| {
+        let end = at + digits.len();
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(end).copied();
+        !before.is_some_and(|b| b.is_ascii_alphanumeric())
+            && !after.is_some_and(|b| b.is_ascii_digit())
+    })
 }
 
 /// An item's identity line: its raw headline when that names it, else a
@@ -386,6 +400,15 @@ mod tests {
                 "  src/b.js:2:1 Parsing error: Unexpected token {",
             ]
         );
+    }
+
+    #[test]
+    fn a_line_number_stands_alone() {
+        assert!(has_number("src/a.ts(12,5): error TS2322: x", 12));
+        assert!(has_number("a.py:12: error", 12));
+        assert!(!has_number("a.rs: error[E0125]: x", 12));
+        assert!(!has_number("a.rs:112:3", 12));
+        assert!(!has_number("a.rs:3:120", 12));
     }
 
     #[test]
