@@ -79,6 +79,37 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
     out
 }
 
+/// The digest's text, with each item of a compact census block also
+/// written whole after it (`file:rest`, `file::rest`, `file > rest`,
+/// `file rest`), so an identity whose file the block names once is found
+/// as the truth spells it.
+fn flattened(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut folder: Option<&str> = None;
+    let mut file: Option<&str> = None;
+    for line in text.lines() {
+        if let Some(opening) = line.strip_prefix("[ctx] census: ") {
+            folder = Some(opening.split_once(" under ").map_or("", |(_, f)| f));
+            file = None;
+            continue;
+        }
+        let Some(prefix) = folder.filter(|_| line.starts_with("  ")) else {
+            folder = None;
+            continue;
+        };
+        match (line.strip_prefix("    "), file) {
+            (Some(item), Some(f)) => {
+                for sep in [":", "::", " > ", " "] {
+                    out.push_str(&format!("\n{prefix}{f}{sep}{item}"));
+                }
+            }
+            (Some(_), None) => {}
+            (None, _) => file = Some(&line[2..]),
+        }
+    }
+    out
+}
+
 fn receipt(case: &Path) -> Option<Row> {
     let artifact = ctx::fixture::load(case).ok()?;
     let d = pipeline::digest(
@@ -91,7 +122,7 @@ fn receipt(case: &Path) -> Option<Row> {
         Output::Digest(b) => b.clone(),
         Output::Raw => artifact.bytes().to_vec(),
     };
-    let digest_text = String::from_utf8_lossy(&digest_bytes).into_owned();
+    let digest_text = flattened(&String::from_utf8_lossy(&digest_bytes));
     let listed_text = d
         .trace
         .as_ref()

@@ -12,7 +12,7 @@ use crate::artifact::Artifact;
 use crate::evidence::EvidenceGraph;
 use crate::normalize;
 use crate::plan::{Address, Block, DeliveryPlan};
-use crate::render::{CTX_PREFIX, Origin, Rendered};
+use crate::render::{CTX_PREFIX, Origin, Rendered, census};
 use crate::store::ArchiveKey;
 use crate::tokens;
 
@@ -106,16 +106,30 @@ pub fn accept(
 
 /// Invariant 9: the 1-based number of the first line that is neither the
 /// raw line it claims to be (after normalization), nor a `[ctx]` line, nor
-/// the header — which may only be the first line, once, in the documented
-/// form (docs/invariants.md): `<tool>: <OUTCOME>[ · <counts>][ · <exit>]`.
+/// a line of a compact census block, nor the header — which may only be
+/// the first line, once, in the documented form (docs/invariants.md):
+/// `<tool>: <OUTCOME>[ · <counts>][ · <exit>]`. A census block is visibly
+/// ctx's by its shape: a `[ctx] census` opening line, then only indented
+/// census lines until the first line of any other kind.
 fn first_untruthful_line(artifact: &Artifact, rendered: &Rendered) -> Option<usize> {
+    let mut in_census = false;
     rendered.lines.iter().enumerate().find_map(|(i, line)| {
         let truthful = !line.text.contains('\n')
             && match line.origin {
                 Origin::Raw(n) => n >= 1 && line.text == normalize::line(artifact.line(n)),
                 Origin::Ctx => line.text.starts_with(CTX_PREFIX),
+                Origin::Census => {
+                    in_census
+                        && line.text.starts_with(census::FILE_INDENT)
+                        && !line.text.trim().is_empty()
+                }
                 Origin::Header => i == 0 && is_header_form(&line.text),
             };
+        in_census = match line.origin {
+            Origin::Ctx => line.text.starts_with(census::CENSUS_OPENING),
+            Origin::Census => in_census,
+            _ => false,
+        };
         (!truthful).then_some(i + 1)
     })
 }
@@ -187,10 +201,15 @@ pub fn check_census(graph: &EvidenceGraph, plan: &DeliveryPlan) -> Result<(), Re
     }
     let mut shown = std::collections::BTreeSet::new();
     for block in &plan.blocks {
-        if let Block::Item { index, .. } | Block::Detail(index) = block
-            && let Some(item) = graph.items.get(*index)
-        {
-            shown.insert(item.identity.as_str());
+        let indices: Vec<usize> = match block {
+            Block::Item { index, .. } | Block::Detail(index) => vec![*index],
+            Block::Census { entries, .. } => entries.iter().map(|e| e.index).collect(),
+            _ => Vec::new(),
+        };
+        for index in indices {
+            if let Some(item) = graph.items.get(index) {
+                shown.insert(item.identity.as_str());
+            }
         }
     }
     let raw = |n: usize| {
@@ -222,5 +241,54 @@ pub fn check_census(graph: &EvidenceGraph, plan: &DeliveryPlan) -> Result<(), Re
     match unnamed.get(declared) {
         Some(id) => Err(Rejection::CensusLost((*id).to_string())),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod census_block_tests {
+    use super::*;
+    use crate::artifact::Exit;
+    use crate::render::RenderedLine;
+
+    fn lines(spec: &[(Origin, &str)]) -> Rendered {
+        Rendered {
+            lines: spec
+                .iter()
+                .map(|(origin, text)| RenderedLine {
+                    origin: *origin,
+                    text: text.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn census_lines_stand_only_under_their_opening_line() {
+        let artifact = Artifact::from_stdout(b"raw\n".to_vec(), Exit::Code(1), vec![]);
+        let good = lines(&[
+            (Origin::Ctx, "[ctx] census: 2 errors"),
+            (Origin::Census, "  src/a.ts"),
+            (
+                Origin::Census,
+                "    1:2 TS2322 Type 'string' is not assignable",
+            ),
+            (Origin::Census, "  src/b.ts:3:4 TS2304 Cannot find name 'x'"),
+            (Origin::Ctx, "[ctx] full output (1 line): ctx expand abc"),
+        ]);
+        assert_eq!(first_untruthful_line(&artifact, &good), None);
+        // Outside a block, after a raw line, or unindented: not ctx's visibly.
+        let stray = lines(&[(Origin::Census, "  src/a.ts")]);
+        assert_eq!(first_untruthful_line(&artifact, &stray), Some(1));
+        let after_raw = lines(&[
+            (Origin::Ctx, "[ctx] census: 1 error"),
+            (Origin::Raw(1), "raw"),
+            (Origin::Census, "  src/a.ts"),
+        ]);
+        assert_eq!(first_untruthful_line(&artifact, &after_raw), Some(3));
+        let flush = lines(&[
+            (Origin::Ctx, "[ctx] census: 1 error"),
+            (Origin::Census, "src/a.ts(1,2): error TS2322: fake"),
+        ]);
+        assert_eq!(first_untruthful_line(&artifact, &flush), Some(2));
     }
 }

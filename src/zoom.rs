@@ -6,7 +6,8 @@
 
 use crate::artifact::{Artifact, Span};
 use crate::classify;
-use crate::evidence::{EvidenceGraph, EvidenceItem, Severity};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
+use crate::normalize;
 use crate::profiles::Profile;
 
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +85,99 @@ pub fn items(graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
         })
         .map(|i| i.identity.clone())
         .collect()
+}
+
+/// Characters a `--items` reason keeps before it is clipped with `…`.
+const REASON_CHARS: usize = 200;
+
+/// `--items` as printed: one line per item (the same items as [`items`]),
+/// each naming the identity, its code and place when the identity does not
+/// already say them, and its one-line reason, so the list alone lets the
+/// reader choose what to open next: `src/a.ts:8:25 TS2345 - Argument of…`.
+pub fn listing(artifact: &Artifact, graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
+    let filtered = filter.code.is_some() || filter.file.is_some() || filter.severity.is_some();
+    graph
+        .items
+        .iter()
+        .filter(|i| {
+            if filtered {
+                filter.accepts(i)
+            } else {
+                i.is_census()
+            }
+        })
+        .map(|i| listing_line(artifact, i))
+        .collect()
+}
+
+fn listing_line(artifact: &Artifact, item: &EvidenceItem) -> String {
+    let mut line = item.identity.clone();
+    let reason = reason(artifact, item);
+    if let Some(code) = item.class.as_deref()
+        && !line.contains(code)
+        && !reason.as_deref().is_some_and(|r| r.contains(code))
+    {
+        line.push_str(&format!(" [{code}]"));
+    }
+    if let Some(loc) = &item.location {
+        let mut at = loc.file.clone();
+        for n in [loc.line, loc.column].into_iter().flatten() {
+            at.push_str(&format!(":{n}"));
+        }
+        if !line.contains(&at) {
+            line.push_str(&format!(" ({at})"));
+        }
+    }
+    if let Some(reason) = reason {
+        line.push_str(" - ");
+        line.push_str(&clip(&reason, REASON_CHARS));
+    }
+    line
+}
+
+/// The item's one-line reason: its summary's first line; else the first
+/// line of its headline or detail that says more than the identity.
+fn reason(artifact: &Artifact, item: &EvidenceItem) -> Option<String> {
+    let useful = |s: &str| {
+        let s = s.trim();
+        (!s.is_empty() && s != item.identity).then(|| s.to_string())
+    };
+    if let Some(summary) = item
+        .summary
+        .as_deref()
+        .and_then(|s| s.lines().find_map(useful))
+    {
+        return Some(summary);
+    }
+    let said = item
+        .headline
+        .iter()
+        .chain(&item.detail)
+        .chain(&item.block)
+        .flat_map(|s| s.first..=s.last)
+        .find_map(|n| useful(&normalize::line(artifact.line(n))));
+    // The identity is the tool's whole message (`make: *** [all] Error 1`):
+    // the kind is all there is left to say.
+    said.or_else(|| Some(kind_reason(item.kind).to_string()))
+}
+
+fn kind_reason(kind: ItemKind) -> &'static str {
+    match kind {
+        ItemKind::FailingTest => "test failed",
+        ItemKind::TestError => "error outside the test body",
+        ItemKind::SuiteNotRun => "did not run",
+        ItemKind::BuildFailure => "build step failed",
+        ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => "reported",
+    }
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
 }
 
 /// `--item ID`: the spans of that item's whole block (every occurrence).

@@ -312,6 +312,8 @@ fn tsc() {
         "tsc/v1",
         &[
             "config-error",
+            "mid-plain",
+            "mid-pretty",
             "plain",
             "pretty",
             "single-pretty",
@@ -321,6 +323,7 @@ fn tsc() {
     );
     same_identities("tsc", "plain", "pretty");
     same_identities("tsc", "ts5-plain", "ts5-pretty");
+    same_identities("tsc", "mid-plain", "mid-pretty");
     malformed("tsc", "pretty", &ctx::profiles::tsc::Tsc);
     malformed("tsc", "plain", &ctx::profiles::tsc::Tsc);
 }
@@ -380,6 +383,8 @@ fn eslint() {
             "flood",
             "flood-unix",
             "json",
+            "mid",
+            "mid-unix",
             "parse-error",
             "stylish",
             "stylish-color",
@@ -391,6 +396,7 @@ fn eslint() {
     same_identities("eslint", "stylish", "unix");
     same_identities("eslint", "stylish", "json");
     same_identities("eslint", "flood", "flood-unix");
+    same_identities("eslint", "mid", "mid-unix");
     malformed("eslint", "stylish", &ctx::profiles::eslint::Eslint);
     malformed("eslint", "flood", &ctx::profiles::eslint::Eslint);
 }
@@ -406,6 +412,8 @@ fn mypy() {
             "columns",
             "many-errors",
             "many-errors-pretty",
+            "mid",
+            "mid-pretty",
             "plain",
             "pretty",
         ],
@@ -413,6 +421,7 @@ fn mypy() {
     same_identities("mypy", "plain", "color");
     same_identities("mypy", "plain", "pretty");
     same_identities("mypy", "many-errors", "many-errors-pretty");
+    same_identities("mypy", "mid", "mid-pretty");
     malformed("mypy", "pretty", &ctx::profiles::mypy::Mypy);
     malformed("mypy", "many-errors", &ctx::profiles::mypy::Mypy);
 }

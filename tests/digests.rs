@@ -105,7 +105,10 @@ fn every_census_identity_survives() {
                 let raw = ctx::normalize::line(artifact.line(h.first));
                 text.lines().any(|l| l == raw)
             });
-            let named = text.contains(&item.identity) || located || headline;
+            let named = text.contains(&item.identity)
+                || located
+                || headline
+                || in_compact_census(&text, &item.identity, artifact.cwd.as_deref());
             let grouped = trace.plan.rung == Rung::Flood && listed.contains(&item.identity);
             assert!(
                 named || grouped,
@@ -116,6 +119,54 @@ fn every_census_identity_survives() {
             );
         }
     }
+}
+
+/// True when a compact census block of `text` names `identity`: a file
+/// line (relative to the working directory or to the folder the opening
+/// line names) with an item line under it that carries the identity's rest,
+/// or a whole line that carries the identity.
+fn in_compact_census(text: &str, identity: &str, cwd: Option<&str>) -> bool {
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(opening) = line.strip_prefix("[ctx] census: ") else {
+            continue;
+        };
+        let folder = opening.split_once(" under ").map(|(_, f)| f);
+        let rel = |id: &str| -> String {
+            let id = cwd
+                .and_then(|c| id.strip_prefix(&format!("{}/", c.trim_end_matches('/'))))
+                .unwrap_or(id);
+            folder
+                .and_then(|f| id.strip_prefix(f))
+                .unwrap_or(id)
+                .to_string()
+        };
+        let id = rel(identity);
+        let mut file: Option<&str> = None;
+        while let Some(l) = lines.next_if(|l| l.starts_with("  ")) {
+            if let Some(entry) = l.strip_prefix("    ") {
+                let Some(f) = file else { continue };
+                let Some(rest) = id.strip_prefix(f) else {
+                    continue;
+                };
+                let rest = rest.trim_start_matches([':', ' ', '>']);
+                let entry = ["ERROR ", "NOT RUN ", "BUILD FAILED "]
+                    .iter()
+                    .find_map(|w| entry.strip_prefix(w))
+                    .unwrap_or(entry);
+                if entry.starts_with(rest) {
+                    return true;
+                }
+            } else {
+                let l = &l[2..];
+                file = Some(l);
+                if l.contains(identity) || l.contains(&id) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 #[test]
@@ -273,7 +324,24 @@ fn build_errors_are_inline_verbatim_and_first() {
             continue;
         }
         checked += 1;
-        let lines: Vec<&str> = text.lines().collect();
+        // A compact census block names each file once (`  FILE`) with its
+        // items under it (`    L:C CODE message`): read each item line
+        // with its file, as the reader does.
+        let mut file = String::new();
+        let joined: Vec<String> = text
+            .lines()
+            .map(|l| {
+                if let Some(item) = l.strip_prefix("    ") {
+                    format!("{file}:{item}")
+                } else {
+                    if let Some(f) = l.strip_prefix("  ").filter(|f| !f.starts_with(' ')) {
+                        file = f.to_string();
+                    }
+                    l.to_string()
+                }
+            })
+            .collect();
+        let lines: Vec<&str> = joined.iter().map(String::as_str).collect();
         let first_test = lines
             .iter()
             .position(|l| l.starts_with("[ctx] FAILED") || l.starts_with("--- FAIL"))
@@ -293,12 +361,14 @@ fn build_errors_are_inline_verbatim_and_first() {
                 name(&case)
             );
             if let Some(pkg) = e["package"].as_str() {
-                let header = lines[..at.unwrap()]
-                    .iter()
-                    .rev()
-                    .find(|l| l.starts_with("# "));
+                // go's own `# pkg` header, or the compact census's
+                // `BUILD FAILED pkg` line that opens the package's errors.
+                let header = lines[..=at.unwrap()].iter().rev().find_map(|l| {
+                    l.strip_prefix("# ")
+                        .or_else(|| l.split_once("BUILD FAILED ").map(|(_, r)| r))
+                });
                 assert!(
-                    header.is_some_and(|h| h.split(' ').nth(1) == Some(pkg)),
+                    header.is_some_and(|h| h.split(' ').next() == Some(pkg)),
                     "{}: {raw:?} is not under `# {pkg}`:\n{text}",
                     name(&case)
                 );
@@ -365,5 +435,76 @@ fn census_lines_carry_location_and_reason() {
                     .collect::<Vec<_>>()
             );
         }
+    }
+}
+
+/// Tokens of the raw lines that carry the census items: each item's
+/// headline, block and detail lines, and — when the headline does not name
+/// the item's file — the line above it that does (a grouped format's file
+/// line), each line once.
+fn carrying_tokens(artifact: &Artifact, graph: &ctx::evidence::EvidenceGraph) -> usize {
+    let text = |n: usize| ctx::normalize::line(artifact.line(n));
+    let mut lines = std::collections::BTreeSet::new();
+    for item in graph.census() {
+        let spans = item.headline.iter().chain(&item.block).chain(&item.detail);
+        for s in spans {
+            lines.extend(s.first..=s.last);
+        }
+        if let (Some(h), Some(loc)) = (item.headline, &item.location)
+            && !text(h.first).contains(&loc.file)
+            && let Some(n) = (1..h.first).rev().find(|&n| text(n).contains(&loc.file))
+        {
+            lines.insert(n);
+        }
+    }
+    lines
+        .into_iter()
+        .map(|n| ctx::tokens::estimate(ctx::normalize::line(artifact.line(n)).as_bytes()) + 1)
+        .sum()
+}
+
+#[test]
+fn census_never_costs_more_than_the_raw_lines_it_stands_for() {
+    for case in cases() {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (_, d) = digest(&artifact);
+        let Some(trace) = &d.trace else { continue };
+        // Raw output went out (it was smaller): no census was printed.
+        if trace.graph.census().next().is_none() || d.output == Output::Raw {
+            continue;
+        }
+        let cost = ctx::plan::census::measure(&artifact, &trace.graph);
+        let census = cost.chosen(trace.budget.ceiling);
+        let raw = carrying_tokens(&artifact, &trace.graph);
+        assert!(
+            census <= raw,
+            "{}: the census costs {census} tokens, its raw lines {raw} ({cost:?})",
+            name(&case)
+        );
+        // FLOOD exactly when the census, in the form printed, exceeds the ceiling.
+        assert_eq!(
+            trace.plan.rung == Rung::Flood,
+            !cost.fits(trace.budget.ceiling),
+            "{}: rung {:?} for a census of {census} tokens under a ceiling of {}",
+            name(&case),
+            trace.plan.rung,
+            trace.budget.ceiling
+        );
+    }
+}
+
+#[test]
+fn every_identity_inline_when_the_output_fits_the_ceiling() {
+    for case in cases() {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (_, d) = digest(&artifact);
+        let Some(trace) = &d.trace else { continue };
+        assert!(
+            d.raw_tokens > trace.budget.ceiling || trace.plan.rung != Rung::Flood,
+            "{}: {} raw tokens fit the {}-token ceiling, yet the census was grouped",
+            name(&case),
+            d.raw_tokens,
+            trace.budget.ceiling
+        );
     }
 }

@@ -580,3 +580,82 @@ fn an_overlong_argument_is_not_echoed_back_whole() {
         assert!(stderr.contains("characters cut"), "{stderr}");
     }
 }
+
+/// Every `fixtures/<family>/<case>/` with a case.json, sorted.
+fn fixture_cases() -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut out = Vec::new();
+    for family in std::fs::read_dir(&root).expect("fixtures").flatten() {
+        for case in std::fs::read_dir(family.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if case.path().join("case.json").is_file() {
+                out.push(case.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `--items` names each census item AND its one-line reason, for every
+/// family, codes or not: `<identity>[ [code]][ (place)] - <reason>`.
+#[test]
+fn items_lines_carry_their_reason() {
+    let home = home();
+    let mut checked = 0;
+    for case in fixture_cases() {
+        let artifact = ctx::fixture::load(&case).expect("fixture");
+        let (_, graph) = ctx::zoom::evidence(&artifact).expect("profile");
+        let census: Vec<&ctx::evidence::EvidenceItem> = graph.census().collect();
+        if census.is_empty() {
+            continue;
+        }
+        let key = put(home.path(), &artifact);
+        let out = expand(home.path(), &key, &["--items"]);
+        assert!(out.status.success(), "{}", case.display());
+        let listed = text(&out.stdout);
+        let lines: Vec<&str> = listed.lines().collect();
+        assert_eq!(lines.len(), census.len(), "{}:\n{listed}", case.display());
+        for (line, item) in lines.iter().zip(&census) {
+            assert!(
+                line.starts_with(&item.identity),
+                "{}: {line}",
+                case.display()
+            );
+            let reason = line[item.identity.len()..]
+                .split_once(" - ")
+                .map(|(_, r)| r.trim());
+            assert!(
+                reason.is_some_and(|r| !r.is_empty()),
+                "{}: no reason on {line:?}",
+                case.display()
+            );
+            if let Some(code) = &item.class {
+                assert!(line.contains(code.as_str()), "{}: {line}", case.display());
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 40, "only {checked} fixtures with a census");
+}
+
+#[test]
+fn items_of_rule_less_errors_say_what_failed() {
+    let home = home();
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eslint/mid");
+    let artifact = ctx::fixture::load(&case).expect("fixture");
+    let key = put(home.path(), &artifact);
+    let listed = text(&expand(home.path(), &key, &["--items"]).stdout);
+    let first = listed.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        "src/handlers/broken0.js:2:29 - Parsing error: Unexpected token {"
+    );
+    assert!(
+        listed
+            .contains("src/handlers/h00.js:3:3 no-var - Unexpected var, use let or const instead")
+    );
+}

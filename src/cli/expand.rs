@@ -179,8 +179,8 @@ fn census_zoom(
             file: args.file.clone(),
             severity: args.severity.clone(),
         };
-        for id in crate::zoom::items(&graph, &filter) {
-            bytes.extend_from_slice(id.as_bytes());
+        for line in crate::zoom::listing(&artifact, &graph, &filter) {
+            bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
         }
     } else if let Some(id) = &args.item {

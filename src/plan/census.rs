@@ -17,12 +17,12 @@ use std::collections::BTreeMap;
 use crate::artifact::{Artifact, Exit};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome};
 use crate::normalize;
-use crate::render::{count, counted};
+use crate::render::{self, CTX_PREFIX, RenderedLine, count, counted};
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
-    lines,
+    Address, Block, Budget, CensusEntry, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission,
+    Omitted, Rung, lines,
 };
 
 mod flood;
@@ -33,13 +33,6 @@ mod tally;
 const NOTES_TOKENS: usize = 60;
 /// Tokens a single detail line may have to be printed inline.
 const LONGEST_DETAIL_LINE: usize = 300;
-
-/// A census identity with every occurrence of it (the same diagnostic from
-/// 40 translation units is one entry, ×40).
-struct Entry {
-    first: usize,
-    times: usize,
-}
 
 pub fn plan(
     artifact: &Artifact,
@@ -65,11 +58,11 @@ pub fn plan(
         p.rung = Rung::PassSummary;
     } else {
         let entries = dedupe(graph, &census);
-        let census_cost: usize = entries.iter().map(|e| p.line_cost(e.first)).sum();
-        if census_cost + FRAME_TOKENS + NOTES_TOKENS > budget.ceiling {
-            p.flood(&census, budget.ceiling);
-        } else {
-            p.census(&entries, census_cost);
+        let cost = measure_entries(artifact, graph, &entries);
+        match cost.raw_headlines(budget.ceiling) {
+            Some(tokens) => p.census(&entries, tokens, false),
+            None if fits(cost.compact, budget.ceiling) => p.census(&entries, cost.compact, true),
+            None => p.flood(&census, budget.ceiling),
         }
     }
     p.secondary();
@@ -114,9 +107,96 @@ fn unexplained(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> De
     plan
 }
 
+/// What the complete census costs in each form, priced on the renderer's
+/// own lines (`render::census`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CensusCost {
+    /// The raw headlines, when every item's names it by itself.
+    pub headlines: Option<usize>,
+    /// The compact block.
+    pub compact: usize,
+}
+
+impl CensusCost {
+    /// The tokens of the form the planner prints: the raw headlines when
+    /// they fit the ceiling, else the compact block.
+    pub fn chosen(&self, ceiling: usize) -> usize {
+        match self.raw_headlines(ceiling) {
+            Some(tokens) => tokens,
+            None => self.compact,
+        }
+    }
+
+    /// The raw headlines' tokens when they are the census: they fit the
+    /// ceiling and cost at most half as much again as the compact block
+    /// (a tool's plain lines, as it printed them, are worth a little more
+    /// than ctx's rewording; JSON records or absolute paths on every line
+    /// are not).
+    fn raw_headlines(&self, ceiling: usize) -> Option<usize> {
+        self.headlines
+            .filter(|&t| fits(t, ceiling) && t * 2 <= self.compact * 3)
+    }
+
+    /// True when the census is printed whole; false means FLOOD.
+    pub fn fits(&self, ceiling: usize) -> bool {
+        fits(self.chosen(ceiling), ceiling)
+    }
+}
+
+/// A census of `tokens` fits under `ceiling` with the digest's frame and notes.
+fn fits(tokens: usize, ceiling: usize) -> bool {
+    tokens + FRAME_TOKENS + NOTES_TOKENS <= ceiling
+}
+
+/// The census cost of every census item of `graph`.
+pub fn measure(artifact: &Artifact, graph: &EvidenceGraph) -> CensusCost {
+    let census: Vec<usize> = (0..graph.items.len())
+        .filter(|&i| graph.items[i].is_census())
+        .collect();
+    measure_entries(artifact, graph, &dedupe(graph, &census))
+}
+
+fn measure_entries(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    entries: &[CensusEntry],
+) -> CensusCost {
+    let headlines = entries
+        .iter()
+        .all(|e| render::census::names_itself(artifact, &graph.items[e.index]))
+        .then(|| {
+            entries
+                .iter()
+                .map(|e| {
+                    let line = render::census::item_line(artifact, &graph.items[e.index]);
+                    let repeats = (e.times > 1).then(|| repeats_note(e.times));
+                    line_tokens(&line)
+                        + repeats.map_or(0, |n| {
+                            tokens::estimate(format!("{CTX_PREFIX} {n}").as_bytes()) + 1
+                        })
+                })
+                .sum()
+        });
+    let compact = render::census::compact(artifact, graph, entries, unit(graph))
+        .iter()
+        .map(line_tokens)
+        .sum();
+    CensusCost { headlines, compact }
+}
+
+/// Tokens of one rendered line with its newline.
+fn line_tokens(line: &RenderedLine) -> usize {
+    tokens::estimate(line.text.as_bytes()) + 1
+}
+
+/// The note under a headline that stands for several identical occurrences.
+fn repeats_note(times: usize) -> String {
+    format!("the line above ×{} (identical occurrences)", count(times))
+}
+
 /// Groups census items by identity and summary, in order of first occurrence.
-fn dedupe(graph: &EvidenceGraph, census: &[usize]) -> Vec<Entry> {
-    let mut entries: Vec<Entry> = Vec::new();
+fn dedupe(graph: &EvidenceGraph, census: &[usize]) -> Vec<CensusEntry> {
+    let mut entries: Vec<CensusEntry> = Vec::new();
     let mut index: BTreeMap<(&str, Option<&str>), usize> = BTreeMap::new();
     for &i in census {
         let item = &graph.items[i];
@@ -125,7 +205,7 @@ fn dedupe(graph: &EvidenceGraph, census: &[usize]) -> Vec<Entry> {
             Some(&e) => entries[e].times += 1,
             None => {
                 index.insert(key, entries.len());
-                entries.push(Entry { first: i, times: 1 });
+                entries.push(CensusEntry { index: i, times: 1 });
             }
         }
     }
@@ -170,17 +250,9 @@ impl<'a> Planner<'a> {
         &self.graph.items[i]
     }
 
-    /// Tokens of an item's census line (its raw headline when that names it).
+    /// Tokens of an item's identity line, as the renderer writes it.
     fn line_cost(&self, i: usize) -> usize {
-        let item = self.item(i);
-        if let Some(h) = item.headline {
-            let text = normalize::line(self.artifact.line(h.first));
-            if text.contains(item.identity.as_str()) {
-                return tokens::estimate(text.as_bytes()) + 1;
-            }
-        }
-        let synthetic = item.identity.len() + item.summary.as_ref().map_or(0, |s| s.len() + 3) + 16;
-        synthetic / 3 + 6
+        line_tokens(&render::census::item_line(self.artifact, self.item(i)))
     }
 
     /// Tokens of an item's detail lines.
@@ -204,14 +276,23 @@ impl<'a> Planner<'a> {
         text
     }
 
-    /// True when the item has detail lines short enough to print (a JSON
-    /// message line or a minified bundle is retrievable, not printable).
+    /// True when the item has detail lines short enough to print and meant
+    /// for a reader (a JSON event line — which carries timestamps — or a
+    /// minified bundle is retrievable, not printable). Detail that is only
+    /// the item's own headline says nothing its census line does not.
     fn detail_usable(&self, i: usize) -> bool {
         let item = self.item(i);
+        let only_headline = item.headline.is_some_and(|h| {
+            item.detail
+                .iter()
+                .all(|s| s.first >= h.first && s.last <= h.last)
+        });
         !item.detail.is_empty()
+            && !only_headline
             && item.detail.iter().flat_map(|s| s.first..=s.last).all(|n| {
-                tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes())
-                    <= LONGEST_DETAIL_LINE
+                let text = normalize::line(self.artifact.line(n));
+                let json = text.starts_with("{\"") && text.trim_end().ends_with('}');
+                !json && tokens::estimate(text.as_bytes()) <= LONGEST_DETAIL_LINE
             })
     }
 
@@ -233,20 +314,42 @@ impl<'a> Planner<'a> {
         self.spent += MARKER_TOKENS;
     }
 
-    /// Every identity, then the detail of each distinct cause while it fits.
-    fn census(&mut self, entries: &[Entry], census_cost: usize) {
+    /// Every identity, then the detail of each distinct cause while it fits:
+    /// the raw headlines (a detail that names its item shown in its
+    /// place), or the compact block with the detail after it.
+    fn census(&mut self, entries: &[CensusEntry], census_cost: usize, compact: bool) {
+        // Blocks that each name their item (a compiler's error with its
+        // `--> file:line:col`), all within the budget: they are the census.
+        if compact {
+            let blocks: usize = entries.iter().map(|e| self.detail_cost(e.index)).sum();
+            let whole = entries.iter().all(|e| {
+                e.times == 1 && self.detail_usable(e.index) && self.detail_names_item(e.index)
+            });
+            if whole && self.spent + blocks <= self.budget.target {
+                self.spent += blocks;
+                self.blocks.extend(entries.iter().map(|e| Block::Item {
+                    index: e.index,
+                    detail: true,
+                }));
+                return;
+            }
+        }
         self.spent += census_cost;
         let census_at = self.blocks.len();
-        for e in entries {
-            self.blocks.push(Block::Item {
-                index: e.first,
-                detail: false,
+        if compact {
+            self.blocks.push(Block::Census {
+                entries: entries.to_vec(),
+                unit: unit(self.graph).to_string(),
             });
-            if e.times > 1 {
-                self.blocks.push(Block::Note(format!(
-                    "the line above ×{} (identical occurrences)",
-                    count(e.times)
-                )));
+        } else {
+            for e in entries {
+                self.blocks.push(Block::Item {
+                    index: e.index,
+                    detail: false,
+                });
+                if e.times > 1 {
+                    self.blocks.push(Block::Note(repeats_note(e.times)));
+                }
             }
         }
         // One detail per cause: items whose decisive lines are identical
@@ -255,11 +358,11 @@ impl<'a> Planner<'a> {
         // failure the same.
         let mut causes: Vec<(String, Option<&str>, Vec<usize>)> = Vec::new();
         for e in entries {
-            let item = self.item(e.first);
-            let key = self.detail_text(e.first);
+            let item = self.item(e.index);
+            let key = self.detail_text(e.index);
             match causes.iter_mut().find(|c| !key.is_empty() && c.0 == key) {
-                Some(c) => c.2.push(e.first),
-                None => causes.push((key, item.summary.as_deref(), vec![e.first])),
+                Some(c) => c.2.push(e.index),
+                None => causes.push((key, item.summary.as_deref(), vec![e.index])),
             }
         }
         let mut detail_blocks = Vec::new();

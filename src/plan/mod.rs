@@ -96,6 +96,13 @@ pub enum Block {
     /// A census entry: `items[index]`'s identity line, or with `detail`
     /// its decisive lines inline when they name it themselves.
     Item { index: usize, detail: bool },
+    /// The complete census in its compact form: a `[ctx] census` opening
+    /// line, then each file once with its items indented under it
+    /// (`render::census`). `unit` is the plural noun the opening line counts.
+    Census {
+        entries: Vec<CensusEntry>,
+        unit: String,
+    },
     /// `items[index]`'s detail under a `[ctx] --- identity (location)` line.
     Detail(usize),
     /// A ctx line whose words the planner chose.
@@ -104,6 +111,15 @@ pub enum Block {
     Next(Address),
     /// `[ctx] full output (N lines): …` — what `ctx expand H` prints, and `--all`.
     Footer,
+}
+
+/// One census identity with every occurrence of it (the same diagnostic
+/// from 40 translation units is one entry, ×40).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CensusEntry {
+    /// The first item of the identity (`graph.items[index]`).
+    pub index: usize,
+    pub times: usize,
 }
 
 /// What the renderer executes.

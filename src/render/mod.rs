@@ -3,10 +3,12 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
+use crate::evidence::{EvidenceGraph, Location};
 use crate::normalize;
 use crate::plan::{Block, DeliveryPlan, Omission, Omitted};
 use crate::store::{ArchiveKey, zoom};
+
+pub mod census;
 
 /// The prefix of every line ctx writes itself.
 pub const CTX_PREFIX: &str = "[ctx]";
@@ -20,6 +22,9 @@ pub enum Origin {
     Raw(usize),
     /// A line of ctx's own, starting with `[ctx]`.
     Ctx,
+    /// A line of a compact census block: indented, under the block's
+    /// `[ctx] census` opening line (`census`).
+    Census,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,17 +70,24 @@ pub fn render(
             Block::Item {
                 index,
                 detail: false,
-            } => census_line(&mut out, artifact, &graph.items[*index]),
+            } => out
+                .lines
+                .push(census::item_line(artifact, &graph.items[*index])),
+            Block::Census { entries, unit } => out
+                .lines
+                .extend(census::compact(artifact, graph, entries, unit)),
             Block::Item {
                 index,
                 detail: true,
             } => raw_spans(&mut out, artifact, &graph.items[*index].detail),
             Block::Detail(index) => {
                 let item = &graph.items[*index];
+                // The place, unless the identity already says it.
                 let location = item
                     .location
                     .as_ref()
                     .map(location)
+                    .filter(|l| !item.identity.contains(l.as_str()))
                     .map(|l| format!(" ({l})"));
                 out.push(
                     Origin::Ctx,
@@ -155,45 +167,6 @@ fn raw_spans(out: &mut Rendered, artifact: &Artifact, spans: &[Span]) {
             );
         }
     }
-}
-
-/// An item's identity line: its raw headline when that names it, else a
-/// ctx line built from the typed fields.
-fn census_line(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem) {
-    if let Some(h) = item.headline {
-        let text = normalize::line(artifact.line(h.first));
-        if text.contains(item.identity.as_str()) {
-            out.push(Origin::Raw(h.first), text.into_owned());
-            return;
-        }
-    }
-    let word = match item.kind {
-        ItemKind::FailingTest => "FAILED",
-        ItemKind::TestError => "ERROR",
-        ItemKind::SuiteNotRun => "NOT RUN",
-        ItemKind::BuildFailure => "BUILD FAILED",
-        ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => match item.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-            Severity::Help => "help",
-            Severity::Info => "info",
-        },
-    };
-    let mut line = format!("{CTX_PREFIX} {word} {}", item.identity);
-    // The location is printed unless the identity already holds all of it:
-    // `tests/a.py::t` names the file but not the line the reader opens.
-    if let Some(loc) = &item.location
-        && !item.identity.contains(&location(loc))
-    {
-        line.push_str(&format!(" ({})", location(loc)));
-    }
-    // A summary is one line; a tool's multi-line message keeps its first.
-    if let Some(summary) = item.summary.as_deref().and_then(|s| s.lines().next()) {
-        line.push_str(" - ");
-        line.push_str(summary);
-    }
-    out.push(Origin::Ctx, line);
 }
 
 fn location(loc: &Location) -> String {

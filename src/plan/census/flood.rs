@@ -6,6 +6,9 @@ use crate::plan::{Address, Block, Omitted, Rung};
 use crate::render::{count, counted};
 use crate::tokens;
 
+/// The group of diagnostics that carry no code.
+pub const NO_CODE: &str = "(no code)";
+
 impl Planner<'_> {
     /// The census exceeds the ceiling: group by class with exact counts.
     pub(super) fn flood(&mut self, census: &[usize], ceiling: usize) {
@@ -25,14 +28,12 @@ impl Planner<'_> {
                 .class
                 .clone()
                 .unwrap_or_else(|| "(unclassified)".to_string());
+            // A diagnostic without a code (a parsing error, a fatal
+            // error) joins the one rule-less group, never a group per file.
             let key = match (&item.location, by_file) {
                 (Some(l), true) => format!("{} {class}", l.file),
                 (None, true) => class,
-                (_, false) => item
-                    .class
-                    .clone()
-                    .or_else(|| item.location.as_ref().map(|l| l.file.clone()))
-                    .unwrap_or(class),
+                (_, false) => item.class.clone().unwrap_or_else(|| NO_CODE.to_string()),
             };
             match groups.iter_mut().find(|g| g.0 == key) {
                 Some(g) => g.1.push(i),
@@ -98,5 +99,86 @@ impl Planner<'_> {
             let what = format!("{unit} with detail");
             self.omit(Omitted::Items(what), with_detail, Address::Details);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::artifact::{Artifact, Exit, Span};
+    use crate::evidence::{
+        CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity,
+    };
+    use crate::plan::{Block, Budget, Rung};
+
+    /// 400 parsing errors without a code, one per file, and 400 coded ones.
+    fn flood() -> (Artifact, EvidenceGraph) {
+        let mut text = String::new();
+        let mut items = Vec::new();
+        for i in 0..800 {
+            let file = format!("src/very/long/folder/name/module_{i:04}.js");
+            let (code, msg) = if i % 2 == 0 {
+                (None, "Parsing error: Unexpected token {")
+            } else {
+                (Some("no-undef"), "'helper' is not defined")
+            };
+            text.push_str(&format!("{file}:2:29: {msg}\n"));
+            let mut item = EvidenceItem::new(
+                ItemKind::Diagnostic,
+                Severity::Error,
+                format!(
+                    "{file}:2:29{}",
+                    code.map_or(String::new(), |c| format!(" {c}"))
+                ),
+            );
+            item.class = code.map(str::to_string);
+            item.summary = Some(msg.to_string());
+            item.location = Some(Location {
+                file,
+                line: Some(2),
+                column: Some(29),
+            });
+            item.headline = Some(Span::new(i + 1, i + 1));
+            items.push(item);
+        }
+        let artifact =
+            Artifact::from_stdout(text.into_bytes(), Exit::Code(1), vec!["eslint".into()]);
+        let graph = EvidenceGraph {
+            tool: "eslint".into(),
+            outcome: Outcome::Failed,
+            counts: vec![("errors".into(), 800)],
+            items,
+            conclusion: Vec::new(),
+        };
+        (artifact, graph)
+    }
+
+    #[test]
+    fn rule_less_errors_group_under_one_label() {
+        let (artifact, graph) = flood();
+        let receipt = CoverageReceipt::new(artifact.line_count() as u64);
+        let budget = Budget {
+            target: 500,
+            ceiling: 4000,
+        };
+        let plan = super::super::plan(&artifact, &graph, &receipt, budget);
+        assert_eq!(plan.rung, Rung::Flood);
+        let notes: Vec<&str> = plan
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Note(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        let no_code: Vec<&&str> = notes
+            .iter()
+            .filter(|n| n.trim_start().starts_with(super::NO_CODE))
+            .collect();
+        assert_eq!(no_code.len(), 1, "{notes:#?}");
+        assert!(no_code[0].contains("×400"), "{}", no_code[0]);
+        assert!(
+            !notes.iter().any(|n| n.trim_start().starts_with("src/very")),
+            "a group per file: {notes:#?}"
+        );
     }
 }

@@ -5,7 +5,6 @@ use super::Planner;
 use super::tally::{tally, top_list};
 use crate::evidence::{ItemKind, Severity};
 use crate::plan::{Address, Block, MARKER_TOKENS, Omitted};
-use crate::render::count;
 
 impl Planner<'_> {
     /// Warnings and other non-census findings: counted by class and file,
@@ -36,20 +35,18 @@ impl Planner<'_> {
         // units) are named once with their count.
         let mut named = 0;
         for entry in super::dedupe(self.graph, &items) {
-            let cost = self.line_cost(entry.first) + if entry.times > 1 { 12 } else { 0 };
+            let cost = self.line_cost(entry.index) + if entry.times > 1 { 12 } else { 0 };
             if self.spent + cost + MARKER_TOKENS > self.budget.target {
                 break;
             }
             self.spent += cost;
             self.blocks.push(Block::Item {
-                index: entry.first,
+                index: entry.index,
                 detail: false,
             });
             if entry.times > 1 {
-                self.blocks.push(Block::Note(format!(
-                    "the line above ×{} (identical occurrences)",
-                    count(entry.times)
-                )));
+                self.blocks
+                    .push(Block::Note(super::repeats_note(entry.times)));
             }
             named += entry.times;
         }

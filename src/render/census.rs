@@ -1,0 +1,440 @@
+//! Census lines: how each identity the contract requires is written.
+//!
+//! Two forms, chosen by the planner, priced by these same functions:
+//!
+//! - **Raw headlines.** When every item's raw headline names it by itself
+//!   (tsc and mypy plain lines, ruff concise, pytest's `FAILED id - msg`),
+//!   the census is those lines, as the tool printed them.
+//! - **Compact.** Otherwise one `[ctx] census` opening line, then each
+//!   file once, indented, with its items indented under it:
+//!
+//!   ```text
+//!   [ctx] census: 108 errors in 12 files
+//!     src/services/svc000.ts
+//!       8:25 TS2345 Argument of type 'string' is not assignable…
+//!   ```
+//!
+//!   Paths under the working directory are shown relative; when every file
+//!   is absolute and outside it, their common folder is named once on the
+//!   opening line. Items that do not live in a file their identity starts
+//!   with (a Go package's test, a file-less error) are written whole, at
+//!   the files' indentation. The block is visibly ctx's by its opening
+//!   line and its indentation (invariant 9, `guard`).
+
+use crate::artifact::Artifact;
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
+use crate::normalize;
+use crate::plan::CensusEntry;
+
+use super::{CTX_PREFIX, Origin, RenderedLine, count, counted, location};
+
+/// The opening line of a compact census block starts with this.
+pub const CENSUS_OPENING: &str = "[ctx] census";
+/// Indentation of a file (or a whole item) inside a census block.
+pub const FILE_INDENT: &str = "  ";
+/// Indentation of an item under its file.
+pub const ITEM_INDENT: &str = "    ";
+
+/// True when the item's raw headline names it by itself: it holds the
+/// identity, or the item's file, line and code.
+pub fn names_itself(artifact: &Artifact, item: &EvidenceItem) -> bool {
+    let Some(h) = item.headline else {
+        return false;
+    };
+    let text = normalize::line(artifact.line(h.first));
+    if text.contains(item.identity.as_str()) {
+        return true;
+    }
+    let Some(loc) = &item.location else {
+        return false;
+    };
+    text.contains(loc.file.as_str())
+        && loc.line.is_none_or(|l| has_number(&text, l))
+        && item.class.as_deref().is_none_or(|c| text.contains(c))
+}
+
+/// True when `n` stands in `text` as a number of its own (`:12:`, `(12,`),
+/// not as digits inside another (`E0125`, `112`).
+fn has_number(text: &str, n: u32) -> bool {
+    let digits = n.to_string();
+    let bytes = text.as_bytes();
+    text.match_indices(&digits).any(|(at, _)| {
+        let end = at + digits.len();
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(end).copied();
+        !before.is_some_and(|b| b.is_ascii_alphanumeric())
+            && !after.is_some_and(|b| b.is_ascii_digit())
+    })
+}
+
+/// An item's identity line: its raw headline when that names it, else a
+/// ctx line built from the typed fields.
+pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
+    if names_itself(artifact, item)
+        && let Some(h) = item.headline
+    {
+        return RenderedLine {
+            origin: Origin::Raw(h.first),
+            text: normalize::line(artifact.line(h.first)).into_owned(),
+        };
+    }
+    let word = match item.kind {
+        ItemKind::FailingTest => "FAILED",
+        ItemKind::TestError => "ERROR",
+        ItemKind::SuiteNotRun => "NOT RUN",
+        ItemKind::BuildFailure => "BUILD FAILED",
+        ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => {
+            severity_word(item.severity)
+        }
+    };
+    let mut line = format!("{CTX_PREFIX} {word} {}", item.identity);
+    // The location is printed unless the identity already holds all of it:
+    // `tests/a.py::t` names the file but not the line the reader opens.
+    if let Some(loc) = &item.location
+        && !item.identity.contains(&location(loc))
+    {
+        line.push_str(&format!(" ({})", location(loc)));
+    }
+    if let Some(summary) = first_line(item) {
+        line.push_str(" - ");
+        line.push_str(summary);
+    }
+    RenderedLine {
+        origin: Origin::Ctx,
+        text: line,
+    }
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+        Severity::Help => "help",
+        Severity::Info => "info",
+    }
+}
+
+/// A summary is one line; a tool's multi-line message keeps its first.
+fn first_line(item: &EvidenceItem) -> Option<&str> {
+    item.summary
+        .as_deref()
+        .and_then(|s| s.lines().next())
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// The file an item is grouped under: its location's file, when its
+/// identity starts with it (a test id `tests/a.py::t`, a diagnostic
+/// `src/a.ts:3:1 TS2322`, a Go test `example.com/shop/cart TestX` whose
+/// package is its location).
+fn own_file(item: &EvidenceItem) -> Option<&str> {
+    let file = item.location.as_ref()?.file.as_str();
+    (!file.trim().is_empty() && item.identity.starts_with(file)).then_some(file)
+}
+
+/// What a file is called in the block: relative under the working directory.
+fn shown_path<'p>(path: &'p str, cwd: Option<&str>) -> &'p str {
+    if let Some(cwd) = cwd {
+        let cwd = cwd.trim_end_matches('/');
+        if !cwd.is_empty()
+            && let Some(rest) = path.strip_prefix(cwd)
+            && let Some(rest) = rest.strip_prefix('/')
+            && !rest.is_empty()
+        {
+            return rest;
+        }
+    }
+    path
+}
+
+/// The folder (ending in `/`) every path lies under, when all are absolute
+/// and there are at least two distinct ones.
+fn common_folder(paths: &[&str]) -> Option<String> {
+    if paths.len() < 2 || !paths.iter().all(|p| p.starts_with('/')) {
+        return None;
+    }
+    let first = paths[0];
+    let mut len = first.rfind('/')? + 1;
+    for p in &paths[1..] {
+        while len > 1 && !(p.len() > len && p.as_bytes()[..len] == first.as_bytes()[..len]) {
+            len = first[..len - 1].rfind('/')? + 1;
+        }
+    }
+    (len > 1).then(|| first[..len].to_string())
+}
+
+/// What a grouped item's line says after its file: the identity's rest,
+/// where it is when the rest does not say, the one-line message.
+fn grouped_text(item: &EvidenceItem, file: &str, times: usize) -> String {
+    let rest = item.identity[file.len()..].trim_start_matches([':', ' ', '>']);
+    let mut parts = vec![kind_word(item), rest];
+    let place = item.location.as_ref().and_then(|l| {
+        if l.file != file {
+            Some(format!("({})", location(l)))
+        } else {
+            l.line
+                .filter(|n| !rest.contains(&n.to_string()))
+                .map(|n| format!("(line {n})"))
+        }
+    });
+    parts.extend(place.as_deref());
+    let mut line = parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    push_summary(&mut line, item, times);
+    line
+}
+
+/// An item written whole, its file shown as the block shows files.
+fn whole_text(item: &EvidenceItem, file: Option<(&str, &str)>, times: usize) -> String {
+    let identity = match file {
+        Some((file, shown)) => format!("{shown}{}", &item.identity[file.len()..]),
+        None => item.identity.clone(),
+    };
+    let mut parts = vec![kind_word(item).to_string(), identity];
+    // The location is printed unless the identity already holds all of it:
+    // `tests/a.py::t` names the file but not the line the reader opens.
+    if let Some(loc) = &item.location
+        && !item.identity.contains(&location(loc))
+    {
+        parts.push(format!("({})", location(loc)));
+    }
+    let mut line = parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    push_summary(&mut line, item, times);
+    line
+}
+
+/// A word for the census kinds a reader must tell apart from a plain
+/// failure or error (`ERROR` for a setup error, `NOT RUN` for a suite).
+fn kind_word(item: &EvidenceItem) -> &'static str {
+    match item.kind {
+        ItemKind::TestError => "ERROR",
+        ItemKind::SuiteNotRun => "NOT RUN",
+        ItemKind::BuildFailure => "BUILD FAILED",
+        _ => "",
+    }
+}
+
+fn push_summary(line: &mut String, item: &EvidenceItem, times: usize) {
+    if let Some(summary) = first_line(item) {
+        // After a diagnostic's place and code (`8:25 TS2345`) the message
+        // reads on; after a test's name a dash separates it.
+        line.push_str(match (line.is_empty(), item.kind) {
+            (true, _) => "",
+            (false, ItemKind::Diagnostic) => " ",
+            (false, _) => " - ",
+        });
+        line.push_str(summary);
+    }
+    if line.is_empty() {
+        line.push_str("(the file itself)");
+    }
+    if times > 1 {
+        line.push_str(&format!(" ×{}", count(times)));
+    }
+}
+
+/// The compact census block of `entries`, `unit` the plural noun counted.
+pub fn compact(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    entries: &[CensusEntry],
+    unit: &str,
+) -> Vec<RenderedLine> {
+    let cwd = artifact.cwd.as_deref();
+    // Group keys: the files that prefix their items' identities; an item
+    // joins the key its identity starts with (a Go test located in
+    // `cart_test.go` joins its package's group), the longest one.
+    let mut keys: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| own_file(&graph.items[e.index]))
+        .collect();
+    keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    keys.dedup();
+    let key_of = |item: &EvidenceItem| -> Option<&str> {
+        keys.iter().copied().find(|k| {
+            item.identity.starts_with(k) && item.identity[k.len()..].starts_with([':', ' ', '>'])
+                || item.identity == *k
+        })
+    };
+    // Groups in order of first appearance: a file's items stay together.
+    let mut groups: Vec<(Option<&str>, Vec<&CensusEntry>)> = Vec::new();
+    for e in entries {
+        let file = key_of(&graph.items[e.index]);
+        match file.and_then(|f| groups.iter_mut().find(|g| g.0 == Some(f))) {
+            Some(g) => g.1.push(e),
+            None => groups.push((file, vec![e])),
+        }
+    }
+    let shown: Vec<&str> = groups
+        .iter()
+        .filter_map(|g| g.0.map(|f| shown_path(f, cwd)))
+        .collect();
+    let folder = common_folder(&shown);
+    let display = |file: &'_ str| -> String {
+        let path = shown_path(file, cwd);
+        folder
+            .as_deref()
+            .and_then(|f| path.strip_prefix(f))
+            .unwrap_or(path)
+            .to_string()
+    };
+    let total: usize = entries.iter().map(|e| e.times).sum();
+    let mut opening = format!("{CENSUS_OPENING}: {}", counted(total, unit));
+    if let Some(folder) = &folder {
+        opening.push_str(&format!(" under {folder}"));
+    }
+    let mut out = vec![RenderedLine {
+        origin: Origin::Ctx,
+        text: opening,
+    }];
+    let census = |text: String| RenderedLine {
+        origin: Origin::Census,
+        text,
+    };
+    for (file, members) in &groups {
+        match (file, members.as_slice()) {
+            // A file of several items is named once, its items under it.
+            (Some(file), [_, _, ..]) => {
+                out.push(census(format!("{FILE_INDENT}{}", display(file))));
+                for e in members {
+                    let text = grouped_text(&graph.items[e.index], file, e.times);
+                    out.push(census(format!("{ITEM_INDENT}{text}")));
+                }
+            }
+            // One item is one line.
+            _ => {
+                for e in members {
+                    let shown = file.map(|f| (f, display(f)));
+                    let text = whole_text(
+                        &graph.items[e.index],
+                        shown.as_ref().map(|(f, d)| (*f, d.as_str())),
+                        e.times,
+                    );
+                    out.push(census(format!("{FILE_INDENT}{text}")));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::Exit;
+    use crate::evidence::{Location, Outcome};
+
+    fn diag(file: &str, line: u32, code: Option<&str>, msg: &str) -> EvidenceItem {
+        let id = match code {
+            Some(c) => format!("{file}:{line}:1 {c}"),
+            None => format!("{file}:{line}:1"),
+        };
+        let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, id);
+        item.class = code.map(str::to_string);
+        item.summary = Some(msg.to_string());
+        item.location = Some(Location {
+            file: file.to_string(),
+            line: Some(line),
+            column: Some(1),
+        });
+        item
+    }
+
+    fn block(cwd: Option<&str>, items: Vec<EvidenceItem>) -> Vec<String> {
+        let mut artifact = Artifact::from_stdout(b"x\n".to_vec(), Exit::Code(1), vec![]);
+        artifact.cwd = cwd.map(str::to_string);
+        let entries: Vec<CensusEntry> = (0..items.len())
+            .map(|index| CensusEntry { index, times: 1 })
+            .collect();
+        let graph = EvidenceGraph {
+            tool: "lint".into(),
+            outcome: Outcome::Failed,
+            counts: Vec::new(),
+            items,
+            conclusion: Vec::new(),
+        };
+        compact(&artifact, &graph, &entries, "errors")
+            .into_iter()
+            .map(|l| l.text)
+            .collect()
+    }
+
+    #[test]
+    fn files_named_once_items_under_them() {
+        let items = vec![
+            diag("/srv/app/src/a.js", 3, Some("no-var"), "Unexpected var"),
+            diag(
+                "/srv/app/src/b.js",
+                2,
+                None,
+                "Parsing error: Unexpected token {",
+            ),
+            diag(
+                "/srv/app/src/a.js",
+                9,
+                Some("no-undef"),
+                "'x' is not defined",
+            ),
+        ];
+        assert_eq!(
+            block(None, items.clone()),
+            [
+                "[ctx] census: 3 errors under /srv/app/src/",
+                "  a.js",
+                "    3:1 no-var Unexpected var",
+                "    9:1 no-undef 'x' is not defined",
+                "  b.js:2:1 Parsing error: Unexpected token {",
+            ]
+        );
+        assert_eq!(
+            block(Some("/srv/app"), items),
+            [
+                "[ctx] census: 3 errors",
+                "  src/a.js",
+                "    3:1 no-var Unexpected var",
+                "    9:1 no-undef 'x' is not defined",
+                "  src/b.js:2:1 Parsing error: Unexpected token {",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_number_stands_alone() {
+        assert!(has_number("src/a.ts(12,5): error TS2322: x", 12));
+        assert!(has_number("a.py:12: error", 12));
+        assert!(!has_number("a.rs: error[E0125]: x", 12));
+        assert!(!has_number("a.rs:112:3", 12));
+        assert!(!has_number("a.rs:3:120", 12));
+    }
+
+    #[test]
+    fn common_folder_of_absolute_paths() {
+        assert_eq!(
+            common_folder(&["/a/b/src/x.js", "/a/b/src/y/z.js"]),
+            Some("/a/b/src/".to_string())
+        );
+        assert_eq!(
+            common_folder(&["/a/bc/x.js", "/a/bd/y.js"]),
+            Some("/a/".to_string())
+        );
+        assert_eq!(common_folder(&["/x.js", "/y.js"]), None);
+        assert_eq!(common_folder(&["/a/x.js"]), None);
+        assert_eq!(common_folder(&["/a/x.js", "src/y.js"]), None);
+    }
+
+    #[test]
+    fn paths_under_the_working_directory_are_relative() {
+        assert_eq!(shown_path("/w/p/src/a.ts", Some("/w/p")), "src/a.ts");
+        assert_eq!(shown_path("/w/p/src/a.ts", Some("/w/p/")), "src/a.ts");
+        assert_eq!(shown_path("/w/pq/a.ts", Some("/w/p")), "/w/pq/a.ts");
+        assert_eq!(shown_path("src/a.ts", Some("/w/p")), "src/a.ts");
+    }
+}
