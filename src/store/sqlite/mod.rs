@@ -345,8 +345,18 @@ impl SqliteStore {
 
     /// Checkpoints and empties the WAL if nobody is using it right now;
     /// never waits (someone else will do it later).
+    ///
+    /// A TRUNCATE checkpoint holds the writer lock while it copies the WAL
+    /// back and syncs the database: with many large writers that was the
+    /// longest wait of all (and no commit happened meanwhile, which looks
+    /// like a stuck lock). So the copying is done first by a PASSIVE
+    /// checkpoint, which never blocks writers, and TRUNCATE only resets
+    /// what is left (usually nothing).
     fn truncate_wal(&self) {
         let _ = self.conn.busy_timeout(Duration::ZERO);
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
         let _ = self
             .conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));

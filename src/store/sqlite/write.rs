@@ -25,7 +25,7 @@ use crate::store::record::{self, ROW_ALLOWANCE};
 use crate::store::{ArchiveKey, StoreError};
 
 /// Stored bytes per write transaction.
-const BATCH_BYTES: u64 = 4 << 20;
+const BATCH_BYTES: u64 = 1 << 20;
 /// Bytes handed to the encoder at a time when a whole artifact is put, so
 /// that batches are written while the rest is still being compressed.
 const FEED_BYTES: usize = 4 << 20;
