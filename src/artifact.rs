@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::line_index::LineIndex;
+
 /// Which output stream a byte came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -131,7 +133,7 @@ pub struct Artifact {
     pub truncated: bool,
     bytes: Bytes,
     segments: Vec<Segment>,
-    line_starts: Vec<usize>,
+    line_starts: LineIndex,
 }
 
 impl Artifact {
@@ -143,7 +145,7 @@ impl Artifact {
             segments.iter().map(|s| s.len).sum::<u64>(),
             bytes.len() as u64
         );
-        let line_starts = index_lines(&bytes);
+        let line_starts = LineIndex::of(&bytes);
         Artifact {
             argv,
             cwd: None,
@@ -176,7 +178,7 @@ impl Artifact {
                 len,
             }]
         };
-        let line_starts = index_lines(&map);
+        let line_starts = LineIndex::of(&map);
         Ok(Artifact {
             argv,
             cwd: None,
@@ -242,9 +244,11 @@ impl Artifact {
         if n == 0 || n > self.line_starts.len() {
             return &[];
         }
-        let start = self.line_starts[n - 1];
+        let Some(start) = self.line_starts.get(n - 1) else {
+            return &[];
+        };
         let end = match self.line_starts.get(n) {
-            Some(&next) => next - 1,
+            Some(next) => next - 1,
             None => {
                 let len = self.bytes().len();
                 if len > start && self.bytes()[len - 1] == b'\n' {
@@ -259,15 +263,12 @@ impl Artifact {
 
     /// The byte offset where line `n` (1-based) starts.
     pub fn line_start(&self, n: usize) -> Option<usize> {
-        n.checked_sub(1)
-            .and_then(|i| self.line_starts.get(i).copied())
+        n.checked_sub(1).and_then(|i| self.line_starts.get(i))
     }
 
     /// The line (1-based) that holds byte `offset`.
     pub fn line_at(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&start| start <= offset)
-            .max(1)
+        self.line_starts.starting_at_or_before(offset).max(1)
     }
 
     /// The stream line `n` started on.
@@ -294,21 +295,6 @@ impl Artifact {
         }
         self.argv.join(" ")
     }
-}
-
-/// Offsets of the first byte of every line.
-fn index_lines(bytes: &[u8]) -> Vec<usize> {
-    if bytes.is_empty() {
-        return Vec::new();
-    }
-    let mut starts = Vec::with_capacity(bytes.len() / 64 + 1);
-    starts.push(0);
-    for nl in memchr::memchr_iter(b'\n', bytes) {
-        if nl + 1 < bytes.len() {
-            starts.push(nl + 1);
-        }
-    }
-    starts
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub mod fixture;
 pub mod guard;
 pub mod home;
 pub mod ledger;
+pub mod line_index;
 pub mod normalize;
 pub mod pipeline;
 pub mod plan;
