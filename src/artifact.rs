@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::line_index::LineIndex;
+use crate::mapped::MappedBytes;
 
 /// Which output stream a byte came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -95,21 +96,25 @@ impl Span {
 /// own memory stays bounded whatever the input's size.
 enum Bytes {
     Owned(Vec<u8>),
-    Mapped(memmap2::Mmap),
+    Mapped(MappedBytes),
 }
 
 impl Bytes {
     fn as_slice(&self) -> &[u8] {
         match self {
             Bytes::Owned(v) => v,
-            Bytes::Mapped(m) => m,
+            Bytes::Mapped(m) => m.as_slice(),
         }
     }
 }
 
 impl Clone for Bytes {
     fn clone(&self) -> Self {
-        Bytes::Owned(self.as_slice().to_vec())
+        match self {
+            Bytes::Owned(v) => Bytes::Owned(v.clone()),
+            // The file never changes: clones share the mapping.
+            Bytes::Mapped(m) => Bytes::Mapped(m.clone()),
+        }
     }
 }
 
@@ -168,8 +173,8 @@ impl Artifact {
     ) -> std::io::Result<Self> {
         // SAFETY: the file is ctx's own unlinked temporary file: no other
         // process can reach it to change it while the map is alive.
-        let map = unsafe { memmap2::Mmap::map(file)? };
-        let len = map.len() as u64;
+        let map = unsafe { MappedBytes::map(file)? };
+        let len = map.as_slice().len() as u64;
         let segments = if len == 0 {
             Vec::new()
         } else {
@@ -178,7 +183,7 @@ impl Artifact {
                 len,
             }]
         };
-        let line_starts = LineIndex::of(&map);
+        let line_starts = LineIndex::of(map.as_slice());
         Ok(Artifact {
             argv,
             cwd: None,

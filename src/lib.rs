@@ -20,6 +20,7 @@ pub mod guard;
 pub mod home;
 pub mod ledger;
 pub mod line_index;
+pub mod mapped;
 pub mod normalize;
 pub mod pipeline;
 pub mod plan;
