@@ -9,8 +9,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::line_index::LineIndex;
+use crate::line_index::{self, LineIndex};
 use crate::mapped::MappedBytes;
+
+/// Bytes a pass over a mapped input scans before releasing them.
+const SCAN_WINDOW: usize = 4 << 20;
 
 /// Which output stream a byte came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -183,7 +186,16 @@ impl Artifact {
                 len,
             }]
         };
-        let line_starts = LineIndex::of(map.as_slice());
+        // Indexed a window at a time, each released once scanned: the
+        // index is built without the whole input becoming resident.
+        let mut index = line_index::Builder::new(map.as_slice().len());
+        let mut at = 0;
+        for window in map.as_slice().chunks(SCAN_WINDOW) {
+            index.push(window);
+            map.release(at..at + window.len());
+            at += window.len();
+        }
+        let line_starts = index.finish();
         Ok(Artifact {
             argv,
             cwd: None,
@@ -238,6 +250,15 @@ impl Artifact {
             }
         }
         out
+    }
+
+    /// Tells a mapped input that `range` was scanned and need not stay
+    /// resident (it reads back the same when touched again); nothing for
+    /// bytes in memory. For passes over the whole input.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if let Bytes::Mapped(m) = &self.bytes {
+            m.release(range);
+        }
     }
 
     pub fn line_count(&self) -> usize {

@@ -25,26 +25,9 @@ impl LineIndex {
     /// at `\n`, a final line without one counts, a trailing `\n` opens no
     /// line.
     pub fn of(bytes: &[u8]) -> LineIndex {
-        if bytes.is_empty() {
-            return LineIndex::default();
-        }
-        let starts = std::iter::once(0).chain(
-            memchr::memchr_iter(b'\n', bytes)
-                .map(|nl| nl + 1)
-                .filter(|&s| s < bytes.len()),
-        );
-        if u32::try_from(bytes.len()).is_ok() {
-            let mut v = Vec::with_capacity(bytes.len() / 64 + 1);
-            // Every start is below the length, which fits.
-            v.extend(starts.map(|s| s as u32));
-            v.shrink_to_fit();
-            LineIndex(Starts::Narrow(v))
-        } else {
-            let mut v: Vec<usize> = Vec::with_capacity(bytes.len() / 64 + 1);
-            v.extend(starts);
-            v.shrink_to_fit();
-            LineIndex(Starts::Wide(v))
-        }
+        let mut b = Builder::new(bytes.len());
+        b.push(bytes);
+        b.finish()
     }
 
     pub fn len(&self) -> usize {
@@ -75,6 +58,63 @@ impl LineIndex {
     }
 }
 
+/// Builds an index from the bytes in order, a piece at a time (so that a
+/// mapped input's pages can be released behind the scan).
+pub struct Builder {
+    starts: Starts,
+    /// Bytes seen so far.
+    at: usize,
+    total: usize,
+}
+
+impl Builder {
+    /// For an input of `total` bytes.
+    pub fn new(total: usize) -> Builder {
+        let guess = total / 64 + 1;
+        let starts = if u32::try_from(total).is_ok() {
+            Starts::Narrow(Vec::with_capacity(guess))
+        } else {
+            Starts::Wide(Vec::with_capacity(guess))
+        };
+        Builder {
+            starts,
+            at: 0,
+            total,
+        }
+    }
+
+    /// The next bytes of the input.
+    pub fn push(&mut self, bytes: &[u8]) {
+        let (base, total) = (self.at, self.total);
+        if base == 0 && !bytes.is_empty() {
+            self.add(0);
+        }
+        for nl in memchr::memchr_iter(b'\n', bytes) {
+            let start = base + nl + 1;
+            if start < total {
+                self.add(start);
+            }
+        }
+        self.at += bytes.len();
+    }
+
+    fn add(&mut self, start: usize) {
+        match &mut self.starts {
+            // `new` chose Narrow only when every offset fits.
+            Starts::Narrow(v) => v.push(start as u32),
+            Starts::Wide(v) => v.push(start),
+        }
+    }
+
+    pub fn finish(mut self) -> LineIndex {
+        match &mut self.starts {
+            Starts::Narrow(v) => v.shrink_to_fit(),
+            Starts::Wide(v) => v.shrink_to_fit(),
+        }
+        LineIndex(self.starts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +135,22 @@ mod tests {
         assert_eq!(idx.starting_at_or_before(5), 3);
         assert_eq!(idx.starting_at_or_before(100), 4);
         assert_eq!(idx.get(4), None);
+    }
+
+    #[test]
+    fn built_in_pieces_it_is_the_same() {
+        let bytes = b"one\ntwo\n\nthree\nfour";
+        let whole = LineIndex::of(bytes);
+        for step in 1..bytes.len() {
+            let mut b = Builder::new(bytes.len());
+            for piece in bytes.chunks(step) {
+                b.push(piece);
+            }
+            let idx = b.finish();
+            assert_eq!(idx.len(), whole.len());
+            for i in 0..whole.len() {
+                assert_eq!(idx.get(i), whole.get(i), "step {step}");
+            }
+        }
     }
 }

@@ -19,7 +19,9 @@ use std::time::Duration;
 use memmap2::{Mmap, UncheckedAdvice};
 
 /// How often scanned pages are released.
-const PERIOD: Duration = Duration::from_millis(25);
+/// Releasing a range that is mostly not mapped costs little (the page
+/// tables are walked, nothing is read), so this can be short.
+const PERIOD: Duration = Duration::from_millis(5);
 /// Mappings smaller than this are left alone: they cost less than the
 /// bound the release keeps.
 const RELEASE_ABOVE: usize = 32 << 20;
@@ -52,6 +54,19 @@ impl MappedBytes {
 
     pub fn as_slice(&self) -> &[u8] {
         &self.map
+    }
+
+    /// Releases the pages of `range` now (a scan that will not come back
+    /// there soon); best effort.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if self.map.len() <= RELEASE_ABOVE || range.is_empty() {
+            return;
+        }
+        // SAFETY: as in `release_loop`.
+        let _ = unsafe {
+            self.map
+                .unchecked_advise_range(UncheckedAdvice::DontNeed, range.start, range.len())
+        };
     }
 }
 

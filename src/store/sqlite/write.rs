@@ -99,7 +99,16 @@ impl SqliteStore {
     /// write and no compression.
     pub(super) fn put_artifact(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
         let segments = record::canonical_segments(artifact.segments());
-        let key = record::key_of(artifact.bytes(), &segments, artifact.exit);
+        // Both passes over the bytes go a window at a time and release
+        // what they scanned (a mapped input need not become resident).
+        let mut hasher = blake3::Hasher::new();
+        let mut at = 0;
+        for part in artifact.bytes().chunks(FEED_BYTES) {
+            hasher.update(part);
+            artifact.release(at..at + part.len());
+            at += part.len();
+        }
+        let key = record::key_from_hash(hasher.finalize().as_bytes(), &segments, artifact.exit);
         let now = self.now_ms();
         let hex = key.hex();
         let seen =
@@ -109,8 +118,11 @@ impl SqliteStore {
             return Ok(key);
         }
         let mut w = self.writer();
+        let mut at = 0;
         for part in artifact.bytes().chunks(FEED_BYTES) {
             w.write(part)?;
+            artifact.release(at..at + part.len());
+            at += part.len();
         }
         w.finish(&Describe::of(artifact))
     }
