@@ -72,8 +72,10 @@ pub struct RecordWriter<'s> {
     encoder: Encoder,
     batch: Vec<EncodedChunk>,
     batch_bytes: u64,
-    /// The pending row, once the first batch is written.
-    pending: Option<i64>,
+    /// The pending row (id and placeholder hex), once the first batch is
+    /// written. Both identify it: a purge may delete the row and SQLite
+    /// may give its id to another writer's row.
+    pending: Option<(i64, String)>,
     next_seq: i64,
     /// Stored chunk bytes so far, allowances included.
     stored: u64,
@@ -153,30 +155,30 @@ impl RecordWriter<'_> {
         let now = store.now_ms();
         let batch = std::mem::take(&mut self.batch);
         let first_seq = self.next_seq;
-        let pending = self.pending;
-        let id = store.with_retry_until(self.deadline, |c| {
+        let pending = self.pending.clone();
+        let row = store.with_retry_until(self.deadline, |c| {
             let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
-            let id = match pending {
-                Some(id) => {
+            let row = match &pending {
+                Some((id, placeholder)) => {
                     // The heartbeat that keeps `gc` from sweeping the row;
                     // gone means a purge took it: give up.
                     let alive = tx
                         .prepare_cached(
-                            "UPDATE records SET used_ms = ?1 WHERE id = ?2 AND pending = 1",
+                            "UPDATE records SET used_ms = ?1 WHERE id = ?2 AND hex = ?3",
                         )?
-                        .execute(params![now, id])?;
+                        .execute(params![now, id, placeholder])?;
                     if alive == 0 {
                         return Err(Fail::Store(purged()));
                     }
-                    id
+                    (*id, placeholder.clone())
                 }
                 None => insert_pending(&tx, now)?,
             };
-            insert_chunks(&tx, id, first_seq, &batch)?;
+            insert_chunks(&tx, row.0, first_seq, &batch)?;
             tx.commit()?;
-            Ok(id)
+            Ok(row)
         })?;
-        self.pending = Some(id);
+        self.pending = Some(row);
         self.next_seq += batch.len() as i64;
         self.batch_bytes = 0;
         Ok(())
@@ -212,7 +214,7 @@ impl RecordWriter<'_> {
         let seg_blob = record::encode_segments(&segments);
         let store = self.store;
         let now = store.now_ms();
-        let pending = self.pending;
+        let pending = self.pending.clone();
         let batch = std::mem::take(&mut self.batch);
         let first_seq = self.next_seq;
 
@@ -220,15 +222,18 @@ impl RecordWriter<'_> {
             let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
             // Another process may have archived the same output meanwhile.
             if tx.prepare_cached(REFRESH)?.execute(params![now, hex])? > 0 {
-                if let Some(id) = pending {
-                    tx.execute("DELETE FROM records WHERE id = ?1", [id])?;
+                if let Some((id, placeholder)) = &pending {
+                    tx.execute(
+                        "DELETE FROM records WHERE id = ?1 AND hex = ?2",
+                        params![id, placeholder],
+                    )?;
                 }
                 tx.commit()?;
                 return Ok(false);
             }
             store.make_room(&tx, stored, now)?;
-            let id = match pending {
-                Some(id) => id,
+            let (id, placeholder) = match &pending {
+                Some(row) => row.clone(),
                 None => insert_pending(&tx, now)?,
             };
             insert_chunks(&tx, id, first_seq, &batch)?;
@@ -238,7 +243,7 @@ impl RecordWriter<'_> {
                         cwd = ?5, label = ?6, family = ?7, exit_kind = ?8, exit_value = ?9,
                         truncated = ?10, segments = ?11, raw_bytes = ?12, stored_bytes = ?13,
                         line_count = ?14, pending = 0
-                     WHERE id = ?1 AND pending = 1",
+                     WHERE id = ?1 AND hex = ?15",
                 )?
                 .execute(params![
                     id,
@@ -255,6 +260,7 @@ impl RecordWriter<'_> {
                     fin.len as i64,
                     stored as i64,
                     line_count as i64,
+                    placeholder,
                 ])?;
             if made == 0 {
                 return Err(Fail::Store(purged()));
@@ -281,10 +287,13 @@ impl Drop for RecordWriter<'_> {
     /// A writer that did not finish removes what it wrote (best effort:
     /// `gc` sweeps it later otherwise).
     fn drop(&mut self) {
-        if let Some(id) = self.pending.take() {
+        if let Some((id, placeholder)) = self.pending.take() {
             let store = self.store;
             let _ = store.with_retry(|c| {
-                c.execute("DELETE FROM records WHERE id = ?1 AND pending = 1", [id])?;
+                c.execute(
+                    "DELETE FROM records WHERE id = ?1 AND hex = ?2",
+                    params![id, placeholder],
+                )?;
                 Ok(())
             });
         }
@@ -296,7 +305,7 @@ fn purged() -> StoreError {
 }
 
 /// A placeholder row that owns the chunks until the record is finished.
-fn insert_pending(tx: &Transaction, now: i64) -> rusqlite::Result<i64> {
+fn insert_pending(tx: &Transaction, now: i64) -> rusqlite::Result<(i64, String)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     // Unique among live writers; starts with `p`, which sorts after every
     // hex prefix range, so it never resolves.
@@ -311,7 +320,7 @@ fn insert_pending(tx: &Transaction, now: i64) -> rusqlite::Result<i64> {
          VALUES (?1, ?2, ?2, '[]', 2, 0, 0, x'', 0, 0, 0, 1)",
     )?
     .execute(params![placeholder, now])?;
-    Ok(tx.last_insert_rowid())
+    Ok((tx.last_insert_rowid(), placeholder))
 }
 
 fn insert_chunks(
@@ -335,4 +344,84 @@ fn insert_chunks(
         ])?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sqlite::Options;
+    use crate::store::{Retention, Store};
+
+    /// Bytes lz4 cannot shrink: `n` bytes store as about `n`.
+    fn noise(n: usize) -> Vec<u8> {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if i % 80 == 79 {
+                    b'\n'
+                } else {
+                    b'!' + (x % 90) as u8
+                }
+            })
+            .collect()
+    }
+
+    fn rows(store: &SqliteStore) -> (i64, i64, i64) {
+        store
+            .conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM records), (SELECT count(*) FROM records WHERE pending = 1),
+                        (SELECT count(*) FROM chunks)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .expect("count")
+    }
+
+    #[test]
+    fn a_big_record_goes_in_batches_and_a_dropped_one_leaves_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store =
+            SqliteStore::open(&dir.path().join("store.db"), Options::default()).expect("open");
+        let bytes = noise(3 << 20);
+
+        let mut w = store.writer();
+        for part in bytes.chunks(300_000) {
+            w.write(part).expect("write");
+        }
+        // Batches are in the store already, under a pending row.
+        assert_eq!(rows(&store).1, 1);
+        drop(w);
+        assert_eq!(rows(&store), (0, 0, 0));
+
+        let art = Artifact::from_stdout(bytes.clone(), Exit::Code(0), vec!["gen".into()]);
+        let key = store.put(&art).expect("put");
+        let (records, pending, chunks) = rows(&store);
+        assert_eq!((records, pending), (1, 0));
+        assert!(chunks >= 3, "{chunks}");
+        assert_eq!(store.load(&key).expect("load").bytes(), &bytes[..]);
+        assert_eq!(store.stats().expect("stats").records, 1);
+        // The same output again is the same record.
+        assert_eq!(store.put(&art).expect("again"), key);
+        assert_eq!(rows(&store).0, 1);
+    }
+
+    #[test]
+    fn a_refused_record_leaves_no_chunks_behind() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let options = Options {
+            retention: Retention {
+                max_bytes: 1 << 20,
+                ..Retention::default()
+            },
+            ..Options::default()
+        };
+        let store = SqliteStore::open(&dir.path().join("store.db"), options).expect("open");
+        let art = Artifact::from_stdout(noise(3 << 20), Exit::Code(0), vec![]);
+        assert!(matches!(store.put(&art), Err(StoreError::Full { .. })));
+        assert_eq!(rows(&store), (0, 0, 0));
+    }
 }
