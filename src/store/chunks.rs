@@ -108,7 +108,8 @@ pub fn encode(bytes: &[u8]) -> Vec<EncodedChunk> {
 pub struct Finished {
     /// The chunks not yet handed out by `push`.
     pub chunks: Vec<EncodedChunk>,
-    /// blake3 of all the bytes (the record key hashes this).
+    /// blake3 of all the bytes (the record key hashes this); zeros from an
+    /// encoder made `without_hash`.
     pub bytes_hash: [u8; 32],
     pub len: u64,
     pub newlines: u64,
@@ -122,7 +123,8 @@ pub struct Encoder {
     pending: Vec<u8>,
     offset: u64,
     lines_before: u64,
-    hasher: blake3::Hasher,
+    /// None when the caller hashed the bytes already (`without_hash`).
+    hasher: Option<blake3::Hasher>,
     last: Option<u8>,
 }
 
@@ -132,20 +134,32 @@ impl Default for Encoder {
             pending: Vec::new(),
             offset: 0,
             lines_before: 0,
-            hasher: blake3::Hasher::new(),
+            hasher: Some(blake3::Hasher::new()),
             last: None,
         }
     }
 }
 
 impl Encoder {
+    /// An encoder for bytes whose blake3 the caller has already: `finish`
+    /// then reports zeros for `bytes_hash` (hashing twice costs as much as
+    /// the chunk checksums).
+    pub fn without_hash() -> Encoder {
+        Encoder {
+            hasher: None,
+            ..Encoder::default()
+        }
+    }
+
     /// Takes the next bytes; returns the chunks they completed.
     pub fn push(&mut self, mut bytes: &[u8]) -> Vec<EncodedChunk> {
         let mut out = Vec::new();
         if let Some(&b) = bytes.last() {
             self.last = Some(b);
         }
-        self.hasher.update(bytes);
+        if let Some(h) = &mut self.hasher {
+            h.update(bytes);
+        }
         while !bytes.is_empty() {
             // A cut needs one byte past the window: the last chunk of an
             // input ends at the input's end, wherever that is.
@@ -174,7 +188,7 @@ impl Encoder {
         }
         Finished {
             chunks,
-            bytes_hash: *self.hasher.finalize().as_bytes(),
+            bytes_hash: self.hasher.map_or([0; 32], |h| *h.finalize().as_bytes()),
             len: self.offset,
             newlines: self.lines_before,
             last: self.last,

@@ -80,6 +80,8 @@ pub struct RecordWriter<'s> {
     /// Stored chunk bytes so far, allowances included.
     stored: u64,
     deadline: Instant,
+    /// blake3 of the bytes, when the caller hashed them before writing.
+    known_hash: Option<[u8; 32]>,
 }
 
 impl SqliteStore {
@@ -94,6 +96,7 @@ impl SqliteStore {
             next_seq: 0,
             stored: 0,
             deadline: self.deadline(),
+            known_hash: None,
         }
     }
 
@@ -110,7 +113,8 @@ impl SqliteStore {
             artifact.release(at..at + part.len());
             at += part.len();
         }
-        let key = record::key_from_hash(hasher.finalize().as_bytes(), &segments, artifact.exit);
+        let bytes_hash = *hasher.finalize().as_bytes();
+        let key = record::key_from_hash(&bytes_hash, &segments, artifact.exit);
         let now = self.now_ms();
         let hex = key.hex();
         let seen =
@@ -120,6 +124,8 @@ impl SqliteStore {
             return Ok(key);
         }
         let mut w = self.writer();
+        w.encoder = Encoder::without_hash();
+        w.known_hash = Some(bytes_hash);
         let mut at = 0;
         for part in artifact.bytes().chunks(FEED_BYTES) {
             w.write(part)?;
@@ -199,7 +205,8 @@ impl RecordWriter<'_> {
                 "segments do not add up to the bytes written".into(),
             ));
         }
-        let key = record::key_from_hash(&fin.bytes_hash, &segments, what.exit);
+        let bytes_hash = self.known_hash.unwrap_or(fin.bytes_hash);
+        let key = record::key_from_hash(&bytes_hash, &segments, what.exit);
         let hex = key.hex();
         let line_count = chunks::line_count(fin.newlines, fin.last);
         let argv = serde_json::to_string(what.argv)
