@@ -5,8 +5,8 @@
 //! expanded) within `min_age` is never evicted: a digest printed a moment
 //! ago names it, and its reader may still ask for it. When the cap cannot
 //! be met by evicting older records, the new record is refused and that run
-//! omits nothing (DESIGN.md invariant 5). Eviction takes the least recently
-//! used first.
+//! omits nothing (nothing is left out unless it can be fetched back).
+//! Eviction takes the least recently used first.
 
 use std::time::Duration;
 
