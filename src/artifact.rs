@@ -9,6 +9,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::line_index::{self, LineIndex};
+use crate::mapped::MappedBytes;
+
+/// Bytes a pass over a mapped input scans before releasing them.
+const SCAN_WINDOW: usize = 4 << 20;
+
 /// Which output stream a byte came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -93,21 +99,25 @@ impl Span {
 /// own memory stays bounded whatever the input's size.
 enum Bytes {
     Owned(Vec<u8>),
-    Mapped(memmap2::Mmap),
+    Mapped(MappedBytes),
 }
 
 impl Bytes {
     fn as_slice(&self) -> &[u8] {
         match self {
             Bytes::Owned(v) => v,
-            Bytes::Mapped(m) => m,
+            Bytes::Mapped(m) => m.as_slice(),
         }
     }
 }
 
 impl Clone for Bytes {
     fn clone(&self) -> Self {
-        Bytes::Owned(self.as_slice().to_vec())
+        match self {
+            Bytes::Owned(v) => Bytes::Owned(v.clone()),
+            // The file never changes: clones share the mapping.
+            Bytes::Mapped(m) => Bytes::Mapped(m.clone()),
+        }
     }
 }
 
@@ -131,7 +141,7 @@ pub struct Artifact {
     pub truncated: bool,
     bytes: Bytes,
     segments: Vec<Segment>,
-    line_starts: Vec<usize>,
+    line_starts: LineIndex,
 }
 
 impl Artifact {
@@ -143,7 +153,7 @@ impl Artifact {
             segments.iter().map(|s| s.len).sum::<u64>(),
             bytes.len() as u64
         );
-        let line_starts = index_lines(&bytes);
+        let line_starts = LineIndex::of(&bytes);
         Artifact {
             argv,
             cwd: None,
@@ -166,8 +176,8 @@ impl Artifact {
     ) -> std::io::Result<Self> {
         // SAFETY: the file is ctx's own unlinked temporary file: no other
         // process can reach it to change it while the map is alive.
-        let map = unsafe { memmap2::Mmap::map(file)? };
-        let len = map.len() as u64;
+        let map = unsafe { MappedBytes::map(file)? };
+        let len = map.as_slice().len() as u64;
         let segments = if len == 0 {
             Vec::new()
         } else {
@@ -176,7 +186,16 @@ impl Artifact {
                 len,
             }]
         };
-        let line_starts = index_lines(&map);
+        // Indexed a window at a time, each released once scanned: the
+        // index is built without the whole input becoming resident.
+        let mut index = line_index::Builder::new(map.as_slice().len());
+        let mut at = 0;
+        for window in map.as_slice().chunks(SCAN_WINDOW) {
+            index.push(window);
+            map.release(at..at + window.len());
+            at += window.len();
+        }
+        let line_starts = index.finish();
         Ok(Artifact {
             argv,
             cwd: None,
@@ -233,6 +252,15 @@ impl Artifact {
         out
     }
 
+    /// Tells a mapped input that `range` was scanned and need not stay
+    /// resident (it reads back the same when touched again); nothing for
+    /// bytes in memory. For passes over the whole input.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if let Bytes::Mapped(m) = &self.bytes {
+            m.release(range);
+        }
+    }
+
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
@@ -242,9 +270,11 @@ impl Artifact {
         if n == 0 || n > self.line_starts.len() {
             return &[];
         }
-        let start = self.line_starts[n - 1];
+        let Some(start) = self.line_starts.get(n - 1) else {
+            return &[];
+        };
         let end = match self.line_starts.get(n) {
-            Some(&next) => next - 1,
+            Some(next) => next - 1,
             None => {
                 let len = self.bytes().len();
                 if len > start && self.bytes()[len - 1] == b'\n' {
@@ -259,15 +289,12 @@ impl Artifact {
 
     /// The byte offset where line `n` (1-based) starts.
     pub fn line_start(&self, n: usize) -> Option<usize> {
-        n.checked_sub(1)
-            .and_then(|i| self.line_starts.get(i).copied())
+        n.checked_sub(1).and_then(|i| self.line_starts.get(i))
     }
 
     /// The line (1-based) that holds byte `offset`.
     pub fn line_at(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&start| start <= offset)
-            .max(1)
+        self.line_starts.starting_at_or_before(offset).max(1)
     }
 
     /// The stream line `n` started on.
@@ -296,21 +323,6 @@ impl Artifact {
         // back as the command that ran, not `grep -rn fn  src`.
         shell_words::join(&self.argv)
     }
-}
-
-/// Offsets of the first byte of every line.
-fn index_lines(bytes: &[u8]) -> Vec<usize> {
-    if bytes.is_empty() {
-        return Vec::new();
-    }
-    let mut starts = Vec::with_capacity(bytes.len() / 64 + 1);
-    starts.push(0);
-    for nl in memchr::memchr_iter(b'\n', bytes) {
-        if nl + 1 < bytes.len() {
-            starts.push(nl + 1);
-        }
-    }
-    starts
 }
 
 #[cfg(test)]

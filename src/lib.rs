@@ -21,6 +21,8 @@ pub mod fixture;
 pub mod guard;
 pub mod home;
 pub mod ledger;
+pub mod line_index;
+pub mod mapped;
 pub mod normalize;
 pub mod pipeline;
 pub mod plan;

@@ -91,6 +91,39 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Ok(found) => found,
         Err(code) => return Ok(code),
     };
+    match show(&store, key, &prefix, range, grep, args) {
+        Err(e) => match e.downcast::<StoreError>() {
+            Ok(StoreError::Damaged { why, .. }) => Ok(damaged(&store, &key, &why)),
+            Ok(other) => Err(other.into()),
+            Err(e) => Err(e),
+        },
+        ok => ok,
+    }
+}
+
+/// A record that failed a check: said once, quarantined (so that the next
+/// identical run archives it afresh), exit 1.
+fn damaged(store: &dyn Store, key: &ArchiveKey, why: &str) -> i32 {
+    eprintln!("ctx: record {} is damaged ({why})", key.short());
+    match store.quarantine(key, why) {
+        Ok(()) => eprintln!(
+            "ctx: it was removed from the store; running the command again archives it afresh"
+        ),
+        Err(e) => eprintln!("ctx: it could not be quarantined: {e}"),
+    }
+    EXIT_NOT_FOUND
+}
+
+/// Prints the view `args` asks for of a resolved record.
+fn show(
+    store: &SqliteStore,
+    key: ArchiveKey,
+    prefix: &str,
+    range: Option<(u64, u64)>,
+    grep: Option<Regex>,
+    args: Args,
+) -> anyhow::Result<i32> {
+    let store: &dyn Store = store;
     let meta = match store.meta(&key) {
         Ok(m) => m,
         Err(StoreError::NotFound(_)) => {
@@ -104,14 +137,14 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         StreamArg::Stdout => Some(Stream::Stdout),
         StreamArg::Stderr => Some(Stream::Stderr),
     };
-    let mut reader = view(&store, &meta, stream)?;
+    let mut reader = view(store, &meta, stream)?;
     if args.item.is_some() || args.items || args.details {
         let zoom = Zoom {
             key,
             stream: None,
             grep: None,
         };
-        let printed = census_zoom(&store, &mut reader, &zoom, &args)?;
+        let printed = census_zoom(store, &mut reader, &zoom, &args)?;
         let _ = store.touch(&key);
         if let Some(tokens) = printed {
             ledger::record_expand(&key, tokens);
@@ -128,13 +161,29 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let printed_tokens = if args.all {
+        // The whole record is checked against its key. When the bytes
+        // printed are the record's own and every chunk has a checksum,
+        // that happens while printing (each chunk is checked before it is
+        // written, the key at the end); otherwise (a reassembled stream, a
+        // record from before checksums) a full pass first, so that damaged
+        // bytes are never printed.
+        let inline = meta.checksummed && reader.len() == meta.raw_bytes;
+        if !inline {
+            store::verify::record(store, &meta)?;
+        }
+        let mut hasher = store::verify::Hasher::default();
         let mut tokens = 0;
         let mut failed = None;
         reader.copy_range(0, reader.len(), &mut |bytes| {
+            hasher.update(bytes);
             tokens += tokens::estimate(bytes);
             out.write_all(bytes).map_err(|e| failed = Some(e)).is_ok()
         })?;
-        finish(out.flush().err().or(failed))?;
+        let failed = out.flush().err().or(failed);
+        if inline && failed.is_none() {
+            hasher.check(&meta)?;
+        }
+        finish(failed)?;
         tokens
     } else {
         let total = reader.line_count();
@@ -150,9 +199,9 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             ));
         }
         let bytes = match &zoom.grep {
-            Some(_) => zoom.grep_view(&mut reader, first, last)?,
-            None => zoom.lines_view(&mut reader, first, last)?,
-        };
+            Some(_) => zoom.grep_view(&mut reader, first, last),
+            None => zoom.lines_view(&mut reader, first, last),
+        }?;
         finish(out.write_all(&bytes).and_then(|()| out.flush()).err())?;
         tokens::estimate(&bytes)
     };
@@ -233,6 +282,14 @@ pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(SqliteStore, A
     let key = match store.resolve(prefix) {
         Ok(k) => k,
         Err(StoreError::NotFound(_)) => return not_found(),
+        Err(StoreError::Damaged {
+            key: Some(key),
+            why,
+        }) => {
+            eprintln!("ctx: record {} is damaged ({why})", key.short());
+            eprintln!("ctx: running the command again archives it afresh");
+            return Ok(Err(EXIT_NOT_FOUND));
+        }
         Err(StoreError::Ambiguous { prefix, candidates }) => {
             eprintln!(
                 "ctx: {prefix} is ambiguous; it starts {} records:",

@@ -1,4 +1,4 @@
-//! `ctx store stats|gc|purge`: inspect and maintain the archive.
+//! `ctx store stats|gc|purge|check`: inspect and maintain the archive.
 
 use std::time::Duration;
 
@@ -38,6 +38,10 @@ pub enum Action {
         #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
         older_than: Option<Duration>,
     },
+    /// Verify every record (each chunk against its checksum, the whole
+    /// record against its key) and the database file; damaged records are
+    /// quarantined. Exit 0 when all is intact, 1 when anything is damaged.
+    Check,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +60,60 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Action::Stats { format } => stats(format),
         Action::Gc { max_bytes, min_age } => gc(max_bytes, min_age),
         Action::Purge { older_than } => purge(older_than),
+        Action::Check => check(),
     }
+}
+
+/// Exit status of `ctx store check` when it found damage.
+const EXIT_DAMAGED: i32 = 1;
+
+fn check() -> anyhow::Result<i32> {
+    let Some(s) = store::open_existing()? else {
+        println!("the store is empty: nothing to check");
+        return Ok(0);
+    };
+    let file_problems = s.quick_check()?;
+    if let Some(problems) = &file_problems {
+        println!("[ctx] the database file is damaged: {problems}");
+        println!("[ctx] `ctx store purge` removes it and starts over");
+    }
+    let mut damaged = 0usize;
+    let keys = s.keys()?;
+    let (mut intact, mut bytes) = (0usize, 0u64);
+    for key in &keys {
+        let result = s
+            .meta(key)
+            .and_then(|meta| store::verify::record(&s, &meta).map(|()| meta.raw_bytes));
+        match result {
+            Ok(n) => {
+                intact += 1;
+                bytes += n;
+            }
+            // Evicted or purged by another process since the listing.
+            Err(StoreError::NotFound(_)) => {}
+            Err(StoreError::Damaged { why, .. }) => {
+                damaged += 1;
+                let fate = match s.quarantine(key, &why) {
+                    Ok(()) => "quarantined".to_string(),
+                    Err(e) => format!("not quarantined: {e}"),
+                };
+                println!("record {} is damaged ({why}); {fate}", key.short());
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    println!(
+        "checked {} records ({} of output): {} intact, {} damaged",
+        count(keys.len()),
+        size(bytes),
+        count(intact),
+        count(damaged)
+    );
+    Ok(if damaged == 0 && file_problems.is_none() {
+        0
+    } else {
+        EXIT_DAMAGED
+    })
 }
 
 fn stats(format: Format) -> anyhow::Result<i32> {

@@ -56,11 +56,23 @@ impl ChunkInfo {
     }
 }
 
-/// A chunk ready to be written: its index entry and its stored bytes.
+/// A chunk ready to be written: its index entry, its stored bytes, and
+/// the checksum of its original bytes (verified on every read).
 pub struct EncodedChunk {
     pub info: ChunkInfo,
     pub codec: Codec,
     pub data: Vec<u8>,
+    pub sum: Checksum,
+}
+
+/// blake3 of a chunk's original bytes. blake3 rather than a CRC: the
+/// record's key is blake3 already, it runs at memory speed, and a chunk
+/// that passes is the chunk that was written, not merely one with the
+/// same CRC.
+pub type Checksum = [u8; 32];
+
+pub fn checksum(raw: &[u8]) -> Checksum {
+    *blake3::hash(raw).as_bytes()
 }
 
 /// Where the chunks of `bytes` end (exclusive offsets; none for empty input).
@@ -86,38 +98,145 @@ pub fn cut_points(bytes: &[u8]) -> Vec<usize> {
 
 /// Splits, indexes and compresses a record's interleaved bytes.
 pub fn encode(bytes: &[u8]) -> Vec<EncodedChunk> {
-    let mut out = Vec::new();
-    let mut start = 0usize;
-    let mut lines_before = 0u64;
-    for end in cut_points(bytes) {
-        let raw = &bytes[start..end];
-        let newlines = memchr::memchr_iter(b'\n', raw).count() as u64;
-        let packed = lz4_flex::block::compress(raw);
-        // Incompressible output (binary, already compressed) is kept as is
-        // rather than paying lz4's expansion and a pointless decode.
-        let (codec, data) = if packed.len() < raw.len() - raw.len() / 16 {
-            (Codec::Lz4, packed)
-        } else {
-            (Codec::Raw, raw.to_vec())
-        };
-        out.push(EncodedChunk {
-            info: ChunkInfo {
-                offset: start as u64,
-                len: raw.len() as u64,
-                lines_before,
-                newlines,
-            },
-            codec,
-            data,
-        });
-        lines_before += newlines;
-        start = end;
-    }
+    let mut enc = Encoder::default();
+    let mut out = enc.push(bytes);
+    out.extend(enc.finish().chunks);
     out
 }
 
-/// The original bytes of a stored chunk, checked against its index entry.
-pub fn decode(info: &ChunkInfo, codec: Codec, data: Vec<u8>) -> Result<Vec<u8>, StoreError> {
+/// What an `Encoder` knows once every byte has gone through it.
+pub struct Finished {
+    /// The chunks not yet handed out by `push`.
+    pub chunks: Vec<EncodedChunk>,
+    /// blake3 of all the bytes (the record key hashes this); zeros from an
+    /// encoder made `without_hash`.
+    pub bytes_hash: [u8; 32],
+    pub len: u64,
+    pub newlines: u64,
+    pub last: Option<u8>,
+}
+
+/// Chunks bytes as they arrive: cuts, counts newlines, compresses and
+/// hashes while reading, holding at most one chunk window of original
+/// bytes. Cuts exactly where `cut_points` would over the whole input.
+pub struct Encoder {
+    pending: Vec<u8>,
+    offset: u64,
+    lines_before: u64,
+    /// None when the caller hashed the bytes already (`without_hash`).
+    hasher: Option<blake3::Hasher>,
+    last: Option<u8>,
+}
+
+impl Default for Encoder {
+    fn default() -> Self {
+        Encoder {
+            pending: Vec::new(),
+            offset: 0,
+            lines_before: 0,
+            hasher: Some(blake3::Hasher::new()),
+            last: None,
+        }
+    }
+}
+
+impl Encoder {
+    /// An encoder for bytes whose blake3 the caller has already: `finish`
+    /// then reports zeros for `bytes_hash` (hashing twice costs as much as
+    /// the chunk checksums).
+    pub fn without_hash() -> Encoder {
+        Encoder {
+            hasher: None,
+            ..Encoder::default()
+        }
+    }
+
+    /// Takes the next bytes; returns the chunks they completed.
+    pub fn push(&mut self, mut bytes: &[u8]) -> Vec<EncodedChunk> {
+        let mut out = Vec::new();
+        if let Some(&b) = bytes.last() {
+            self.last = Some(b);
+        }
+        if let Some(h) = &mut self.hasher {
+            h.update(bytes);
+        }
+        while !bytes.is_empty() {
+            // A cut needs one byte past the window: the last chunk of an
+            // input ends at the input's end, wherever that is.
+            let room = CHUNK_TARGET + 1 - self.pending.len();
+            let take = room.min(bytes.len());
+            self.pending.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.pending.len() > CHUNK_TARGET {
+                let window = &self.pending[CHUNK_TARGET - NEWLINE_WINDOW..CHUNK_TARGET];
+                let end = match memchr::memrchr(b'\n', window) {
+                    Some(i) => CHUNK_TARGET - NEWLINE_WINDOW + i + 1,
+                    None => CHUNK_TARGET,
+                };
+                out.push(self.seal(end));
+            }
+        }
+        out
+    }
+
+    /// The last chunk and the totals.
+    pub fn finish(mut self) -> Finished {
+        let mut chunks = Vec::new();
+        if !self.pending.is_empty() {
+            let end = self.pending.len();
+            chunks.push(self.seal(end));
+        }
+        Finished {
+            chunks,
+            bytes_hash: self.hasher.map_or([0; 32], |h| *h.finalize().as_bytes()),
+            len: self.offset,
+            newlines: self.lines_before,
+            last: self.last,
+        }
+    }
+
+    /// Encodes `pending[..end]` as the next chunk and keeps the rest.
+    fn seal(&mut self, end: usize) -> EncodedChunk {
+        let chunk = encode_one(&self.pending[..end], self.offset, self.lines_before);
+        self.pending.drain(..end);
+        self.offset += chunk.info.len;
+        self.lines_before += chunk.info.newlines;
+        chunk
+    }
+}
+
+fn encode_one(raw: &[u8], offset: u64, lines_before: u64) -> EncodedChunk {
+    let newlines = memchr::memchr_iter(b'\n', raw).count() as u64;
+    let packed = lz4_flex::block::compress(raw);
+    // Incompressible output (binary, already compressed) is kept as is
+    // rather than paying lz4's expansion and a pointless decode.
+    let (codec, data) = if packed.len() < raw.len() - raw.len() / 16 {
+        (Codec::Lz4, packed)
+    } else {
+        (Codec::Raw, raw.to_vec())
+    };
+    EncodedChunk {
+        info: ChunkInfo {
+            offset,
+            len: raw.len() as u64,
+            lines_before,
+            newlines,
+        },
+        codec,
+        data,
+        sum: checksum(raw),
+    }
+}
+
+/// The original bytes of a stored chunk, checked against its index entry
+/// and, when it has one (chunks written before schema v2 do not), its
+/// checksum.
+pub fn decode(
+    info: &ChunkInfo,
+    codec: Codec,
+    data: Vec<u8>,
+    sum: Option<&[u8]>,
+) -> Result<Vec<u8>, StoreError> {
     let raw = match codec {
         Codec::Raw => data,
         Codec::Lz4 => lz4_flex::block::decompress(&data, info.len as usize).map_err(|e| {
@@ -130,6 +249,14 @@ pub fn decode(info: &ChunkInfo, codec: Codec, data: Vec<u8>) -> Result<Vec<u8>, 
     if raw.len() as u64 != info.len {
         return Err(corrupt(&format!(
             "chunk at byte {} has the wrong length",
+            info.offset
+        )));
+    }
+    if let Some(sum) = sum
+        && sum != checksum(&raw)
+    {
+        return Err(corrupt(&format!(
+            "chunk at byte {} does not match its checksum",
             info.offset
         )));
     }
@@ -186,7 +313,7 @@ mod tests {
             assert_eq!(c.info.lines_before, newlines);
             newlines += c.info.newlines;
             assert_eq!(c.codec, Codec::Lz4);
-            back.extend(decode(&c.info, c.codec, c.data).unwrap_or_default());
+            back.extend(decode(&c.info, c.codec, c.data, Some(&c.sum)).unwrap_or_default());
         }
         assert_eq!(back, bytes);
         assert_eq!(newlines, 200_000);
@@ -206,8 +333,57 @@ mod tests {
         let c = encode(&bytes).remove(0);
         assert_eq!(c.codec, Codec::Raw);
         let short = ChunkInfo { len: 1, ..c.info };
-        assert!(decode(&short, c.codec, c.data).is_err());
-        assert!(decode(&c.info, Codec::Lz4, vec![0xff; 3]).is_err());
+        assert!(decode(&short, c.codec, c.data.clone(), None).is_err());
+        assert!(decode(&c.info, Codec::Lz4, vec![0xff; 3], None).is_err());
+        let mut flipped = c.data.clone();
+        flipped[100] ^= 1;
+        // Without a checksum a flipped raw byte reads back unnoticed;
+        // with one it cannot.
+        assert!(decode(&c.info, c.codec, flipped.clone(), None).is_ok());
+        assert!(decode(&c.info, c.codec, flipped, Some(&c.sum)).is_err());
+        assert!(decode(&c.info, c.codec, c.data, Some(&c.sum)).is_ok());
+    }
+
+    #[test]
+    fn streaming_cuts_where_the_whole_input_cuts() {
+        let mut bytes = Vec::new();
+        let mut i = 0u64;
+        while bytes.len() < 3 * CHUNK_TARGET + 12_345 {
+            // Lines of varied length, with a newline-free stretch in the
+            // middle that forces an exact cut.
+            if (CHUNK_TARGET..CHUNK_TARGET * 2).contains(&bytes.len()) {
+                bytes.push(b'x');
+            } else {
+                bytes.extend_from_slice(
+                    format!("{} {i}\n", "y".repeat((i % 97) as usize)).as_bytes(),
+                );
+            }
+            i += 1;
+        }
+        let whole: Vec<(ChunkInfo, Checksum)> = encode(&bytes)
+            .into_iter()
+            .map(|c| (c.info, c.sum))
+            .collect();
+        assert_eq!(
+            whole
+                .iter()
+                .map(|(c, _)| c.end() as usize)
+                .collect::<Vec<_>>(),
+            cut_points(&bytes)
+        );
+        for step in [13usize, 4096, 1 << 20, 3 << 20, 8 << 20] {
+            let mut enc = Encoder::default();
+            let mut got = Vec::new();
+            for part in bytes.chunks(step) {
+                got.extend(enc.push(part).into_iter().map(|c| (c.info, c.sum)));
+            }
+            let fin = enc.finish();
+            got.extend(fin.chunks.into_iter().map(|c| (c.info, c.sum)));
+            assert_eq!(got, whole, "step {step}");
+            assert_eq!(fin.bytes_hash, *blake3::hash(&bytes).as_bytes());
+            assert_eq!(fin.len, bytes.len() as u64);
+            assert_eq!(fin.last, bytes.last().copied());
+        }
     }
 
     #[test]

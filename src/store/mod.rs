@@ -12,6 +12,7 @@ pub mod reader;
 pub mod record;
 pub mod retention;
 pub mod sqlite;
+pub mod verify;
 pub mod zoom;
 
 use std::time::Duration;
@@ -52,10 +53,32 @@ pub enum StoreError {
          the {floor} bytes left are records younger than the minimum age"
     )]
     Full { needed: u64, cap: u64, floor: u64 },
+    /// The database file itself is unusable.
     #[error("store damaged: {0}")]
     Corrupt(String),
+    /// One record's bytes or index do not check out (a flipped bit on
+    /// disk, a torn write): that record is quarantined, the store is fine.
+    /// `key` is filled in where the record is known.
+    #[error("record {} is damaged ({why})", key.map_or_else(|| "?".to_string(), |k| k.short()))]
+    Damaged {
+        key: Option<ArchiveKey>,
+        why: String,
+    },
     #[error("store unavailable: {0}")]
     Unavailable(String),
+}
+
+impl StoreError {
+    /// Names the record a damage report is about.
+    pub fn of_record(self, key: ArchiveKey) -> StoreError {
+        match self {
+            StoreError::Damaged { key: None, why } => StoreError::Damaged {
+                key: Some(key),
+                why,
+            },
+            other => other,
+        }
+    }
 }
 
 /// Totals for `ctx store stats`.
@@ -118,6 +141,14 @@ pub trait Store {
     /// ago. Ignores the minimum age: the user asked.
     fn purge(&self, older_than: Option<Duration>) -> Result<PurgeReport, StoreError>;
 
+    /// Removes a damaged record and remembers its key: the next identical
+    /// run archives the output afresh, and until then `resolve` reports
+    /// the damage instead of "unknown".
+    fn quarantine(&self, key: &ArchiveKey, why: &str) -> Result<(), StoreError>;
+
+    /// Every finished record's key, oldest first (`ctx store check`).
+    fn keys(&self) -> Result<Vec<ArchiveKey>, StoreError>;
+
     /// The whole record as an `Artifact`, metadata included.
     fn load(&self, key: &ArchiveKey) -> Result<Artifact, StoreError> {
         let meta = self.meta(key)?;
@@ -129,10 +160,10 @@ pub trait Store {
         if bytes.len() as u64 != meta.raw_bytes
             || meta.segments.iter().map(|s| s.len).sum::<u64>() != meta.raw_bytes
         {
-            return Err(StoreError::Corrupt(format!(
-                "record {} does not add up to its length",
-                meta.key
-            )));
+            return Err(StoreError::Damaged {
+                key: Some(meta.key),
+                why: "its chunks do not add up to its length".into(),
+            });
         }
         let mut artifact = Artifact::new(bytes, meta.segments, meta.exit, meta.argv);
         artifact.cwd = meta.cwd;
@@ -143,15 +174,19 @@ pub trait Store {
     }
 }
 
-/// A line reader over a stored record's interleaved bytes.
+/// A line reader over a stored record's interleaved bytes. Every chunk it
+/// reads is checked (see `chunks::decode`); a failed check is
+/// `StoreError::Damaged` naming the record.
 pub fn reader<'s>(store: &'s dyn Store, meta: &RecordMeta) -> Result<Reader<'s>, StoreError> {
     let index = store.chunk_index(meta)?;
     let owned = meta.clone();
+    let key = meta.key;
     Reader::new(
         index,
         meta.line_count,
         Box::new(move |seq| store.chunk(&owned, seq)),
     )
+    .map_err(|e| e.of_record(key))
 }
 
 /// One stream's bytes, reassembled from the record's segments.

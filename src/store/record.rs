@@ -44,9 +44,14 @@ pub fn canonical_segments(segments: &[Segment]) -> Vec<Segment> {
 
 /// The key of `bytes` with these (canonical) segments and exit status.
 pub fn key_of(bytes: &[u8], segments: &[Segment], exit: Exit) -> ArchiveKey {
+    key_from_hash(blake3::hash(bytes).as_bytes(), segments, exit)
+}
+
+/// The key from blake3 of the bytes (hashed as they streamed in).
+pub fn key_from_hash(bytes_hash: &[u8; 32], segments: &[Segment], exit: Exit) -> ArchiveKey {
     let mut h = blake3::Hasher::new();
     h.update(DOMAIN);
-    h.update(blake3::hash(bytes).as_bytes());
+    h.update(bytes_hash);
     h.update(&(segments.len() as u64).to_le_bytes());
     for s in segments {
         h.update(&[stream_tag(s.stream)]);
@@ -147,6 +152,9 @@ pub struct RecordMeta {
     /// Unix milliseconds: first archived, and last archived or read.
     pub created_ms: i64,
     pub used_ms: i64,
+    /// Every chunk carries a checksum (records written before schema v2
+    /// have none: only the whole-record check against the key covers them).
+    pub checksummed: bool,
 }
 
 impl RecordMeta {
@@ -168,8 +176,13 @@ impl RecordMeta {
 /// Row overhead the size cap charges each record on top of its chunks.
 pub const ROW_ALLOWANCE: u64 = 256;
 
+/// A record that does not check out (which one is filled in by the
+/// caller that knows, see `StoreError::of_record`).
 pub fn corrupt(why: &str) -> StoreError {
-    StoreError::Corrupt(why.to_string())
+    StoreError::Damaged {
+        key: None,
+        why: why.to_string(),
+    }
 }
 
 #[cfg(test)]

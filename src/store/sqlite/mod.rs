@@ -22,8 +22,10 @@ use super::{ArchiveKey, RecordSummary, StoreError};
 
 mod ops;
 mod schema;
+mod write;
 
 pub use schema::SCHEMA_VERSION;
+pub use write::{Describe, RecordWriter};
 
 /// How long an operation may wait for another process's lock in total.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -45,6 +47,15 @@ const BIG_WRITE: u64 = 4 << 20;
 /// thousand digests). Truncating it once it passes `WAL_PAGES` pages bounds
 /// what an opener reads to about that, for one fsync every few dozen puts.
 const WAL_TRUNCATE_BYTES: u64 = WAL_PAGES as u64 * 4096;
+
+/// However busy the store, one operation waits at most this many busy
+/// timeouts in total.
+const HARD_LIMIT_FACTOR: u32 = 6;
+/// The longest single wait between two tries for a lock.
+const MAX_BACKOFF: Duration = Duration::from_millis(25);
+
+/// Pages `shrink` releases per transaction (1 MiB at 4 KiB pages).
+const VACUUM_PAGES: u32 = 256;
 
 /// The file name under the data directory.
 pub const FILE_NAME: &str = "store.db";
@@ -200,9 +211,7 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// Runs `f`, retrying SQLITE_BUSY/LOCKED until the busy timeout has
-    /// passed in total (SQLite's own handler covers most waits; this
-    /// covers the ones it does not, such as WAL recovery).
+    /// Runs `f`, retrying SQLITE_BUSY/LOCKED (see `with_retry_until`).
     fn with_retry<T>(
         &self,
         f: impl FnMut(&Connection) -> Result<T, Fail>,
@@ -210,35 +219,53 @@ impl SqliteStore {
         self.with_retry_until(self.deadline(), f)
     }
 
-    /// When an operation starting now must give up waiting for locks.
+    /// The hard limit for an operation starting now: however busy the
+    /// store, no operation waits for locks longer than this in total.
     fn deadline(&self) -> Instant {
-        Instant::now() + self.options.busy_timeout
+        Instant::now() + self.options.busy_timeout * HARD_LIMIT_FACTOR
     }
 
-    /// `with_retry` sharing one deadline across several steps, so that an
-    /// operation of two transactions still waits at most the busy timeout.
+    /// Runs `f`, retrying SQLITE_BUSY/LOCKED with jittered exponential
+    /// backoff. It gives up when no other connection has committed anything
+    /// for the busy timeout (the lock holder is stuck: a hung process, a
+    /// long foreign transaction) or at `deadline` (shared by the steps of
+    /// one operation). A queue of writers that keeps committing is waited
+    /// for: 32 processes archiving 1 M lines each all get their turn, where
+    /// a fixed 5 s budget let the unlucky ones fall out.
+    ///
+    /// SQLite's own busy handler is not used: it sleeps on a fixed schedule
+    /// that grows to 100 ms per try, so a crowd of waiters is served in no
+    /// particular order and a late arrival with short sleeps overtakes
+    /// processes that have waited for seconds.
     fn with_retry_until<T>(
         &self,
         deadline: Instant,
         mut f: impl FnMut(&Connection) -> Result<T, Fail>,
     ) -> Result<T, StoreError> {
-        let left = || deadline.saturating_duration_since(Instant::now());
-        let _ = self.conn.busy_timeout(left());
+        let _ = self.conn.busy_timeout(Duration::ZERO);
         let mut attempt = 0u32;
+        let mut progress = Instant::now();
+        let mut seen = data_version(&self.conn);
         let result = loop {
             match f(&self.conn) {
                 Ok(v) => break Ok(v),
                 Err(Fail::Store(e)) => break Err(e),
                 Err(Fail::Sql(e)) => {
-                    if !is_busy(&e) || left().is_zero() {
+                    let now = Instant::now();
+                    let version = data_version(&self.conn);
+                    if version != seen {
+                        seen = version;
+                        progress = now;
+                    }
+                    let stalled = now.duration_since(progress) >= self.options.busy_timeout;
+                    if !is_busy(&e) || stalled || now >= deadline {
                         break Err(describe(e, &self.path));
                     }
                     attempt += 1;
-                    // Spread retries so that a crowd of processes does not
-                    // come back in lockstep.
-                    let jitter = u64::from(std::process::id() % 7) + u64::from(attempt.min(10)) * 3;
-                    std::thread::sleep(Duration::from_millis(jitter).min(left()));
-                    let _ = self.conn.busy_timeout(left());
+                    let left = deadline
+                        .saturating_duration_since(now)
+                        .min(self.options.busy_timeout.saturating_sub(now - progress));
+                    std::thread::sleep(backoff(attempt).min(left));
                 }
             }
         };
@@ -255,6 +282,7 @@ impl SqliteStore {
         if total.saturating_add(incoming) <= policy.max_bytes {
             return Ok(());
         }
+        sweep_abandoned(tx, now)?;
         let candidates = eligible(tx, policy, now)?;
         match retention::plan_eviction(&candidates, total, incoming, policy, now) {
             Ok(ids) => {
@@ -274,11 +302,28 @@ impl SqliteStore {
 
     /// Releases pages freed by deletions and trims the WAL; best effort.
     fn shrink(&self) {
-        // The pragma frees one page per step: it must be stepped to the end.
-        if let Ok(mut vacuum) = self.conn.prepare("PRAGMA incremental_vacuum")
-            && let Ok(mut rows) = vacuum.query([])
-        {
-            while let Ok(Some(_)) = rows.next() {}
+        // In steps of `VACUUM_PAGES`, each its own short transaction, so a
+        // large release never keeps writers waiting; the pragma frees one
+        // page per row it returns, so each statement is stepped to its end.
+        let deadline = self.deadline();
+        loop {
+            let freed = self.with_retry_until(deadline, |c| {
+                let mut vacuum =
+                    c.prepare_cached(&format!("PRAGMA incremental_vacuum({VACUUM_PAGES})"))?;
+                let mut rows = vacuum.query([])?;
+                let mut n = 0u32;
+                while rows.next()?.is_some() {
+                    n += 1;
+                }
+                Ok(n)
+            });
+            let left: i64 = self
+                .conn
+                .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+                .unwrap_or(0);
+            if !matches!(freed, Ok(n) if n > 0) || left == 0 {
+                break;
+            }
         }
         self.truncate_wal();
     }
@@ -300,8 +345,18 @@ impl SqliteStore {
 
     /// Checkpoints and empties the WAL if nobody is using it right now;
     /// never waits (someone else will do it later).
+    ///
+    /// A TRUNCATE checkpoint holds the writer lock while it copies the WAL
+    /// back and syncs the database: with many large writers that was the
+    /// longest wait of all (and no commit happened meanwhile, which looks
+    /// like a stuck lock). So the copying is done first by a PASSIVE
+    /// checkpoint, which never blocks writers, and TRUNCATE only resets
+    /// what is left (usually nothing).
     fn truncate_wal(&self) {
         let _ = self.conn.busy_timeout(Duration::ZERO);
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
         let _ = self
             .conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
@@ -329,7 +384,8 @@ fn eligible(
 ) -> rusqlite::Result<Vec<retention::Candidate>> {
     let cutoff = now.saturating_sub(policy.min_age.as_millis() as i64);
     let mut q = tx.prepare_cached(
-        "SELECT id, used_ms, stored_bytes FROM records WHERE used_ms <= ?1 ORDER BY used_ms, id",
+        "SELECT id, used_ms, stored_bytes FROM records
+         WHERE used_ms <= ?1 AND pending = 0 ORDER BY used_ms, id",
     )?;
     let rows = q.query_map([cutoff], |r| {
         Ok(retention::Candidate {
@@ -339,6 +395,12 @@ fn eligible(
         })
     })?;
     rows.collect()
+}
+
+/// Removes the pending rows of writers that died mid-record.
+fn sweep_abandoned(tx: &Transaction, now: i64) -> rusqlite::Result<usize> {
+    tx.prepare_cached("DELETE FROM records WHERE pending = 1 AND used_ms < ?1")?
+        .execute([now.saturating_sub(write::ABANDONED_MS)])
 }
 
 fn summary(r: &rusqlite::Row) -> rusqlite::Result<RecordSummary> {
@@ -354,6 +416,25 @@ fn summary(r: &rusqlite::Row) -> rusqlite::Result<RecordSummary> {
         command,
         stored_bytes: r.get::<_, i64>(4)?.max(0) as u64,
     })
+}
+
+/// A random wait in `[1 ms, 2^attempt ms]`, at most `MAX_BACKOFF`: short
+/// enough that a waiter notices a free lock soon, random enough that a
+/// crowd does not come back in lockstep.
+fn backoff(attempt: u32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let cap = (1u64 << attempt.min(10)).min(MAX_BACKOFF.as_millis() as u64);
+    // RandomState is seeded per process and per call: randomness enough
+    // for spreading retries, without a dependency.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(attempt);
+    Duration::from_millis(1 + h.finish() % cap)
+}
+
+/// Changes whenever another connection commits (`PRAGMA data_version`);
+/// `None` when it cannot be read, which counts as no progress.
+fn data_version(conn: &Connection) -> Option<i64> {
+    conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ok()
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {

@@ -8,101 +8,56 @@ use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use super::{SqliteStore, eligible, summary};
 use crate::artifact::Artifact;
 use crate::store::chunks::{self, ChunkInfo, Codec};
-use crate::store::record::{self, ROW_ALLOWANCE, RecordMeta};
+use crate::store::record::{self, RecordMeta};
 use crate::store::retention;
 use crate::store::{ArchiveKey, GcReport, PurgeReport, Retention, Stats, Store, StoreError};
 
-const REFRESH: &str = "UPDATE records SET used_ms = max(used_ms, ?1) WHERE hex = ?2";
+/// Batches of records `gc` and `purge` delete per transaction, so that
+/// writers never wait behind one long maintenance transaction.
+const MAINTENANCE_BATCH: usize = 16;
+
+/// How long a quarantined key is remembered (30 days).
+const DAMAGED_KEPT_MS: i64 = 30 * 24 * 3_600_000;
+
+impl SqliteStore {
+    /// The error for a prefix that names no record: the damage report when
+    /// it names a quarantined one, else `NotFound`.
+    fn quarantined(&self, prefix: &str, upper: &str) -> Result<StoreError, StoreError> {
+        let hit = self.with_retry(|c| {
+            Ok(c.prepare_cached(
+                "SELECT hex, why FROM damaged WHERE hex >= ?1 AND hex < ?2 ORDER BY found_ms DESC",
+            )?
+            .query_row(params![prefix, upper], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .optional()?)
+        })?;
+        Ok(
+            match hit.and_then(|(hex, why)| Some((ArchiveKey::from_hex(&hex)?, why))) {
+                Some((key, why)) => StoreError::Damaged {
+                    key: Some(key),
+                    why: format!("quarantined: {why}"),
+                },
+                None => StoreError::NotFound(prefix.to_string()),
+            },
+        )
+    }
+
+    /// SQLite's own structural check of the file (`PRAGMA quick_check`):
+    /// `None` when it is sound, else the first problems it names.
+    pub fn quick_check(&self) -> Result<Option<String>, StoreError> {
+        let lines = self.with_retry(|c| {
+            let mut q = c.prepare("PRAGMA quick_check(20)")?;
+            let rows = q.query_map([], |r| r.get::<_, String>(0))?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })?;
+        Ok((lines != ["ok"]).then(|| lines.join("; ")))
+    }
+}
 
 impl Store for SqliteStore {
     fn put(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
-        let segments = record::canonical_segments(artifact.segments());
-        let key = record::key_of(artifact.bytes(), &segments, artifact.exit);
-        let hex = key.hex();
-        let now = self.now_ms();
-        let deadline = self.deadline();
-        // The common repeat (same output again) costs one short write and
-        // no compression.
-        let seen = self.with_retry_until(deadline, |c| {
-            Ok(c.prepare_cached(REFRESH)?.execute(params![now, hex])? > 0)
-        })?;
-        if seen {
-            self.bound_wal(0);
-            return Ok(key);
-        }
-
-        // Compression happens before the write lock is taken: other ctx
-        // processes wait for the lock, never for lz4.
-        let encoded = chunks::encode(artifact.bytes());
-        let newlines: u64 = encoded.iter().map(|c| c.info.newlines).sum();
-        let line_count = chunks::line_count(newlines, artifact.bytes().last().copied());
-        let argv = serde_json::to_string(&artifact.argv)
-            .map_err(|e| StoreError::Unavailable(format!("argv: {e}")))?;
-        let text_len = [&artifact.cwd, &artifact.label, &artifact.family]
-            .iter()
-            .map(|s| s.as_ref().map_or(0, |s| s.len()))
-            .sum::<usize>()
-            + argv.len();
-        let stored: u64 = encoded
-            .iter()
-            .map(|c| c.data.len() as u64 + 48)
-            .sum::<u64>()
-            + ROW_ALLOWANCE
-            + text_len as u64;
-        let (exit_kind, exit_value) = record::exit_parts(artifact.exit);
-        let seg_blob = record::encode_segments(&segments);
-
-        self.with_retry_until(deadline, |c| {
-            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
-            // Another process may have archived the same output meanwhile.
-            if tx.prepare_cached(REFRESH)?.execute(params![now, hex])? > 0 {
-                tx.commit()?;
-                return Ok(());
-            }
-            self.make_room(&tx, stored, now)?;
-            tx.prepare_cached(
-                "INSERT INTO records (hex, created_ms, used_ms, argv, cwd, label, family,
-                    exit_kind, exit_value, truncated, segments, raw_bytes, stored_bytes, line_count)
-                 VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            )?
-            .execute(params![
-                hex,
-                now,
-                argv,
-                artifact.cwd,
-                artifact.label,
-                artifact.family,
-                exit_kind,
-                exit_value,
-                artifact.truncated,
-                seg_blob,
-                artifact.bytes().len() as i64,
-                stored as i64,
-                line_count as i64,
-            ])?;
-            let id = tx.last_insert_rowid();
-            let mut ins = tx.prepare_cached(
-                "INSERT INTO chunks (record, seq, offset, raw_len, lines_before, newlines, codec, data)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?;
-            for (seq, c) in encoded.iter().enumerate() {
-                ins.execute(params![
-                    id,
-                    seq as i64,
-                    c.info.offset as i64,
-                    c.info.len as i64,
-                    c.info.lines_before as i64,
-                    c.info.newlines as i64,
-                    c.codec as i64,
-                    c.data,
-                ])?;
-            }
-            drop(ins);
-            tx.commit()?;
-            Ok(())
-        })?;
-        self.bound_wal(stored);
-        Ok(key)
+        self.put_artifact(artifact)
     }
 
     fn resolve(&self, prefix: &str) -> Result<ArchiveKey, StoreError> {
@@ -117,7 +72,7 @@ impl Store for SqliteStore {
             Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
         })?;
         match found.len() {
-            0 => Err(StoreError::NotFound(prefix.to_string())),
+            0 => Err(self.quarantined(prefix, &upper)?),
             1 => Ok(found[0].key),
             _ => Err(StoreError::Ambiguous {
                 prefix: prefix.to_string(),
@@ -131,8 +86,9 @@ impl Store for SqliteStore {
         let row = self.with_retry(|c| {
             let mut q = c.prepare_cached(
                 "SELECT argv, cwd, label, family, exit_kind, exit_value, truncated, segments,
-                        raw_bytes, stored_bytes, line_count, created_ms, used_ms
-                 FROM records WHERE hex = ?1",
+                        raw_bytes, stored_bytes, line_count, created_ms, used_ms,
+                        NOT EXISTS (SELECT 1 FROM chunks WHERE record = records.id AND sum IS NULL)
+                 FROM records WHERE hex = ?1 AND pending = 0",
             )?;
             let row = q
                 .query_row([&hex], |r| {
@@ -154,12 +110,14 @@ impl Store for SqliteStore {
                             r.get(11)?,
                             r.get(12)?,
                         ],
+                        r.get::<_, bool>(13)?,
                     ))
                 })
                 .optional()?;
             Ok(row)
         })?;
-        let Some((argv, cwd, label, family, (kind, value, truncated), segs, n)) = row else {
+        let Some((argv, cwd, label, family, (kind, value, truncated), segs, n, checksummed)) = row
+        else {
             return Err(StoreError::NotFound(key.short()));
         };
         Ok(RecordMeta {
@@ -177,7 +135,9 @@ impl Store for SqliteStore {
             line_count: n[2].max(0) as u64,
             created_ms: n[3],
             used_ms: n[4],
+            checksummed,
         })
+        .map_err(|e: StoreError| e.of_record(*key))
     }
 
     fn chunk_index(&self, meta: &RecordMeta) -> Result<Vec<ChunkInfo>, StoreError> {
@@ -205,7 +165,7 @@ impl Store for SqliteStore {
         // never as whatever reused its id.
         let row = self.with_retry(|c| {
             let mut q = c.prepare_cached(
-                "SELECT offset, raw_len, lines_before, newlines, codec, data FROM chunks
+                "SELECT offset, raw_len, lines_before, newlines, codec, data, sum FROM chunks
                  WHERE record = (SELECT id FROM records WHERE hex = ?1) AND seq = ?2",
             )?;
             Ok(q.query_row(params![hex, seq as i64], |r| {
@@ -218,14 +178,51 @@ impl Store for SqliteStore {
                     },
                     r.get::<_, i64>(4)?,
                     r.get::<_, Vec<u8>>(5)?,
+                    r.get::<_, Option<Vec<u8>>>(6)?,
                 ))
             })
             .optional()?)
         })?;
-        let Some((info, codec, data)) = row else {
+        let Some((info, codec, data, sum)) = row else {
             return Err(StoreError::NotFound(meta.key.short()));
         };
-        chunks::decode(&info, Codec::from_i64(codec)?, data)
+        Codec::from_i64(codec)
+            .and_then(|codec| chunks::decode(&info, codec, data, sum.as_deref()))
+            .map_err(|e| e.of_record(meta.key))
+    }
+
+    fn quarantine(&self, key: &ArchiveKey, why: &str) -> Result<(), StoreError> {
+        let now = self.now_ms();
+        let hex = key.hex();
+        self.with_retry(|c| {
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+            tx.execute(
+                "INSERT OR REPLACE INTO damaged (hex, found_ms, why) VALUES (?1, ?2, ?3)",
+                params![hex, now, why],
+            )?;
+            // The list stays short: a damage older than the default
+            // minimum age has long been re-archived or forgotten.
+            tx.execute(
+                "DELETE FROM damaged WHERE found_ms < ?1",
+                [now.saturating_sub(DAMAGED_KEPT_MS)],
+            )?;
+            tx.execute("DELETE FROM records WHERE hex = ?1 AND pending = 0", [&hex])?;
+            tx.commit()?;
+            Ok(())
+        })
+    }
+
+    fn keys(&self) -> Result<Vec<ArchiveKey>, StoreError> {
+        let hexes = self.with_retry(|c| {
+            let mut q =
+                c.prepare_cached("SELECT hex FROM records WHERE pending = 0 ORDER BY id")?;
+            let rows = q.query_map([], |r| r.get::<_, String>(0))?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })?;
+        Ok(hexes
+            .iter()
+            .filter_map(|h| ArchiveKey::from_hex(h))
+            .collect())
     }
 
     fn touch(&self, key: &ArchiveKey) -> Result<(), StoreError> {
@@ -243,7 +240,8 @@ impl Store for SqliteStore {
         let (records, raw, stored, oldest, newest) = self.with_retry(|c| {
             Ok(c.query_row(
                 "SELECT t.records, t.raw_bytes, t.stored_bytes,
-                        (SELECT min(created_ms) FROM records), (SELECT max(created_ms) FROM records)
+                        (SELECT min(created_ms) FROM records WHERE pending = 0),
+                        (SELECT max(created_ms) FROM records WHERE pending = 0)
                  FROM totals t",
                 [],
                 |r| {
@@ -277,30 +275,48 @@ impl Store for SqliteStore {
 
     fn gc(&self, policy: Retention) -> Result<GcReport, StoreError> {
         let now = self.now_ms();
-        let report = self.with_retry(|c| {
-            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
-            let total: i64 = tx.query_row("SELECT stored_bytes FROM totals", [], |r| r.get(0))?;
-            let candidates = eligible(&tx, policy, now)?;
-            let (ids, _) = retention::evict_lru(&candidates, total.max(0) as u64, 0, policy, now);
-            let evicted = self.summaries(&tx, &ids)?;
-            let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1")?;
-            for id in &ids {
-                del.execute([id])?;
+        let deadline = self.deadline();
+        let mut evicted = Vec::new();
+        let mut swept = 0;
+        // Short batches: each transaction deletes a few records and lets
+        // any waiting writer in before the next.
+        let (left, bytes) = loop {
+            let (batch, left, bytes, dead) = self.with_retry_until(deadline, |c| {
+                let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+                let dead = super::sweep_abandoned(&tx, now)?;
+                let total: i64 =
+                    tx.query_row("SELECT stored_bytes FROM totals", [], |r| r.get(0))?;
+                let candidates = eligible(&tx, policy, now)?;
+                let (mut ids, _) =
+                    retention::evict_lru(&candidates, total.max(0) as u64, 0, policy, now);
+                ids.truncate(MAINTENANCE_BATCH);
+                let batch = self.summaries(&tx, &ids)?;
+                let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1")?;
+                for id in &ids {
+                    del.execute([id])?;
+                }
+                drop(del);
+                let (left, bytes): (i64, i64) =
+                    tx.query_row("SELECT records, stored_bytes FROM totals", [], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })?;
+                tx.commit()?;
+                Ok((batch, left, bytes, dead))
+            })?;
+            swept += dead;
+            let done = batch.is_empty();
+            evicted.extend(batch);
+            if done {
+                break (left, bytes);
             }
-            drop(del);
-            let (left, bytes): (i64, i64) =
-                tx.query_row("SELECT records, stored_bytes FROM totals", [], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })?;
-            tx.commit()?;
-            Ok(GcReport {
-                evicted_bytes: evicted.iter().map(|s| s.stored_bytes).sum(),
-                evicted,
-                records_left: left.max(0) as u64,
-                bytes_left: bytes.max(0) as u64,
-            })
-        })?;
-        if !report.evicted.is_empty() {
+        };
+        let report = GcReport {
+            evicted_bytes: evicted.iter().map(|s| s.stored_bytes).sum(),
+            evicted,
+            records_left: left.max(0) as u64,
+            bytes_left: bytes.max(0) as u64,
+        };
+        if !report.evicted.is_empty() || swept > 0 {
             self.shrink();
         }
         Ok(report)
@@ -311,20 +327,41 @@ impl Store for SqliteStore {
             Some(d) => self.now_ms().saturating_sub(d.as_millis() as i64),
             None => i64::MAX,
         };
-        let report = self.with_retry(|c| {
-            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
-            let (records, stored): (i64, i64) = tx.query_row(
-                "SELECT count(*), coalesce(sum(stored_bytes), 0) FROM records WHERE used_ms < ?1",
-                [cutoff],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
-            tx.execute("DELETE FROM records WHERE used_ms < ?1", [cutoff])?;
-            tx.commit()?;
-            Ok(PurgeReport {
-                records: records.max(0) as u64,
-                stored_bytes: stored.max(0) as u64,
-            })
-        })?;
+        // Pending rows go too (their writers then give up and print the
+        // raw output): purge means everything.
+        let deadline = self.deadline();
+        let mut report = PurgeReport::default();
+        loop {
+            let (records, stored) = self.with_retry_until(deadline, |c| {
+                let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+                let ids: Vec<(i64, i64, bool)> = tx
+                    .prepare_cached(
+                        "SELECT id, stored_bytes, pending FROM records WHERE used_ms < ?1 LIMIT ?2",
+                    )?
+                    .query_map(params![cutoff, MAINTENANCE_BATCH as i64], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })?
+                    .collect::<rusqlite::Result<_>>()?;
+                let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1")?;
+                for (id, _, _) in &ids {
+                    del.execute([id])?;
+                }
+                drop(del);
+                tx.commit()?;
+                let finished = ids.iter().filter(|(_, _, p)| !p);
+                Ok((
+                    if ids.is_empty() {
+                        None
+                    } else {
+                        Some(finished.clone().count() as u64)
+                    },
+                    finished.map(|(_, s, _)| (*s).max(0) as u64).sum::<u64>(),
+                ))
+            })?;
+            let Some(records) = records else { break };
+            report.records += records;
+            report.stored_bytes += stored;
+        }
         if report.records > 0 {
             self.shrink();
         }

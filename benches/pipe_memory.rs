@@ -1,0 +1,114 @@
+//! Peak memory of `ctx pipe` and `ctx run` on large inputs, run on demand:
+//!
+//!     cargo bench --bench pipe_memory [-- MB... ]
+//!
+//! For each size (default 100 and 500 MB) a log of 70-byte lines is
+//! written to a temporary file, then `ctx pipe < file` and
+//! `ctx run -- cat file` run three times each in a fresh `CTX_HOME`. The
+//! peak resident size is the child's `ru_maxrss` from `wait4`, the figure
+//! `/usr/bin/time` prints (mapped file pages included); the baseline in the
+//! same run is `cat file > /dev/null`'s. Goal: ≤ 64 MB + 0.1 × input.
+//! Results are recorded in docs/performance.md.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CTX: &str = env!("CARGO_BIN_EXE_ctx");
+
+fn write_log(path: &Path, bytes: usize) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let (mut n, mut i) = (0usize, 0u64);
+    while n < bytes {
+        let line = format!(
+            "2026-11-29T12:00:{:02}Z INFO  worker {}: processed batch {i} in {} ms\n",
+            i % 60,
+            i % 16,
+            i * 7919 % 1000
+        );
+        f.write_all(line.as_bytes()).expect("write");
+        n += line.len();
+        i += 1;
+    }
+    f.flush().expect("flush");
+}
+
+/// Runs `cmd` to the end; (peak RSS in bytes, wall time).
+// The child is reaped by `wait4`, which std's `wait` cannot replace: it
+// alone reports the child's own resource usage.
+#[allow(clippy::zombie_processes)]
+fn measure(mut cmd: Command) -> (u64, Duration) {
+    let start = Instant::now();
+    let child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child with valid out-pointers.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert!(pid > 0, "wait4 failed");
+    (usage.ru_maxrss as u64 * 1024, start.elapsed())
+}
+
+fn median<T: Ord + Copy>(mut v: Vec<T>) -> T {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![100, 500]
+    } else {
+        sizes
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    for mb in sizes {
+        let input = dir.path().join(format!("{mb}.log"));
+        write_log(&input, mb * 1_000_000);
+        let goal = 64_000_000 + mb as u64 * 100_000;
+        let (cat, _) = measure({
+            let mut c = Command::new("cat");
+            c.arg(&input);
+            c
+        });
+        println!("{mb} MB: baseline `cat` peak {} MB", cat / 1_000_000);
+        for mode in ["pipe", "run"] {
+            let mut peaks = Vec::new();
+            let mut times = Vec::new();
+            for _ in 0..3 {
+                let home = tempfile::tempdir().expect("home");
+                let mut c = Command::new(CTX);
+                c.env("CTX_HOME", home.path())
+                    .env_remove("CTX_STORE")
+                    .env_remove("CTX_BUDGET");
+                if mode == "pipe" {
+                    c.arg("pipe")
+                        .stdin(std::fs::File::open(&input).expect("open input"));
+                } else {
+                    c.args(["run", "--", "cat"]).arg(&input);
+                }
+                let (peak, took) = measure(c);
+                peaks.push(peak);
+                times.push(took);
+            }
+            let peak = median(peaks.clone());
+            let took = median(times);
+            println!(
+                "{mb} MB {mode}: peak {} MB median (runs {:?} MB), goal ≤ {} MB {}; {:.0} MB/s",
+                peak / 1_000_000,
+                peaks.iter().map(|p| p / 1_000_000).collect::<Vec<_>>(),
+                goal / 1_000_000,
+                if peak <= goal { "met" } else { "NOT met" },
+                mb as f64 / took.as_secs_f64()
+            );
+        }
+    }
+}
