@@ -1,8 +1,6 @@
 //! `ctx completions SHELL`: the shell's completion script for ctx, on
 //! stdout, generated from the same clap definition the parser uses.
 
-use clap::CommandFactory;
-
 /// Arguments of `ctx completions`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -12,7 +10,7 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
-    let mut cmd = super::Cli::command();
+    let mut cmd = super::command(false);
     clap_complete::generate(args.shell, &mut cmd, "ctx", &mut std::io::stdout());
     Ok(0)
 }

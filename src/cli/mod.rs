@@ -1,7 +1,10 @@
 //! The command line: one file per verb. Errors become `anyhow` here, at the
 //! edge, and nowhere below.
 
-use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod budget;
 pub mod completions;
@@ -9,6 +12,7 @@ pub mod config;
 pub mod digest;
 pub mod expand;
 pub mod explain;
+pub mod fast_run;
 pub mod gain;
 pub mod hook;
 pub mod init;
@@ -68,15 +72,15 @@ pub enum Verb {
 /// Parses argv and runs the verb; returns the process exit status.
 pub fn main() -> i32 {
     crate::guard::install_panic_hook();
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let verb = match read_verb(std::env::args_os().collect()) {
+        Ok(verb) => verb,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_CTX_ERROR } else { 0 };
             let _ = e.print();
             return code;
         }
     };
-    let result = match cli.verb {
+    let result = match verb {
         Verb::Run(args) => run::execute(args),
         Verb::Pipe(args) => pipe::execute(args),
         Verb::Digest(args) => digest::execute(args),
@@ -119,9 +123,52 @@ pub fn bounded(message: &str) -> std::borrow::Cow<'_, str> {
     format!("{head}…[{cut} characters cut]…{tail}").into()
 }
 
+/// The verb argv asks for. `ctx run`'s usual argv skips clap entirely
+/// (fast_run.rs says why); everything else is clap's.
+pub fn read_verb(argv: Vec<OsString>) -> Result<Verb, clap::Error> {
+    if let Some(run) = argv.get(1..).and_then(fast_run::parse) {
+        return Ok(Verb::Run(run));
+    }
+    parse(argv).map(|cli| cli.verb)
+}
+
+/// clap's reading of argv. The `--budget` long help reads every contract,
+/// so it is built only when help is what was asked for.
+fn parse(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
+    let wants_help = argv.get(1).is_some_and(|a| a == "help") || argv.iter().any(|a| a == "--help");
+    let mut cmd = command(wants_help);
+    let mut matches = cmd.try_get_matches_from_mut(argv)?;
+    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
+}
+
+/// The whole command tree, with the long help of `--budget` (which reads
+/// every contract) when `long_help` is set.
+pub fn command(long_help: bool) -> clap::Command {
+    TREES_BUILT.fetch_add(1, Ordering::Relaxed);
+    let cmd = Cli::command();
+    if !long_help {
+        return cmd;
+    }
+    let text = budget::long_help();
+    ["run", "pipe", "digest"].iter().fold(cmd, |cmd, verb| {
+        cmd.mut_subcommand(verb, |sub| {
+            sub.mut_arg("budget", |arg| arg.long_help(text.clone()))
+        })
+    })
+}
+
+/// How many command trees `command` built in this process: the hot paths
+/// must build none (tested below).
+static TREES_BUILT: AtomicUsize = AtomicUsize::new(0);
+
+/// See `TREES_BUILT`.
+pub fn trees_built() -> usize {
+    TREES_BUILT.load(Ordering::Relaxed)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::bounded;
+    use super::*;
 
     #[test]
     fn long_messages_are_cut_in_the_middle() {
@@ -133,5 +180,34 @@ mod tests {
         assert!(shown.starts_with("`éé"));
         assert!(shown.ends_with("give 6 to 64 hex digits"));
         assert!(shown.contains("characters cut"));
+    }
+
+    fn argv(words: &[&str]) -> Vec<OsString> {
+        words.iter().map(OsString::from).collect()
+    }
+
+    /// `ctx run`'s usual argv never builds clap's tree; other verbs do, and
+    /// the budget's long help (which reads every contract) only for help.
+    /// One test, so that no other test's tree lands between the counts.
+    #[test]
+    fn run_builds_no_command_tree() {
+        let before = trees_built();
+        let verb = read_verb(argv(&["ctx", "run", "--", "true"])).expect("run");
+        assert!(matches!(verb, Verb::Run(_)));
+        let verb = read_verb(argv(&["ctx", "run", "--budget", "300", "make", "-k"])).expect("run");
+        assert!(matches!(verb, Verb::Run(_)));
+        assert_eq!(trees_built(), before, "ctx run built clap's command tree");
+
+        let verb = read_verb(argv(&["ctx", "pipe"])).expect("pipe");
+        assert!(matches!(verb, Verb::Pipe(_)));
+        assert_eq!(trees_built(), before + 1);
+
+        let budget = |cmd: &clap::Command| {
+            cmd.find_subcommand("run")
+                .and_then(|run| run.get_arguments().find(|a| a.get_id() == "budget"))
+                .map(|a| a.get_long_help().is_some())
+        };
+        assert_eq!(budget(&command(false)), Some(false));
+        assert_eq!(budget(&command(true)), Some(true));
     }
 }

@@ -19,8 +19,7 @@ pub struct Args {
     #[arg(
         long,
         value_name = "TOKENS",
-        help = super::budget::SHORT_HELP,
-        long_help = super::budget::long_help()
+        help = super::budget::SHORT_HELP
     )]
     pub budget: Option<usize>,
 }

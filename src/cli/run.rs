@@ -32,8 +32,7 @@ pub struct Args {
     #[arg(
         long,
         value_name = "TOKENS",
-        help = super::budget::SHORT_HELP,
-        long_help = super::budget::long_help()
+        help = super::budget::SHORT_HELP
     )]
     pub budget: Option<usize>,
     /// A name for this run in digests and the ledger, instead of its argv.
