@@ -147,6 +147,17 @@ impl Profile for CargoTest {
         (libtest || nextest).then(|| "libtest `running N tests` / nextest banner".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &["test result: ", " ... FAILED", "Nextest run ID "]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        let verdict = RESULT.is_match(line)
+            || TEST_LINE.captures(line).is_some_and(|c| &c[2] == "FAILED")
+            || line.trim_start().starts_with("Nextest run ID ");
+        verdict.then(|| "libtest `test result:` / `test … FAILED` / nextest banner".to_string())
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let mut s = Scan {
             graph: EvidenceGraph::empty(),

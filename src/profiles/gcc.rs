@@ -140,6 +140,19 @@ impl Profile for Gcc {
         .then(|| "a C-family diagnostic, include chain or linker failure".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &["error: ", "warning: ", "undefined reference to `"]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        // The sniffing pattern is line-shaped: one matching line decides,
+        // unless a diff marks it as a line added or removed.
+        if line.starts_with(['+', '-']) {
+            return None;
+        }
+        self.by_content(line)
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let mut ex = Extraction::new(artifact);
         let mut current: Option<Found> = None;

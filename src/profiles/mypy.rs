@@ -89,6 +89,19 @@ impl Profile for Mypy {
         .then(|| "a mypy `file:line: error: … [code]` line".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &[" error: ", "Success: no issues found in "]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        // The sniffing pattern is line-shaped: one matching line decides,
+        // unless a diff marks it as a line added or removed.
+        if line.starts_with(['+', '-']) {
+            return None;
+        }
+        self.by_content(line)
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let mut ex = Extraction::new(artifact);
         let mut current: Option<Found> = None;
