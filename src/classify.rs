@@ -29,7 +29,7 @@ const LINE_WINDOW: usize = 64 * 1024;
 pub struct UnknownFamily(pub String);
 
 /// The profile for this artifact, and why: `--as`, then the command table,
-/// then the first KiB of content, then text/v1.
+/// then the content (heads and decisive lines), then text/v1.
 pub fn choose(
     artifact: &Artifact,
     forced: Option<&str>,
@@ -69,15 +69,17 @@ fn by_content(artifact: &Artifact, disabled: &[String]) -> Option<(usize, String
     let registry = profiles::registry();
     let allowed = |at: usize| !disabled.iter().any(|d| d == registry[at].family());
     let heads = heads(artifact);
-    let by_head = (0..registry.len()).filter(|&at| allowed(at)).find_map(|at| {
-        heads.iter().find_map(|(stream, head)| {
-            let reason = registry[at].by_content(head)?;
-            Some(match stream {
-                None => (at, reason),
-                Some(s) => (at, format!("{reason} (head of {})", s.name())),
+    let by_head = (0..registry.len())
+        .filter(|&at| allowed(at))
+        .find_map(|at| {
+            heads.iter().find_map(|(stream, head)| {
+                let reason = registry[at].by_content(head)?;
+                Some(match stream {
+                    None => (at, reason),
+                    Some(s) => (at, format!("{reason} (head of {})", s.name())),
+                })
             })
-        })
-    });
+        });
     // Only a profile before the head's match can still win.
     let before = by_head.as_ref().map_or(registry.len(), |(at, _)| *at);
     decisive_line(artifact, before, &allowed).or(by_head)
@@ -219,7 +221,12 @@ fn fallback(reason: &str) -> (&'static dyn Profile, Match) {
 /// stderr opens with).
 fn heads(artifact: &Artifact) -> Vec<(Option<Stream>, String)> {
     let mut heads = vec![(None, sniff_head(artifact.bytes()))];
-    let streams = |s: Stream| artifact.segments().iter().any(|g| g.stream == s && g.len > 0);
+    let streams = |s: Stream| {
+        artifact
+            .segments()
+            .iter()
+            .any(|g| g.stream == s && g.len > 0)
+    };
     if streams(Stream::Stdout) && streams(Stream::Stderr) {
         for stream in [Stream::Stdout, Stream::Stderr] {
             heads.push((Some(stream), sniff_head(&stream_head(artifact, stream))));

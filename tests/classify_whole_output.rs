@@ -35,7 +35,10 @@ fn anonymous(a: &Artifact) -> Artifact {
 }
 
 fn family(a: &Artifact) -> &'static str {
-    classify::choose(a, None).expect("no forced family").0.version()
+    classify::choose(a, None)
+        .expect("no forced family")
+        .0
+        .version()
 }
 
 fn digest(a: &Artifact) -> String {
@@ -51,7 +54,11 @@ fn late_gcc_diagnostics_behind_compile_lines_pick_gcc() {
     let a = load("gcc/gcc-make-k-late");
     // The premise: the first KiB of the interleaved view is compile commands.
     let head = &a.bytes()[..1024];
-    assert!(!head.windows(8).any(|w| w == b"warning:" || w == b"error: ["));
+    assert!(
+        !head
+            .windows(8)
+            .any(|w| w == b"warning:" || w == b"error: [")
+    );
     let (p, how) = classify::choose(&a, None).unwrap();
     assert_eq!(p.version(), "gcc/v1", "{how:?}");
     assert_eq!(how.by, MatchedBy::Content);
@@ -73,11 +80,7 @@ fn late_gcc_diagnostics_behind_compile_lines_pick_gcc() {
 #[test]
 fn cold_cargo_test_log_keeps_its_panic() {
     let a = load("cargo-test/cold-deps");
-    assert!(
-        a.bytes()[..1024]
-            .windows(11)
-            .any(|w| w == b"Downloaded ")
-    );
+    assert!(a.bytes()[..1024].windows(11).any(|w| w == b"Downloaded "));
     // Streams apart: stdout's own head opens with `running 2 tests`.
     assert_eq!(family(&anonymous(&a)), "cargo_test/v1");
     // A CI log: one stream, `Downloading`/`Compiling` first.
@@ -92,11 +95,7 @@ fn cold_cargo_test_log_keeps_its_panic() {
 #[test]
 fn cold_clippy_log_picks_cargo_build() {
     let a = load("cargo-build/clippy-cold-deps");
-    assert!(
-        !a.bytes()[..1024]
-            .windows(8)
-            .any(|w| w == b"warning:")
-    );
+    assert!(!a.bytes()[..1024].windows(8).any(|w| w == b"warning:"));
     assert_eq!(family(&anonymous(&a)), "cargo_build/v1");
     let log = piped(&a);
     assert_eq!(family(&log), "cargo_build/v1");

@@ -55,9 +55,17 @@ fn a_diff_about_errors_has_no_decisive_line() {
     assert!(wordy > 20, "the premise: the diff talks about errors");
     // Structure, from the bytes: headers, hunk headers, and hunk lines.
     for l in text.lines() {
-        let header = ["diff --git ", "index ", "--- ", "+++ ", "@@ ", "new file", "deleted file"]
-            .iter()
-            .any(|h| l.starts_with(h));
+        let header = [
+            "diff --git ",
+            "index ",
+            "--- ",
+            "+++ ",
+            "@@ ",
+            "new file",
+            "deleted file",
+        ]
+        .iter()
+        .any(|h| l.starts_with(h));
         let hunk = l.is_empty() || l.starts_with([' ', '+', '-', '\\']);
         assert!(header || hunk, "not a diff line: {l:?}");
     }

@@ -89,7 +89,9 @@ impl Profile for Jest {
             .captures(line)
             .is_some_and(|c| {
                 &c[1] == "FAIL"
-                    && (c[2].contains(".test.") || c[2].contains(".spec.") || c[2].contains("__tests__"))
+                    && (c[2].contains(".test.")
+                        || c[2].contains(".spec.")
+                        || c[2].contains("__tests__"))
             })
             .then(|| "jest `FAIL <test file>` line".to_string())
     }

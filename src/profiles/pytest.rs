@@ -143,7 +143,8 @@ impl Profile for Pytest {
                 .and_then(|rest| rest.split_whitespace().next())
                 .is_some_and(|id| id.split_once("::").is_some_and(|(f, _)| f.ends_with(".py")))
         });
-        (banner || verdict).then(|| "pytest session banner or `FAILED file.py::test` verdict".into())
+        (banner || verdict)
+            .then(|| "pytest session banner or `FAILED file.py::test` verdict".into())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
