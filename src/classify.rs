@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, Input, MatchKind};
 
 use crate::artifact::{Artifact, Stream};
 use crate::normalize;
@@ -85,28 +85,53 @@ fn by_content(artifact: &Artifact, disabled: &[String]) -> Option<(usize, String
     decisive_line(artifact, before, &allowed).or(by_head)
 }
 
-/// Every profile's decisive words in one automaton, each pattern owned by
-/// the registry index of its profile. Built once, on the first output that
-/// no command claims; `None` only if the automaton cannot be built, and
-/// then classification reads heads alone.
-static WORDS: LazyLock<Option<(AhoCorasick, Vec<usize>)>> = LazyLock::new(|| {
-    let mut words = Vec::new();
-    let mut owners = Vec::new();
-    for (at, profile) in profiles::registry().iter().enumerate() {
+/// Every profile's decisive words, distinct, with the set of profiles
+/// (bits by registry index) that own each word, in two automata: one
+/// leftmost-first, whose literal prefilters skip through the output to the
+/// next line holding any word, and one that reports every word of that
+/// line, overlapping ones included. Built once, on the first output that
+/// no command claims; `None` only if they cannot be built (or the registry
+/// outgrew the set), and then classification reads heads alone.
+struct Words {
+    scan: AhoCorasick,
+    all: AhoCorasick,
+    owners: Vec<u64>,
+}
+
+static WORDS: LazyLock<Option<Words>> = LazyLock::new(|| {
+    let registry = profiles::registry();
+    if registry.len() > 64 {
+        return None;
+    }
+    let mut words: Vec<&str> = Vec::new();
+    let mut owners: Vec<u64> = Vec::new();
+    for (at, profile) in registry.iter().enumerate() {
         for word in profile.decisive_words() {
-            words.push(*word);
-            owners.push(at);
+            match words.iter().position(|w| w == word) {
+                Some(i) => owners[i] |= 1 << at,
+                None => {
+                    words.push(word);
+                    owners.push(1 << at);
+                }
+            }
         }
     }
-    AhoCorasick::new(&words).ok().map(|ac| (ac, owners))
+    let scan = AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(&words)
+        .ok()?;
+    let all = AhoCorasick::new(&words).ok()?;
+    Some(Words { scan, all, owners })
 });
 
 /// The first profile before `before` (registry index) that has a decisive
 /// line anywhere in the output, with the line's number in the reason.
 ///
-/// One pass of the word automaton over the bytes; each line holding a
-/// profile's word is normalized and asked once per profile, and a profile
-/// is no longer asked once an earlier one has matched. Linear in the
+/// One pass of the word automaton over the bytes, resuming at the next
+/// line after each hit; the words of a line that holds one are all found
+/// (overlapping), and the line is normalized (its first `LINE_WINDOW`
+/// bytes) once and asked of each profile whose own words it holds. Profiles after the best match so far are no longer asked, and
+/// the scan stops when the first eligible one matches. Linear in the
 /// output, and a profile whose words do not occur costs nothing.
 fn decisive_line(
     artifact: &Artifact,
@@ -114,33 +139,34 @@ fn decisive_line(
     allowed: &dyn Fn(usize) -> bool,
 ) -> Option<(usize, String)> {
     let first = (0..before).find(|&at| allowed(at))?;
-    let (words, owners) = WORDS.as_ref()?;
+    let words = WORDS.as_ref()?;
     let registry = profiles::registry();
-    let mut asked = vec![0usize; registry.len()];
+    let bytes = artifact.bytes();
     let mut best: Option<(usize, String)> = None;
-    let mut line: Option<(usize, String)> = None;
-    for hit in words.find_overlapping_iter(artifact.bytes()) {
-        let at = owners[hit.pattern().as_usize()];
-        let bound = best.as_ref().map_or(before, |(b, _)| *b);
-        if at >= bound || !allowed(at) {
-            continue;
-        }
+    let mut from = 0;
+    while let Some(hit) = words.scan.find(Input::new(bytes).span(from..bytes.len())) {
         let n = artifact.line_at(hit.start());
-        if asked[at] == n {
-            continue;
-        }
-        asked[at] = n;
-        if line.as_ref().is_none_or(|(m, _)| *m != n) {
-            let raw = artifact.line(n);
-            let text = normalize::line(&raw[..raw.len().min(LINE_WINDOW)]).into_owned();
-            line = Some((n, text));
-        }
-        let text = line.as_ref().map_or("", |(_, t)| t.as_str());
-        if let Some(reason) = registry[at].decisive_line(text) {
-            best = Some((at, format!("{reason} (line {n})")));
-            if at == first {
+        let raw = artifact.line(n);
+        let raw = &raw[..raw.len().min(LINE_WINDOW)];
+        let bound = best.as_ref().map_or(before, |(b, _)| *b);
+        let held = words
+            .all
+            .find_overlapping_iter(raw)
+            .fold(0u64, |set, w| set | words.owners[w.pattern().as_usize()]);
+        let mut text = None;
+        for at in (first..bound).filter(|&at| held & (1 << at) != 0 && allowed(at)) {
+            let text = text.get_or_insert_with(|| normalize::line(raw));
+            if let Some(reason) = registry[at].decisive_line(text) {
+                best = Some((at, format!("{reason} (line {n})")));
                 break;
             }
+        }
+        if best.as_ref().is_some_and(|(at, _)| *at == first) {
+            break;
+        }
+        match artifact.line_start(n + 1) {
+            Some(next) => from = next,
+            None => break,
         }
     }
     best

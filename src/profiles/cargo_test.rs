@@ -152,8 +152,12 @@ impl Profile for CargoTest {
     }
 
     fn decisive_line(&self, line: &str) -> Option<String> {
-        let verdict = RESULT.is_match(line)
-            || TEST_LINE.captures(line).is_some_and(|c| &c[2] == "FAILED")
+        // TEST_LINE's failing form, `test NAME ... FAILED`, as plain string tests.
+        let failed_test = line.len() > "test  ... FAILED".len()
+            && line.starts_with("test ")
+            && line.ends_with(" ... FAILED");
+        let verdict = failed_test
+            || (line.starts_with("test result: ") && RESULT.is_match(line))
             || line.trim_start().starts_with("Nextest run ID ");
         verdict.then(|| "libtest `test result:` / `test … FAILED` / nextest banner".to_string())
     }

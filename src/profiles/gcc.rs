@@ -146,8 +146,12 @@ impl Profile for Gcc {
 
     fn decisive_line(&self, line: &str) -> Option<String> {
         // The sniffing pattern is line-shaped: one matching line decides,
-        // unless a diff marks it as a line added or removed.
-        if line.starts_with(['+', '-']) {
+        // unless a diff marks it as a line added or removed. (The scan
+        // found a word of ours in it: no need to look for them again.)
+        // Every shape of ours has a colon in its first word (`file.c:3:`,
+        // `collect2:`, `Success:`): most lines are turned away before SNIFF.
+        let first_word = line.split_whitespace().next().unwrap_or("");
+        if line.starts_with(['+', '-']) || !first_word.contains(':') || !SNIFF.is_match(line) {
             return None;
         }
         self.by_content(line)

@@ -124,7 +124,7 @@ impl Profile for GoTest {
     fn decisive_line(&self, line: &str) -> Option<String> {
         // Top-level tests only: a subtest's indented verdict is also what a
         // diff's context line of go test output looks like.
-        let top = RESULT.captures(line).is_some_and(|c| c[1].is_empty());
+        let top = line.starts_with("--- FAIL: ") && RESULT.is_match(line);
         (line.starts_with("=== RUN   Test") || top)
             .then(|| "go test `--- FAIL: Test (Ns)` / `=== RUN` line".to_string())
     }

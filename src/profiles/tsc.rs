@@ -85,8 +85,9 @@ impl Profile for Tsc {
 
     fn decisive_line(&self, line: &str) -> Option<String> {
         // The sniffing pattern is line-shaped: one matching line decides,
-        // unless a diff marks it as a line added or removed.
-        if line.starts_with(['+', '-']) {
+        // unless a diff marks it as a line added or removed. (The scan
+        // found a word of ours in it: no need to look for them again.)
+        if line.starts_with(['+', '-']) || !SNIFF.is_match(line) {
             return None;
         }
         self.by_content(line)
