@@ -132,3 +132,51 @@ fn words_in_a_diff_or_json_claim_no_family() {
         assert_eq!(family(&piped(&a)), "text/v1", "{case}");
     }
 }
+
+/// The word scan is exact: in every fixture, read as one anonymous stream,
+/// the profile chosen comes at or before (registry order) each profile
+/// that has a decisive line anywhere, found here by asking every line.
+#[test]
+fn the_word_scan_misses_no_decisive_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let registry = ctx::profiles::registry();
+    let mut checked = 0;
+    for family in std::fs::read_dir(&root).unwrap().flatten() {
+        for case in std::fs::read_dir(family.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if !case.path().join("case.json").is_file() {
+                continue;
+            }
+            let a = piped(&ctx::fixture::load(&case.path()).unwrap());
+            let chosen = family_index(&a);
+            let lines: Vec<String> = (1..=a.line_count())
+                .map(|n| ctx::normalize::line(a.line(n)).into_owned())
+                .collect();
+            let first_decisive = registry
+                .iter()
+                .position(|p| lines.iter().any(|l| p.decisive_line(l).is_some()));
+            if let Some(at) = first_decisive {
+                assert!(
+                    chosen <= at,
+                    "{}: chose {} though {} has a decisive line",
+                    case.path().display(),
+                    registry[chosen].version(),
+                    registry[at].version()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "fixtures missing: {checked}");
+}
+
+fn family_index(a: &Artifact) -> usize {
+    let version = family(a);
+    ctx::profiles::registry()
+        .iter()
+        .position(|p| p.version() == version)
+        .expect("a registered profile")
+}

@@ -90,6 +90,10 @@ impl Profile for Tsc {
         if line.starts_with(['+', '-']) || !SNIFF.is_match(line) {
             return None;
         }
+        // A decisive line holds one of our words, as the scan assumes.
+        if !super::mentions_any(line, self.decisive_words()) {
+            return None;
+        }
         self.by_content(line)
     }
 
