@@ -175,3 +175,13 @@ fn shapes_not_words() {
         assert!(!check(l), "should not be decisive: {l:?}");
     }
 }
+
+/// A source listing of an error-handling crate: doc comments, attributes
+/// and code that say "error" on a third of their lines.
+#[test]
+fn a_source_listing_about_errors_has_no_decisive_line() {
+    let a = load("text/git-show-source");
+    let text = String::from_utf8_lossy(a.bytes()).into_owned();
+    assert!(text.lines().filter(|l| l.contains("rror")).count() > 50);
+    assert_eq!(decisive(&a), Vec::<String>::new());
+}
