@@ -1,20 +1,35 @@
 //! Classification: which profile reads this artifact. The command table
-//! (argv) is asked first, then content sniffing of the first KiB; text/v1
-//! takes whatever is left.
+//! (argv) is asked first, then the content: the head of the output and of
+//! each stream, and the decisive lines of each family wherever they are in
+//! the output; text/v1 takes whatever is left.
+//!
+//! Build logs open with screens of compile commands, `Downloading` and
+//! `Compiling` lines, and put their diagnostics on the other stream: a
+//! classifier that reads only the first KiB of the interleaved view sends
+//! them to text/v1 and loses what the family profile would have kept.
 
-use crate::artifact::Artifact;
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, Input, MatchKind};
+
+use crate::artifact::{Artifact, Stream};
 use crate::normalize;
 use crate::profiles::{self, Match, MatchedBy, Profile};
 
-/// How much of the output content sniffing looks at.
+/// How much of the output, and of each stream, head sniffing looks at.
 pub const SNIFF_BYTES: usize = 1024;
+
+/// How much of one line the decisive-line scan reads: a located diagnostic
+/// or a test verdict says what it is at its start, and a minified bundle's
+/// megabyte line must not cost a megabyte of normalization per word in it.
+const LINE_WINDOW: usize = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 #[error("no profile for family {0:?} (`ctx profiles` lists them)")]
 pub struct UnknownFamily(pub String);
 
 /// The profile for this artifact, and why: `--as`, then the command table,
-/// then the first KiB of content, then text/v1.
+/// then the content (heads and decisive lines), then text/v1.
 pub fn choose(
     artifact: &Artifact,
     forced: Option<&str>,
@@ -33,19 +48,128 @@ pub fn choose_except(
     if let Some(chosen) = forced_or_command(artifact, forced, disabled)? {
         return Ok(chosen);
     }
-    let head = sniff_head(artifact.bytes());
-    for profile in enabled(disabled) {
-        if let Some(reason) = profile.by_content(&head) {
-            return Ok((
-                *profile,
+    Ok(by_content(artifact, disabled)
+        .map(|(at, reason)| {
+            (
+                profiles::registry()[at],
                 Match {
                     by: MatchedBy::Content,
                     reason,
                 },
-            ));
+            )
+        })
+        .unwrap_or_else(|| fallback("no command or content rule matched")))
+}
+
+/// The first profile, in registry order, whose head sniffing matches a
+/// head or whose decisive line occurs anywhere: its registry index and why.
+/// Registry order decides between them, so a test run's verdict at the end
+/// of a log outranks the compiler warnings its build printed first.
+fn by_content(artifact: &Artifact, disabled: &[String]) -> Option<(usize, String)> {
+    let registry = profiles::registry();
+    let allowed = |at: usize| !disabled.iter().any(|d| d == registry[at].family());
+    let heads = heads(artifact);
+    let by_head = (0..registry.len())
+        .filter(|&at| allowed(at))
+        .find_map(|at| {
+            heads.iter().find_map(|(stream, head)| {
+                let reason = registry[at].by_content(head)?;
+                Some(match stream {
+                    None => (at, reason),
+                    Some(s) => (at, format!("{reason} (head of {})", s.name())),
+                })
+            })
+        });
+    // Only a profile before the head's match can still win.
+    let before = by_head.as_ref().map_or(registry.len(), |(at, _)| *at);
+    decisive_line(artifact, before, &allowed).or(by_head)
+}
+
+/// Every profile's decisive words, distinct, with the set of profiles
+/// (bits by registry index) that own each word, in two automata: one
+/// leftmost-first, whose literal prefilters skip through the output to the
+/// next line holding any word, and one that reports every word of that
+/// line, overlapping ones included. Built once, on the first output that
+/// no command claims; `None` only if they cannot be built (or the registry
+/// outgrew the set), and then classification reads heads alone.
+struct Words {
+    scan: AhoCorasick,
+    all: AhoCorasick,
+    owners: Vec<u64>,
+}
+
+static WORDS: LazyLock<Option<Words>> = LazyLock::new(|| {
+    let registry = profiles::registry();
+    if registry.len() > 64 {
+        return None;
+    }
+    let mut words: Vec<&str> = Vec::new();
+    let mut owners: Vec<u64> = Vec::new();
+    for (at, profile) in registry.iter().enumerate() {
+        for word in profile.decisive_words() {
+            match words.iter().position(|w| w == word) {
+                Some(i) => owners[i] |= 1 << at,
+                None => {
+                    words.push(word);
+                    owners.push(1 << at);
+                }
+            }
         }
     }
-    Ok(fallback("no command or content rule matched"))
+    let scan = AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(&words)
+        .ok()?;
+    let all = AhoCorasick::new(&words).ok()?;
+    Some(Words { scan, all, owners })
+});
+
+/// The first profile before `before` (registry index) that has a decisive
+/// line anywhere in the output, with the line's number in the reason.
+///
+/// One pass of the word automaton over the bytes, resuming at the next
+/// line after each hit; the words of a line that holds one are all found
+/// (overlapping), and the line is normalized (its first `LINE_WINDOW`
+/// bytes) once and asked of each profile whose own words it holds. Profiles after the best match so far are no longer asked, and
+/// the scan stops when the first eligible one matches. Linear in the
+/// output, and a profile whose words do not occur costs nothing.
+fn decisive_line(
+    artifact: &Artifact,
+    before: usize,
+    allowed: &dyn Fn(usize) -> bool,
+) -> Option<(usize, String)> {
+    let first = (0..before).find(|&at| allowed(at))?;
+    let words = WORDS.as_ref()?;
+    let registry = profiles::registry();
+    let bytes = artifact.bytes();
+    let mut best: Option<(usize, String)> = None;
+    let mut from = 0;
+    while let Some(hit) = words.scan.find(Input::new(bytes).span(from..bytes.len())) {
+        let n = artifact.line_at(hit.start());
+        let raw = artifact.line(n);
+        let raw = &raw[..raw.len().min(LINE_WINDOW)];
+        let bound = best.as_ref().map_or(before, |(b, _)| *b);
+        let held = words
+            .all
+            .find_overlapping_iter(raw)
+            .fold(0u64, |set, w| set | words.owners[w.pattern().as_usize()]);
+        let mut text = None;
+        for at in (first..bound).filter(|&at| held & (1 << at) != 0 && allowed(at)) {
+            let text = text.get_or_insert_with(|| normalize::line(raw));
+            if let Some(reason) = registry[at].decisive_line(text) {
+                best = Some((at, format!("{reason} (line {n})")));
+                break;
+            }
+        }
+        if best.as_ref().is_some_and(|(at, _)| *at == first) {
+            break;
+        }
+        match artifact.line_start(n + 1) {
+            Some(next) => from = next,
+            None => break,
+        }
+    }
+    best
 }
 
 /// `--as` or the command table only, never content: for output so small it
@@ -115,6 +239,42 @@ fn fallback(reason: &str) -> (&'static dyn Profile, Match) {
             reason,
         },
     )
+}
+
+/// The heads head sniffing reads: the first KiB of the interleaved output,
+/// then, when both streams carry bytes, the first KiB of each stream (a
+/// build's stdout of compile commands must not hide the diagnostics its
+/// stderr opens with).
+fn heads(artifact: &Artifact) -> Vec<(Option<Stream>, String)> {
+    let mut heads = vec![(None, sniff_head(artifact.bytes()))];
+    let streams = |s: Stream| {
+        artifact
+            .segments()
+            .iter()
+            .any(|g| g.stream == s && g.len > 0)
+    };
+    if streams(Stream::Stdout) && streams(Stream::Stderr) {
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            heads.push((Some(stream), sniff_head(&stream_head(artifact, stream))));
+        }
+    }
+    heads
+}
+
+/// The first `SNIFF_BYTES` of one stream, gathered from its segments.
+fn stream_head(artifact: &Artifact, stream: Stream) -> Vec<u8> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    for (s, range) in artifact.segment_ranges() {
+        if s != stream {
+            continue;
+        }
+        let take = (SNIFF_BYTES - head.len()).min(range.len());
+        head.extend_from_slice(&artifact.bytes()[range.start..range.start + take]);
+        if head.len() == SNIFF_BYTES {
+            break;
+        }
+    }
+    head
 }
 
 /// The first KiB, normalized line by line. A line cut at the KiB boundary

@@ -269,6 +269,9 @@ fn cargo_build() {
             "check-mixed-json-ansi",
             "check-mixed-nocolor",
             "check-warnings-replayed",
+            // Its warnings come after a KiB of Downloaded/Checking lines:
+            // cargo's closing `generated 2 warnings` line decides.
+            "clippy-cold-deps",
             "clippy-deny-error",
             "clippy-warnings",
             "rustc-direct",
@@ -350,6 +353,8 @@ fn gcc() {
             "gcc-make-errors",
             "gcc-make-errors-color",
             "gcc-make-k",
+            // 120 compile commands first: stderr's own head decides.
+            "gcc-make-k-late",
         ],
     );
     same_identities("gcc", "gcc-make-errors", "gcc-make-errors-color");

@@ -84,6 +84,20 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+/// A line only rustc or cargo prints, wherever it comes: their closing
+/// verdicts and JSON messages. Not the `-->` arrow alone: rustc indents it,
+/// and so does a diff of a compiler test's expected output.
+static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^error: could not compile `|",
+        r"^warning: `[^`]+` \(.+\) generated \d+ warnings?|",
+        r"^error: aborting due to |",
+        r"^warning: \d+ warnings? emitted|",
+        r#"^\{"reason":"compiler-message""#
+    ))
+    .expect("static")
+});
+
 impl Profile for CargoBuild {
     fn version(&self) -> &'static str {
         "cargo_build/v1"
@@ -109,6 +123,22 @@ impl Profile for CargoBuild {
             ],
         ) && SNIFF.is_match(head))
         .then(|| "rustc diagnostic header with `-->` location, or cargo JSON".to_string())
+    }
+
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &[
+            "could not compile `",
+            ") generated ",
+            "aborting due to ",
+            " emitted",
+            r#"{"reason":"compiler-message""#,
+        ]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        DECISIVE
+            .is_match(line)
+            .then(|| "cargo/rustc closing verdict or cargo JSON message".into())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

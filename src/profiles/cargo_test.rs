@@ -167,6 +167,21 @@ impl Profile for CargoTest {
         (libtest || nextest).then(|| "libtest `running N tests` / nextest banner".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &["test result: ", " ... FAILED", "Nextest run ID "]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        // TEST_LINE's failing form, `test NAME ... FAILED`, as plain string tests.
+        let failed_test = line.len() > "test  ... FAILED".len()
+            && line.starts_with("test ")
+            && line.ends_with(" ... FAILED");
+        let verdict = failed_test
+            || (line.starts_with("test result: ") && RESULT.is_match(line))
+            || line.trim_start().starts_with("Nextest run ID ");
+        verdict.then(|| "libtest `test result:` / `test … FAILED` / nextest banner".to_string())
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let mut s = Scan {
             graph: EvidenceGraph::empty(),

@@ -129,6 +129,18 @@ impl Profile for GoTest {
         (json || text).then(|| "go test `=== RUN` / `--- FAIL:` / test2json lines".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &["--- FAIL: ", "=== RUN   Test"]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        // Top-level tests only: a subtest's indented verdict is also what a
+        // diff's context line of go test output looks like.
+        let top = line.starts_with("--- FAIL: ") && RESULT.is_match(line);
+        (line.starts_with("=== RUN   Test") || top)
+            .then(|| "go test `--- FAIL: Test (Ns)` / `=== RUN` line".to_string())
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let cwd = artifact.cwd.as_deref();
         let mut s = Scan::default();

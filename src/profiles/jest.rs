@@ -84,6 +84,22 @@ impl Profile for Jest {
         .then(|| "jest `FAIL <test file>` with `●` or ✓/✕ lines".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &["FAIL "]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        FILE_HEAD
+            .captures(line)
+            .is_some_and(|c| {
+                &c[1] == "FAIL"
+                    && (c[2].contains(".test.")
+                        || c[2].contains(".spec.")
+                        || c[2].contains("__tests__"))
+            })
+            .then(|| "jest `FAIL <test file>` line".to_string())
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();

@@ -32,7 +32,8 @@ pub enum MatchedBy {
     Forced,
     /// The command table (argv).
     Command,
-    /// Content sniffing of the first KiB.
+    /// Content: the head of the output or of either stream, or a
+    /// decisive line of the family anywhere in the output.
     Content,
     /// Nothing else matched: the universal fallback.
     Fallback,
@@ -66,8 +67,26 @@ pub trait Profile: Sync {
         None
     }
 
-    /// A reason when the first KiB of output (normalized) looks like this family.
+    /// A reason when a head (the first KiB of the output or of one stream,
+    /// normalized) looks like this family.
     fn by_content(&self, _head: &str) -> Option<String> {
+        None
+    }
+
+    /// Literal words every decisive line of this family contains. The
+    /// whole-output scan looks for all profiles' words in one pass and asks
+    /// `decisive_line` only about lines holding one, so a family whose
+    /// words never occur costs nothing, not even its patterns' compilation.
+    /// Empty: the family is recognised by its head alone.
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// A reason when one normalized line, found anywhere in the output, is
+    /// a fact only this family prints and that decides what the output is
+    /// (a located compiler diagnostic, a test verdict, a test summary):
+    /// such a line claims the output however late it comes.
+    fn decisive_line(&self, _line: &str) -> Option<String> {
         None
     }
 

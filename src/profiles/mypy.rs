@@ -89,6 +89,27 @@ impl Profile for Mypy {
         .then(|| "a mypy `file:line: error: … [code]` line".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &["error: ", "Success: no issues found in "]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        // The sniffing pattern is line-shaped: one matching line decides,
+        // unless a diff marks it as a line added or removed. (The scan
+        // found a word of ours in it: no need to look for them again.)
+        // Every shape of ours has a colon in its first word (`file.c:3:`,
+        // `collect2:`, `Success:`): most lines are turned away before SNIFF.
+        let first_word = line.split_whitespace().next().unwrap_or("");
+        if line.starts_with(['+', '-']) || !first_word.contains(':') || !SNIFF.is_match(line) {
+            return None;
+        }
+        // A decisive line holds one of our words, as the scan assumes.
+        if !super::mentions_any(line, self.decisive_words()) {
+            return None;
+        }
+        self.by_content(line)
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let mut ex = Extraction::new(artifact);
         let mut current: Option<Found> = None;

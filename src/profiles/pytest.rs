@@ -148,6 +148,24 @@ impl Profile for Pytest {
         .then(|| "pytest session banner".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &["test session starts", "FAILED ", "ERROR "]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        // The banner, or a short-summary verdict naming a test node id.
+        let banner = SECTION
+            .captures(line)
+            .is_some_and(|c| &c[1] == "test session starts");
+        let verdict = ["FAILED ", "ERROR "].iter().any(|v| {
+            line.strip_prefix(v)
+                .and_then(|rest| rest.split_whitespace().next())
+                .is_some_and(|id| id.split_once("::").is_some_and(|(f, _)| f.ends_with(".py")))
+        });
+        (banner || verdict)
+            .then(|| "pytest session banner or `FAILED file.py::test` verdict".into())
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();

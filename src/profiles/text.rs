@@ -2,14 +2,16 @@
 //!
 //! **Decision.** What happened at the end of this command, and is there an
 //! error line I must read? The reader of an unknown tool acts on its last
-//! lines (the conclusion) and on lines that say error, panic or fatal.
+//! lines (the conclusion) and on the lines that report an error, a panic
+//! or a fatal condition.
 //!
 //! **Unsafe loss.** Dropping the tail (where tools print their conclusion),
 //! dropping an error line from the middle without an address to it, or a
 //! digest that reads as success when the command failed.
 //!
-//! **Typed facts.** `DecisiveLine` items: one per line matching the error
-//! vocabulary below, with its span. The exit status comes from the artifact.
+//! **Typed facts.** `DecisiveLine` items: one per error-shaped line (a line
+//! that opens the way tools report failures, see `DECISIVE`; never a line
+//! that merely contains a failure word), with its span. The exit status comes from the artifact.
 //! No census: nothing here is an identity the contract requires by name.
 //!
 //! **Ladder.** VERBATIM (fits the budget: the raw bytes, unchanged, no
@@ -20,6 +22,7 @@
 
 use std::sync::LazyLock;
 
+use aho_corasick::{AhoCorasick, Input, MatchKind};
 use regex::Regex;
 
 use crate::artifact::{Artifact, Exit, Span};
@@ -30,32 +33,102 @@ use super::Profile;
 
 pub struct Text;
 
-/// Lines a reader must not lose, whatever the tool. Case-insensitive words
-/// that tools use for failure; `warning` is not among them (too common).
+/// Lines a reader must not lose, whatever the tool: lines *shaped* like a
+/// failure report, not lines that contain a failure word. A diff, a JSON
+/// document or a source listing says "error" in comments, keys, strings and
+/// identifiers; none of those lines starts the way a tool reports a
+/// failure, so none is picked (a diff line starts with `+`, `-`, a space or
+/// `@@`; a JSON line with a brace, a quote or indentation). `warning` is
+/// not among them (too common).
 ///
-/// One `Regex` of one alternation, not a `RegexSet` of three patterns: only
-/// "does any match" is asked, and the set took about five times as long to
-/// compile (≈ 1.8 ms against ≈ 0.4 ms), paid by every digest of unknown output.
+/// Each alternative is anchored at the line's start, after an optional
+/// timestamp (CI logs prefix every line with one):
+/// - a failure word as a label: `error:`, `error[E0308]:`, `Error:`,
+///   `fatal:`, `panic:`, `FAILED:`, `npm ERR!`, `##[error]`, `[ERROR]`;
+/// - a verdict or level in capitals: `FAILED tests/…`, `FAIL: …`, `ERROR …`;
+/// - a traceback or exception: `Traceback (most recent call last):`,
+///   `ValueError: …`, `java.lang.IllegalStateException: …`, `E   …`
+///   (pytest), `thread 'main' panicked at`;
+/// - a located error: `file:line[:col]: error`, `file(line,col): error`;
+/// - a program's own complaint: `gcc: error:`, `make: *** […] Error 2`,
+///   `ls: cannot access …`, `bash: x: command not found`;
+/// - the end of a process: `Segmentation fault`, `Killed`, and a non-zero
+///   `exit code N` / `exit status N` / `returned non-zero exit status N`.
+///
+/// One `Regex` of one alternation, not a `RegexSet`: only "does any match"
+/// is asked, and a set takes several times as long to compile, paid by
+/// every digest of unknown output.
 static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        // Each flag group scoped: `^E\s` stays case-sensitive.
-        r"(?i:\b(?:error|errors|fatal|panic(?:ked)?|exception|traceback|failed|failure|abort(?:ed)?)\b)",
-        r"|(?i:\b(?:segmentation fault|core dumped|killed|denied|not found|no such file|cannot|could not|unable to)\b)",
-        r"|^E\s",
+        // pytest's assertion lines, never behind a timestamp.
+        r"^E\s|",
+        // An optional timestamp: `2024-05-01T10:00:00.123Z `, `10:00:00 `.
+        r"^(?:\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+)?(?:",
+        r"(?i:error|fatal(?: error)?|panic|failed|failure|abort(?:ed)?|exception)(?:\[[^\]]*\])?[:!](?:\s|$)",
+        r"|(?:FAILED|FAIL|ERROR|FATAL|CRITICAL|PANIC)\b",
+        r"|\[(?i:error|fatal|critical)\]|##\[error\]|::error\b|npm (?:ERR!|error) |error [A-Z]",
+        r"|Traceback \(most recent call last\)|Exception in thread ",
+        r"|thread '[^']*'(?: \(\d+\))? panicked at ",
+        r"|[A-Za-z_][\w.$]*(?:Error|Exception|Interrupt)(?::\s|$)",
+        r"|(?:Segmentation fault|Bus error|Killed|Aborted)\b",
+        // file:line[:col]: error · file(line,col): error
+        r"|[\w./~][^\s:(]*(?::\d+)+:\s*(?i:fatal error|error)\b",
+        r"|[\w./~][^\s:(]*\(\d+(?:,\d+)?\):\s*(?i:fatal error|error)\b",
+        // prog[N]: … — a program naming itself, then what went wrong.
+        r"|[A-Za-z][\w.+@-]*(?:\[\d+\])?: (?:[^:]*: )*(?:(?i:fatal error|error|fatal)\b|\*\*\*)",
+        r"|[A-Za-z][\w.+@-]*(?:\[\d+\])?: .*\b(?i:cannot|could not|unable to|no such file or directory|permission denied|command not found|not found|connection refused|segmentation fault|core dumped|returned error)\b",
+        // A non-zero exit reported in prose.
+        r"|(?:[A-Za-z\[][^\n]*?)?\b(?i:exit(?:ed)? (?:with )?(?:code|status)|exit status|returned (?:a )?non-zero (?:exit )?(?:code|status))[: ]+[1-9]\d*\b",
+        r")",
     ))
     .expect("static patterns compile")
 });
 
-/// The same alternatives over the whole buffer, to find candidate lines in
-/// one scan: a 100 MB log has a million lines, and asking each one costs
-/// several times the scan. `(?m)` keeps `^E` at line starts.
-static DECISIVE_IN_BUFFER: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
-    regex::bytes::Regex::new(&format!("(?m){}", DECISIVE.as_str()))
-        .expect("static patterns compile")
+/// Words (ASCII case-insensitive) without which no alternative of
+/// `DECISIVE` matches a line: each alternative names one of them
+/// (`Killed`, `exit status`, `make: ***`, `ValueError`, …). `E ` and `E\t`
+/// at a line's start (pytest) are found as `\nE`, and the first line is
+/// always asked. A buffer scan for these finds candidate lines at the
+/// speed of a literal search: a 100 MB log has a million lines, and a
+/// line-anchored pattern run over all of them costs several times that.
+const WORDS: &[&str] = &[
+    "error",
+    "err!",
+    "fatal",
+    "panic",
+    "fail",
+    "abort",
+    "exception",
+    "critical",
+    "traceback",
+    "interrupt",
+    "segmentation",
+    "killed",
+    "cannot",
+    "could not",
+    "unable to",
+    "no such file",
+    "denied",
+    "not found",
+    "refused",
+    "core dumped",
+    "***",
+    "exit",
+    "non-zero",
+    "\nE ",
+    "\nE\t",
+];
+
+static WORDS_IN_BUFFER: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(WORDS)
+        .expect("static words build")
 });
 
-/// Lines that may be decisive, in order: every line the buffer scan
-/// matches, and every line whose visible text differs from its bytes
+/// Lines that may be decisive, in order: the first line, every line
+/// holding one of `WORDS`, and every line whose visible text differs from its bytes
 /// (escapes, carriage returns, other controls), where normalization could
 /// join a word the bytes split. Each is then checked as a line, so the
 /// result is exactly that of checking every line.
@@ -64,10 +137,23 @@ fn candidates(artifact: &Artifact) -> Vec<usize> {
     if std::str::from_utf8(bytes).is_err() {
         return (1..=artifact.line_count()).collect();
     }
-    let mut lines: Vec<usize> = DECISIVE_IN_BUFFER
-        .find_iter(bytes)
-        .map(|m| artifact.line_at(m.start()))
-        .collect();
+    let mut lines: Vec<usize> = Vec::new();
+    if !bytes.is_empty() {
+        lines.push(1);
+    }
+    let mut at = 0;
+    while let Some(hit) = WORDS_IN_BUFFER.find(Input::new(bytes).span(at..bytes.len())) {
+        // The last byte of a word is on the line it names (`\nE ` starts
+        // on the line before).
+        let n = artifact.line_at(hit.end() - 1);
+        lines.push(n);
+        // One word makes a line a candidate: resume at the next line, from
+        // this line's `\n` so that `\nE ` can still name the next one.
+        match artifact.line_start(n + 1) {
+            Some(next) => at = next - 1,
+            None => break,
+        }
+    }
     for (chunk_at, chunk) in bytes.chunks(64).enumerate() {
         if !chunk
             .iter()
@@ -162,6 +248,55 @@ mod tests {
             .filter(|&n| DECISIVE.is_match(&normalize::line(a.line(n))))
             .collect();
         assert_eq!(found, every);
-        assert_eq!(found, vec![2, 4, 6, 9]);
+        assert_eq!(found, vec![2, 4, 6]);
+    }
+
+    /// Every shape of `DECISIVE` holds one of `WORDS`: the word scan finds
+    /// each one, including a pytest `E` line right after another candidate.
+    #[test]
+    fn words_cover_every_shape() {
+        let lines = [
+            "E   first line",
+            "error: x",
+            "error[E0308]: mismatched types",
+            "Error: Cannot find module 'x'",
+            "fatal: not a git repository",
+            "FAILED tests/t.py::t - KeyError",
+            "E       assert 1 == 2",
+            "FAIL: test_parse (m.T)",
+            "CRITICAL disk",
+            "panic: runtime error",
+            "thread 'main' (7) panicked at src/main.rs:3:5:",
+            "Traceback (most recent call last):",
+            "ValueError: bad",
+            "KeyboardInterrupt",
+            "Exception in thread \"main\" java.lang.X: y",
+            "src/a.c:3:5: error: x",
+            "src/app.ts(4,7): error TS2322: x",
+            "make: *** [Makefile:13: all] Error 2",
+            "ls: cannot access 'x': No such file or directory",
+            "bash: x: command not found",
+            "ssh: connect to host h port 22: Connection refused",
+            "npm ERR! code E404",
+            "##[error]Process completed with exit code 1.",
+            "Process completed with exit code 2.",
+            "x: returned non-zero code: 2",
+            "exit status 1",
+            "Killed",
+            "Segmentation fault (core dumped)",
+            "Bus error",
+            "2024-05-01T10:00:00.123Z ERROR request failed",
+            "10:00:00 fatal: x",
+            "[ERROR] Failed to execute goal",
+            "E\tassert",
+        ];
+        let text = lines.join("\n");
+        let a = Artifact::from_stdout(text.into_bytes(), Exit::Code(1), vec![]);
+        let found = candidates(&a);
+        for n in 1..=a.line_count() {
+            let line = normalize::line(a.line(n));
+            assert!(DECISIVE.is_match(&line), "not a shape: {line:?}");
+            assert!(found.contains(&n), "word scan missed {line:?}");
+        }
     }
 }

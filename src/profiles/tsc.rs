@@ -79,6 +79,24 @@ impl Profile for Tsc {
             .then(|| "a tsc `error TSnnnn:` line".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &["error TS"]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        // The sniffing pattern is line-shaped: one matching line decides,
+        // unless a diff marks it as a line added or removed. (The scan
+        // found a word of ours in it: no need to look for them again.)
+        if line.starts_with(['+', '-']) || !SNIFF.is_match(line) {
+            return None;
+        }
+        // A decisive line holds one of our words, as the scan assumes.
+        if !super::mentions_any(line, self.decisive_words()) {
+            return None;
+        }
+        self.by_content(line)
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let mut ex = Extraction::new(artifact);
         let mut current: Option<Found> = None;

@@ -70,6 +70,16 @@ impl Profile for Vitest {
             .then(|| "vitest ` RUN  vX.Y` banner".to_string())
     }
 
+    fn decisive_words(&self) -> &'static [&'static str] {
+        &[" RUN  v"]
+    }
+
+    fn decisive_line(&self, line: &str) -> Option<String> {
+        BANNER
+            .is_match(line)
+            .then(|| "vitest ` RUN  vX.Y` banner".to_string())
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();
