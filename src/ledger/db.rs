@@ -36,8 +36,10 @@ impl Ledger {
 
     /// Opens the ledger at `path`, creating it (0600) if missing.
     pub fn open(path: &Path, wait: Duration) -> Result<Ledger, LedgerError> {
-        crate::home::create_private_file(path).map_err(|e| io(&path.display().to_string(), e))?;
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        crate::home::prepare_database(path).map_err(|e| io(&path.display().to_string(), e))?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite(path, e))?;
         let ledger = Ledger {
             conn,
@@ -51,9 +53,15 @@ impl Ledger {
     /// The default ledger with its journal folded in, or None when no run
     /// was ever recorded.
     pub fn open_existing_default() -> Result<Option<Ledger>, LedgerError> {
-        let path = Self::default_path().map_err(|e| io("data directory", e))?;
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        if !path.exists() && !dir.join(journal::FILE_NAME).exists() {
+        let dir = crate::home::data_dir().map_err(|e| io("data directory", e))?;
+        if std::fs::symlink_metadata(&dir).is_err() {
+            return Ok(None);
+        }
+        crate::home::verify_dir(&dir).map_err(|e| io("data directory", e))?;
+        let path = dir.join(FILE_NAME);
+        // Not `exists()`, which follows a planted link.
+        let present = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+        if !present(&path) && !present(&dir.join(journal::FILE_NAME)) {
             return Ok(None);
         }
         let ledger = Ledger::open(&path, READ_WAIT)?;

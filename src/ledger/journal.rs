@@ -14,10 +14,9 @@
 //! a shared `flock` while it writes, and the fold takes an exclusive one
 //! before reading, so such a line is not lost.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::fd::AsFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use nix::fcntl::{Flock, FlockArg};
@@ -103,12 +102,7 @@ pub enum Entry {
 pub fn append(dir: &Path, entry: &Entry) -> io::Result<()> {
     let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
     line.push(b'\n');
-    let file = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(dir.join(FILE_NAME))?;
+    let file = crate::home::open_private_append(&dir.join(FILE_NAME))?;
     let mut locked =
         Flock::lock(file, FlockArg::LockShared).map_err(|(_, e)| io::Error::from(e))?;
     locked.write_all(&line)
@@ -119,13 +113,16 @@ pub fn append(dir: &Path, entry: &Entry) -> io::Result<()> {
 /// (a torn write after a crash) are skipped and counted.
 pub fn take(dir: &Path) -> io::Result<(Vec<Entry>, usize)> {
     let live = dir.join(FILE_NAME);
+    // A planted link or a stranger's file is refused where it is, before
+    // it is renamed.
+    crate::home::check_existing(&live)?;
     let aside = dir.join(format!("{FILE_NAME}.folding.{}", std::process::id()));
     match std::fs::rename(&live, &aside) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e),
     }
-    let file = File::open(&aside)?;
+    let file = crate::home::open_private_read(&aside)?;
     let locked = Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, e)| io::Error::from(e))?;
     let mut entries = Vec::new();
     let mut skipped = 0;

@@ -12,13 +12,11 @@
 //! facts and the status disagree: the header says UNKNOWN and more raw
 //! output is kept, never less (invariant 10).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome};
-use crate::normalize;
 use crate::render::count;
-use crate::tokens;
 
 use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
@@ -26,8 +24,11 @@ use super::{
 };
 
 mod flood;
+mod memo;
 mod secondary;
 mod tally;
+
+use memo::LineMemo;
 
 /// Tokens reserved for the notes around the census (coverage, next, counts).
 const NOTES_TOKENS: usize = 60;
@@ -128,6 +129,7 @@ struct Planner<'a> {
     blocks: Vec<Block>,
     omissions: Vec<Omission>,
     spent: usize,
+    memo: LineMemo<'a>,
 }
 
 impl<'a> Planner<'a> {
@@ -140,6 +142,7 @@ impl<'a> Planner<'a> {
             blocks: vec![Block::Header],
             omissions: Vec::new(),
             spent: FRAME_TOKENS + NOTES_TOKENS,
+            memo: LineMemo::new(artifact),
         }
     }
 
@@ -150,11 +153,8 @@ impl<'a> Planner<'a> {
     /// Tokens of an item's census line (its raw headline when that names it).
     fn line_cost(&self, i: usize) -> usize {
         let item = self.item(i);
-        if let Some(h) = item.headline {
-            let text = normalize::line(self.artifact.line(h.first));
-            if text.contains(item.identity.as_str()) {
-                return tokens::estimate(text.as_bytes()) + 1;
-            }
+        if let Some((n, _)) = super::census_headline(self.artifact, item) {
+            return self.memo.get(n).cost;
         }
         let synthetic = item.identity.len() + item.summary.as_ref().map_or(0, |s| s.len() + 3) + 16;
         synthetic / 3 + 6
@@ -166,19 +166,20 @@ impl<'a> Planner<'a> {
             .detail
             .iter()
             .flat_map(|s| s.first..=s.last)
-            .map(|n| tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1)
+            .map(|n| self.memo.get(n).cost)
             .sum::<usize>()
             + 12
     }
 
-    /// The item's decisive lines as one text, the key of a shared cause.
-    fn detail_text(&self, i: usize) -> String {
-        let mut text = String::new();
-        for n in self.item(i).detail.iter().flat_map(|s| s.first..=s.last) {
-            text.push_str(&normalize::line(self.artifact.line(n)));
-            text.push('\n');
-        }
-        text
+    /// The item's decisive lines (as digests of their visible text), the
+    /// key of a shared cause.
+    fn detail_key(&self, i: usize) -> Vec<[u8; 16]> {
+        self.item(i)
+            .detail
+            .iter()
+            .flat_map(|s| s.first..=s.last)
+            .map(|n| self.memo.get(n).text)
+            .collect()
     }
 
     /// True when the item has detail lines short enough to print (a JSON
@@ -186,10 +187,11 @@ impl<'a> Planner<'a> {
     fn detail_usable(&self, i: usize) -> bool {
         let item = self.item(i);
         !item.detail.is_empty()
-            && item.detail.iter().flat_map(|s| s.first..=s.last).all(|n| {
-                tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes())
-                    <= LONGEST_DETAIL_LINE
-            })
+            && item
+                .detail
+                .iter()
+                .flat_map(|s| s.first..=s.last)
+                .all(|n| self.memo.get(n).cost <= LONGEST_DETAIL_LINE + 1)
     }
 
     /// True when the item's detail contains its own headline, so showing the
@@ -230,18 +232,22 @@ impl<'a> Planner<'a> {
         // (the same failure at the same place) show them once. A shared
         // summary alone is not a shared cause: jest words every `toBe`
         // failure the same.
-        let mut causes: Vec<(String, Option<&str>, Vec<usize>)> = Vec::new();
+        let mut causes: Vec<(Option<&str>, Vec<usize>)> = Vec::new();
+        let mut by_key: HashMap<Vec<[u8; 16]>, usize> = HashMap::new();
         for e in entries {
             let item = self.item(e.first);
-            let key = self.detail_text(e.first);
-            match causes.iter_mut().find(|c| !key.is_empty() && c.0 == key) {
-                Some(c) => c.2.push(e.first),
-                None => causes.push((key, item.summary.as_deref(), vec![e.first])),
+            let key = self.detail_key(e.first);
+            match by_key.get(&key).filter(|_| !key.is_empty()) {
+                Some(&c) => causes[c].1.push(e.first),
+                None => {
+                    by_key.insert(key, causes.len());
+                    causes.push((item.summary.as_deref(), vec![e.first]));
+                }
             }
         }
         let mut detail_blocks = Vec::new();
         let mut missing = 0usize;
-        for (_, summary, members) in &causes {
+        for (summary, members) in &causes {
             let rep = members[0];
             if !self.detail_usable(rep) {
                 continue;

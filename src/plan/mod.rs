@@ -165,6 +165,29 @@ pub struct Budget {
 /// little gain. The census is exempt (it may grow to the ceiling).
 pub const MAX_SHARE_PERCENT: usize = 35;
 
+/// A raw headline longer than this is never an item's census line (the
+/// item gets a ctx line built from its typed fields): a census line that
+/// long would not be a census line, and checking whether a megabyte-long
+/// line names each of the thousands of items on it would be quadratic.
+pub const LONGEST_HEADLINE_BYTES: usize = 4096;
+
+/// The item's raw headline (line number and visible text), when it is
+/// short enough and names the item: then it is the item's census line.
+/// The planner prices and the renderer prints through this one rule.
+pub fn census_headline<'a>(
+    artifact: &'a Artifact,
+    item: &crate::evidence::EvidenceItem,
+) -> Option<(usize, std::borrow::Cow<'a, str>)> {
+    let h = item.headline?;
+    let raw = artifact.line(h.first);
+    if raw.len() > LONGEST_HEADLINE_BYTES {
+        return None;
+    }
+    let text = crate::normalize::line(raw);
+    text.contains(item.identity.as_str())
+        .then_some((h.first, text))
+}
+
 impl Budget {
     /// The contract's ceiling, or an override clamped to the evidence floor.
     pub fn from_contract(contract: &Contract, requested: Option<usize>) -> Budget {

@@ -15,6 +15,8 @@ pub mod go_test;
 pub mod jest;
 pub(crate) mod jestlike;
 pub mod junit;
+#[cfg(test)]
+mod linearity;
 pub mod mypy;
 pub mod pyright;
 pub mod pytest;

@@ -127,12 +127,9 @@ fn raw_spans(out: &mut Rendered, artifact: &Artifact, spans: &[Span]) {
 /// An item's identity line: its raw headline when that names it, else a
 /// ctx line built from the typed fields.
 fn census_line(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem) {
-    if let Some(h) = item.headline {
-        let text = normalize::line(artifact.line(h.first));
-        if text.contains(item.identity.as_str()) {
-            out.push(Origin::Raw(h.first), text.into_owned());
-            return;
-        }
+    if let Some((n, text)) = crate::plan::census_headline(artifact, item) {
+        out.push(Origin::Raw(n), text.into_owned());
+        return;
     }
     let word = match item.kind {
         ItemKind::FailingTest => "FAILED",
