@@ -37,7 +37,6 @@ use regex::Regex;
 
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
-use crate::normalize;
 
 use super::Profile;
 use super::testrun;
@@ -163,7 +162,7 @@ impl Profile for CargoTest {
         let mut in_block: Option<(usize, usize)> = None; // (failure index, first line)
         let mut unmatched = 0usize;
         for n in 1..=artifact.line_count() {
-            let raw = normalize::line(artifact.line(n));
+            let raw = crate::profiles::visible(artifact, n);
             let text = raw.trim_end();
             let trimmed = text.trim_start();
             if let Some(c) = NEXTEST_STATUS.captures(trimmed) {

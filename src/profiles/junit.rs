@@ -216,7 +216,7 @@ impl LineFacts {
     /// (volatile, decisive) for line `n`.
     fn of(&mut self, artifact: &Artifact, n: usize) -> (bool, bool) {
         *self.0.entry(n).or_insert_with(|| {
-            let text = crate::normalize::line(artifact.line(n));
+            let text = crate::profiles::visible(artifact, n);
             let volatile = text.contains(" time=\"") || text.contains(" timestamp=\"");
             (volatile, DECISIVE.is_match(&text))
         })

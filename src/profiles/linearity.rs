@@ -65,3 +65,40 @@ fn every_profile_is_linear_in_both_shapes() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn extractors_look_at_a_bounded_window_of_a_long_line() {
+    // A diagnostic-looking line far longer than the window: every profile
+    // reads its lines, none may look at all of this one.
+    let unit = b"src/app.py:12: error: Incompatible types in assignment  [assignment] ";
+    let line: Vec<u8> = unit.iter().copied().cycle().take(2 << 20).collect();
+    let artifact = crate::artifact::Artifact::from_stdout(
+        line,
+        crate::artifact::Exit::Code(1),
+        vec!["tool".into()],
+    );
+    let mut failures = Vec::new();
+    for &profile in registry() {
+        normalize::work::take();
+        let _ = profile.extract(&artifact);
+        let looked = normalize::work::take();
+        if looked > 4 * super::LINE_WINDOW {
+            failures.push(format!(
+                "{}: {} KB of a {} KB line",
+                profile.version(),
+                looked >> 10,
+                artifact.bytes().len() >> 10
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_window_cuts_at_a_character_boundary() {
+    let mut raw = vec![b'a'; super::LINE_WINDOW - 1];
+    raw.extend_from_slice("é".repeat(10).as_bytes());
+    let w = super::window(&raw);
+    assert!(w.len() <= super::LINE_WINDOW);
+    assert!(std::str::from_utf8(w).is_ok(), "cut inside a character");
+}

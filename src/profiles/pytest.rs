@@ -36,7 +36,6 @@ use crate::artifact::{Artifact, Span};
 use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Precision, Severity,
 };
-use crate::normalize;
 
 use super::Profile;
 use super::testrun::{self, Facts};
@@ -140,7 +139,7 @@ impl Profile for Pytest {
         let (mut interrupted, mut collection_interrupted) = (false, false);
         let mut unmatched = 0usize;
         for n in 1..=artifact.line_count() {
-            let text = normalize::line(artifact.line(n));
+            let text = crate::profiles::visible(artifact, n);
             let text = text.trim_end();
             if let Some(c) = FINAL.captures(text) {
                 final_line = Some((n, c[1].to_string()));

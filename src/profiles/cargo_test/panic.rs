@@ -4,7 +4,6 @@
 use super::{FRAME_AT, PANICKED, location};
 use crate::artifact::{Artifact, Span};
 use crate::evidence::EvidenceItem;
-use crate::normalize;
 use crate::profiles::testrun;
 
 /// Panic facts from a failure's block: location, class, message, detail.
@@ -14,7 +13,7 @@ pub(super) fn read_block(artifact: &Artifact, item: &mut EvidenceItem, block: Sp
     let mut in_message = false;
     let mut backtrace_frame = None;
     for n in block.first..=block.last {
-        let raw = normalize::line(artifact.line(n));
+        let raw = crate::profiles::visible(artifact, n);
         let t = raw.trim();
         if let Some(c) = PANICKED.captures(t) {
             detail.push(n);
