@@ -6,10 +6,9 @@
 //!
 //! Each profile's largest fixture is grown (`ctx::fixture::shape`) to
 //! 256 KiB, 1 MiB and 4 MiB, as many lines and as one line, and digested
-//! with the profile forced (`--as`). Linear growth shows as a per-MiB time
-//! that stays flat: the table gives the median and, per shape, the ratio of
-//! the 4 MiB time to the 256 KiB time (16 for linear; a quadratic path
-//! gives 256). Results are recorded in docs/performance.md.
+//! with the profile forced (`--as`). The table gives the medians and the
+//! growth from 1 MiB to 4 MiB (×4 when linear, ×16 when quadratic) and
+//! from 256 KiB to 4 MiB (×16 when linear, ×256 when quadratic). Results are recorded in docs/performance.md.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -38,8 +37,8 @@ fn main() {
         .unwrap_or_default();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let key = ArchiveKey([7; 32]);
-    println!("| profile | shape | 256 KiB | 1 MiB | 4 MiB | 4 MiB / 256 KiB |");
-    println!("|---|---|---|---|---|---|");
+    println!("| profile | shape | 256 KiB | 1 MiB | 4 MiB | 1→4 MiB | 256 KiB→4 MiB |");
+    println!("|---|---|---|---|---|---|---|");
     for &profile in profiles::registry() {
         if !profile.version().contains(filter.as_str()) {
             continue;
@@ -56,12 +55,13 @@ fn main() {
             for size in SIZES {
                 let mut artifact = shape::grow(&base, shape, size);
                 artifact.family = Some(profile.family().to_string());
-                let reps = if size > 1 << 20 { 5 } else { 11 };
+                let reps = if size > 1 << 20 { 7 } else { 15 };
                 let times: Vec<Duration> = (0..reps)
                     .map(|_| {
                         let start = Instant::now();
-                        let delivery = pipeline::digest(&artifact, &Known(key), &Options::default())
-                            .expect("a known family");
+                        let delivery =
+                            pipeline::digest(&artifact, &Known(key), &Options::default())
+                                .expect("a known family");
                         std::hint::black_box(delivery);
                         start.elapsed()
                     })
@@ -69,12 +69,13 @@ fn main() {
                 cells.push(median(times));
             }
             println!(
-                "| {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} |",
+                "| {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | ×{:.1} | ×{:.1} |",
                 profile.version(),
                 shape.name(),
                 ms(cells[0]),
                 ms(cells[1]),
                 ms(cells[2]),
+                cells[2].as_secs_f64() / cells[1].as_secs_f64(),
                 cells[2].as_secs_f64() / cells[0].as_secs_f64()
             );
         }
