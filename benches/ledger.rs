@@ -32,7 +32,18 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn time(home: &Path, args: &[&str]) -> Duration {
+/// CPU time (user + system) of the children waited for so far.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes into the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Wall time and CPU time of one `ctx` invocation.
+fn time(home: &Path, args: &[&str]) -> (Duration, Duration) {
+    let cpu = children_cpu();
     let start = Instant::now();
     let out = Command::new(CTX)
         .args(args)
@@ -47,7 +58,7 @@ fn time(home: &Path, args: &[&str]) -> Duration {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    took
+    (took, children_cpu() - cpu)
 }
 
 fn disk_bytes(home: &Path) -> u64 {
@@ -104,13 +115,20 @@ fn main() {
     }
     let record_time = start.elapsed();
     let before_gain = disk_bytes(h);
-    let first = time(h, &["gain"]);
+    let (first, first_cpu) = time(h, &["gain"]);
     let after_gain = disk_bytes(h);
-    let (mut version, mut exact, mut estimate) = (Vec::new(), Vec::new(), Vec::new());
+    let mut runs: [(Vec<Duration>, Vec<Duration>); 3] = Default::default();
+    let cases: [&[&str]; 3] = [
+        &["--version"],
+        &["gain"],
+        &["gain", "--estimate", "--format", "json"],
+    ];
     for _ in 0..11 {
-        version.push(time(h, &["--version"]));
-        exact.push(time(h, &["gain"]));
-        estimate.push(time(h, &["gain", "--estimate", "--format", "json"]));
+        for (case, (wall, cpu)) in cases.iter().zip(runs.iter_mut()) {
+            let (w, c) = time(h, case);
+            wall.push(w);
+            cpu.push(c);
+        }
     }
     println!("## ledger after {RUNS} runs");
     println!(
@@ -126,20 +144,26 @@ fn main() {
         after_gain / RUNS as u64
     );
     println!(
-        "- first `ctx gain` (folds the journal's rest, counts its digests): {:.1} ms",
-        ms(first)
+        "- first `ctx gain` (folds the journal's rest, counts its digests): {:.1} ms wall, {:.1} ms CPU",
+        ms(first),
+        ms(first_cpu)
     );
-    let base = median(version);
-    println!("- `ctx --version` (baseline): {:.1} ms", ms(base));
-    for (label, v) in [
-        ("ctx gain", exact),
-        ("ctx gain --estimate --format json", estimate),
-    ] {
-        let m = median(v);
+    let [(base_wall, base_cpu), rest @ ..] = runs;
+    let (bw, bc) = (median(base_wall), median(base_cpu));
+    println!(
+        "- `ctx --version` (baseline): {:.1} ms wall, {:.1} ms CPU",
+        ms(bw),
+        ms(bc)
+    );
+    for (case, (wall, cpu)) in cases[1..].iter().zip(rest) {
+        let (w, c) = (median(wall), median(cpu));
         println!(
-            "- `{label}`: {:.1} ms median of 11, {:.1} ms over the baseline",
-            ms(m),
-            ms(m.saturating_sub(base))
+            "- `ctx {}`: {:.1} ms wall ({:.1} over the baseline), {:.1} ms CPU ({:.1} over), medians of 11",
+            case.join(" "),
+            ms(w),
+            ms(w.saturating_sub(bw)),
+            ms(c),
+            ms(c.saturating_sub(bc))
         );
     }
 }

@@ -120,15 +120,12 @@ pub fn parse_since(text: &str, now_ms: i64) -> anyhow::Result<i64> {
 /// and leaves its runs on estimates. (Digests were counted when the
 /// journal was folded.)
 fn count_exactly(ledger: &Ledger, since_ms: Option<i64>) -> anyhow::Result<()> {
-    let todo = ledger.uncounted(since_ms)?;
-    if todo.is_empty() {
-        return Ok(());
-    }
     // No store, or a damaged one: originals stay uncounted (and are tried
     // again next time).
     let Some(archive) = store::open_existing().ok().flatten() else {
         return Ok(());
     };
+    let todo = ledger.uncounted(since_ms)?;
     for record in todo {
         let raw = ArchiveKey::from_hex(&record.key_hex)
             .and_then(|key| archive.load(&key).ok())

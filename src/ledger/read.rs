@@ -1,5 +1,7 @@
 //! The ledger's reads for `ctx gain`, and the exact counts it caches.
 
+use std::collections::HashMap;
+
 use rusqlite::params;
 
 use super::db::Ledger;
@@ -16,26 +18,46 @@ impl Ledger {
     /// Runs recorded at or after `since_ms` (all when None), oldest first.
     pub fn runs(&self, since_ms: Option<i64>) -> Result<Vec<RunRow>, LedgerError> {
         let err = |e| sqlite(&self.path, e);
+        // Command lines are few and shared by many runs: parsed once each.
+        let mut commands: HashMap<i64, Command> = HashMap::new();
+        let mut st = self
+            .conn
+            .prepare("SELECT id, argv, label, family, profile FROM commands")
+            .map_err(err)?;
+        let mut rows = st.query([]).map_err(err)?;
+        while let Some(r) = rows.next().map_err(err)? {
+            let argv: String = r.get(1).map_err(err)?;
+            let label: String = r.get(2).map_err(err)?;
+            commands.insert(
+                r.get(0).map_err(err)?,
+                Command {
+                    argv: serde_json::from_str(&argv).unwrap_or_default(),
+                    label: Some(label).filter(|l| !l.is_empty()),
+                    family: r.get(3).map_err(err)?,
+                    profile: r.get(4).map_err(err)?,
+                },
+            );
+        }
         let mut st = self
             .conn
             .prepare(
-                "SELECT r.id, r.at_ms, c.argv, c.label, c.family, c.profile, r.exit, r.raw_bytes,
-                        r.raw_tokens, r.delivered_tokens, r.digest, r.rejection,
-                        lower(hex(rec.key)), rec.raw_exact, r.delivered_exact
-                 FROM runs r JOIN commands c ON c.id = r.command
-                 LEFT JOIN records rec ON rec.id = r.record
+                "SELECT r.id, r.at_ms, r.command, r.exit, r.raw_bytes, r.raw_tokens,
+                        r.delivered_tokens, r.digest, r.rejection, rec.key, rec.raw_exact,
+                        r.delivered_exact
+                 FROM runs r LEFT JOIN records rec ON rec.id = r.record
                  WHERE r.at_ms >= ?1 ORDER BY r.at_ms, r.id",
             )
             .map_err(err)?;
+        let none = Command::default();
         let rows = st
             .query_map([since_ms.unwrap_or(i64::MIN)], |r| {
-                let argv: String = r.get(2)?;
-                let label: String = r.get(3)?;
-                let exit: Option<i32> = r.get(6)?;
-                let digest: bool = r.get(10)?;
-                let raw_exact = r.get::<_, Option<i64>>(13)?.filter(|&n| n >= 0).map(count);
+                let command = commands.get(&r.get::<_, i64>(2)?).unwrap_or(&none);
+                let exit: Option<i32> = r.get(3)?;
+                let digest: bool = r.get(7)?;
+                let key: Option<Vec<u8>> = r.get(9)?;
+                let raw_exact = r.get::<_, Option<i64>>(10)?.filter(|&n| n >= 0).map(count);
                 let delivered_exact = if digest {
-                    r.get::<_, Option<i64>>(14)?.map(count)
+                    r.get::<_, Option<i64>>(11)?.map(count)
                 } else {
                     // The raw output went out: what was delivered is the original.
                     raw_exact
@@ -43,21 +65,21 @@ impl Ledger {
                 Ok(RunRow {
                     id: r.get(0)?,
                     at_ms: r.get(1)?,
-                    argv: serde_json::from_str(&argv).unwrap_or_default(),
-                    label: Some(label).filter(|l| !l.is_empty()),
-                    family: r.get(4)?,
-                    profile: r.get(5)?,
+                    argv: command.argv.clone(),
+                    label: command.label.clone(),
+                    family: command.family.clone(),
+                    profile: command.profile.clone(),
                     exit: match exit {
                         Some(c) if c >= 0 => Exit::Code(c),
                         Some(s) => Exit::Signal(-s),
                         None => Exit::Unknown,
                     },
-                    raw_bytes: count(r.get(7)?),
-                    raw_tokens: count(r.get(8)?),
-                    delivered_tokens: count(r.get(9)?),
+                    raw_bytes: count(r.get(4)?),
+                    raw_tokens: count(r.get(5)?),
+                    delivered_tokens: count(r.get(6)?),
                     digest,
-                    rejection: r.get(11)?,
-                    key_hex: r.get(12)?,
+                    rejection: r.get(8)?,
+                    key_hex: key.map(|k| hex(&k)),
                     raw_exact,
                     delivered_exact,
                 })
@@ -97,12 +119,14 @@ impl Ledger {
         let mut st = self
             .conn
             .prepare(
-                "SELECT r.id, r.at_ms, lower(hex(rec.key))
+                "SELECT r.id, r.at_ms, rec.key
                  FROM runs r JOIN records rec ON rec.id = r.record",
             )
             .map_err(err)?;
         let rows = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, hex(&r.get::<_, Vec<u8>>(2)?)))
+            })
             .map_err(err)?;
         rows.collect::<Result<_, _>>().map_err(err)
     }
@@ -174,6 +198,26 @@ impl Ledger {
             .map(drop)
             .map_err(|e| sqlite(&self.path, e))
     }
+}
+
+/// A command line as stored once in `commands`.
+#[derive(Default)]
+struct Command {
+    argv: Vec<String>,
+    label: Option<String>,
+    family: String,
+    profile: String,
+}
+
+/// Lower-case hex, as keys are written everywhere else.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
 }
 
 pub(super) fn count(n: i64) -> u64 {
