@@ -4,7 +4,7 @@
 //! A ledger therefore grows with the days and commands used, not with the
 //! number of runs.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Transaction, TransactionBehavior, params};
 
@@ -72,7 +72,7 @@ impl Ledger {
         let runs = self.runs(None)?;
         let old_runs: Vec<_> = runs.iter().filter(|r| r.at_ms < cutoff).collect();
         let mut sums: BTreeMap<(i64, String, String), Sums> = BTreeMap::new();
-        let mut key_of = std::collections::HashMap::new();
+        let mut key_of = HashMap::new();
         for run in &old_runs {
             let key = (
                 run.at_ms.div_euclid(DAY_MS),
@@ -155,7 +155,6 @@ impl Ledger {
                 .and_then(|mut st| st.execute([id]))
                 .map_err(err)?;
         }
-        let summed: HashSet<i64> = old_runs.iter().map(|r| r.id).collect();
         self.conn
             .execute("DELETE FROM runs WHERE at_ms < ?1", [cutoff])
             .map_err(err)?;
@@ -169,7 +168,7 @@ impl Ledger {
             )
             .map_err(err)?;
         tx.commit().map_err(err)?;
-        Ok(summed.len())
+        Ok(old_runs.len())
     }
 
     /// Every expand with its row id, oldest first.
