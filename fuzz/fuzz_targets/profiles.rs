@@ -23,7 +23,12 @@ fuzz_target!(|data: &[u8]| {
         let once = pipeline::digest(&artifact, &Known(key), &Options { budget: Some(200) });
         let twice = pipeline::digest(&artifact, &Known(key), &Options { budget: Some(200) });
         match (once, twice) {
-            (Ok(a), Ok(b)) => assert_eq!(a.output, b.output, "{} is not deterministic", profile.version()),
+            (Ok(a), Ok(b)) => assert_eq!(
+                a.output,
+                b.output,
+                "{} is not deterministic",
+                profile.version()
+            ),
             (Err(_), Err(_)) => {}
             _ => panic!("{}: one run failed, the other did not", profile.version()),
         }

@@ -11,6 +11,9 @@ fuzz_target!(|data: &[u8]| {
     let _ = ctx::rewrite::lexer::lex(line);
     if let Some(once) = ctx::rewrite::rewrite(line) {
         let again = ctx::rewrite::rewrite(&once);
-        assert!(again.is_none() || again.as_deref() == Some(once.as_str()), "{line:?} → {once:?} → {again:?}");
+        assert!(
+            again.is_none() || again.as_deref() == Some(once.as_str()),
+            "{line:?} → {once:?} → {again:?}"
+        );
     }
 });
