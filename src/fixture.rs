@@ -3,6 +3,8 @@
 //! chunks arrived in), as written by `fixtures/capture.py`. Tests, receipts
 //! and benchmarks rebuild the exact interleaved artifact from it.
 
+pub mod shape;
+
 use std::path::Path;
 
 use serde::Deserialize;

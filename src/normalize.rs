@@ -7,6 +7,8 @@ use std::borrow::Cow;
 
 /// The visible text of one raw line (without its `\n`).
 pub fn line(raw: &[u8]) -> Cow<'_, str> {
+    #[cfg(test)]
+    work::add(raw.len());
     // One pass over the bytes: no control byte (escape, carriage return,
     // bell…) and valid UTF-8 means the line is already what a terminal shows.
     let plain = raw.iter().all(|&b| (b >= 0x20 && b != 0x7f) || b == b'\t');
@@ -44,6 +46,27 @@ fn final_overwrite(bytes: &[u8]) -> &[u8] {
         .rev()
         .find(|seg| !seg.is_empty())
         .unwrap_or(&[])
+}
+
+/// Bytes this thread has normalized, for tests that prove a stage linear
+/// by counting its work instead of timing it (timing is noisy on shared
+/// machines; a quadratic path shows as a ratio that grows with the input).
+#[cfg(test)]
+pub mod work {
+    use std::cell::Cell;
+
+    thread_local! {
+        static BYTES: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn add(n: usize) {
+        BYTES.with(|b| b.set(b.get() + n));
+    }
+
+    /// Bytes normalized by this thread since the last call.
+    pub fn take() -> usize {
+        BYTES.with(|b| b.replace(0))
+    }
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         ByArg::Family => By::Family,
     };
     let report = match Ledger::open_existing_default()? {
-        None => gain::report(&[], &[], &[], since_ms, by, args.top, !args.estimate),
+        None => gain::report(&[], &[], &[], &[], since_ms, by, args.top, !args.estimate),
         Some(ledger) => {
             if !args.estimate {
                 count_exactly(&ledger, since_ms)?;
@@ -69,10 +69,12 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             let runs = ledger.runs(since_ms)?;
             let keyed = ledger.keyed_runs()?;
             let expands = ledger.expands()?;
+            let days = ledger.days(since_ms)?;
             gain::report(
                 &runs,
                 &keyed,
                 &expands,
+                &days,
                 since_ms,
                 by,
                 args.top,
@@ -112,32 +114,24 @@ pub fn parse_since(text: &str, now_ms: i64) -> anyhow::Result<i64> {
     Ok(ms)
 }
 
-/// Fills exact counts for runs since `since_ms` that lack them. A record
-/// the archive no longer holds leaves that run on estimates.
+/// Counts exactly the archived originals that runs since `since_ms`
+/// point at and that were never counted: each record once, however many
+/// runs share it. A record the archive no longer holds is marked as such
+/// and leaves its runs on estimates. (Digests were counted when the
+/// journal was folded.)
 fn count_exactly(ledger: &Ledger, since_ms: Option<i64>) -> anyhow::Result<()> {
-    let todo = ledger.uncounted(since_ms)?;
-    if todo.is_empty() {
+    // No store, or a damaged one: originals stay uncounted (and are tried
+    // again next time).
+    let Some(archive) = store::open_existing().ok().flatten() else {
         return Ok(());
-    }
-    // No store, or a damaged one: originals stay uncounted.
-    let archive = store::open_existing().ok().flatten();
-    for run in todo {
-        let raw = match (run.raw_exact, run.key_hex.as_deref(), &archive) {
-            (None, Some(hex), Some(archive)) => ArchiveKey::from_hex(hex)
-                .and_then(|key| archive.load(&key).ok())
-                .and_then(|artifact| tokens::try_exact(artifact.bytes()))
-                .map(|n| n as u64),
-            _ => None,
-        };
-        let delivered = match (&run.digest, run.delivered_exact) {
-            (Some(digest), None) => tokens::try_exact(digest).map(|n| n as u64),
-            // The raw output went out: what was delivered is the original.
-            (None, None) => raw.or(run.raw_exact),
-            _ => None,
-        };
-        if raw.is_some() || delivered.is_some() {
-            ledger.set_exact(run.id, raw, delivered)?;
-        }
+    };
+    let todo = ledger.uncounted(since_ms)?;
+    for record in todo {
+        let raw = ArchiveKey::from_hex(&record.key_hex)
+            .and_then(|key| archive.load(&key).ok())
+            .and_then(|artifact| tokens::try_exact(artifact.bytes()))
+            .map(|n| n as u64);
+        ledger.set_record_exact(record.record, raw)?;
     }
     Ok(())
 }

@@ -1,16 +1,19 @@
 //! The SQLite ledger: opening (0600, WAL, DDL only when `user_version` is
-//! behind), folding the journal in, and the reads and writes of `ctx gain`.
+//! behind) and writing rows (runs, expands, the journal folded in). Reads
+//! are in `read.rs`, the retention window in `prune.rs`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, params};
+use rusqlite::{
+    Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
+};
 
 use super::error::{io, sqlite};
-use super::schema::{SCHEMA, SCHEMA_VERSION};
-use super::{ExpandRow, LedgerError, RunRow, Uncounted, journal};
-use crate::artifact::{Artifact, Exit};
+use super::schema::{COPY_V1, FROM_V1, SCHEMA, SCHEMA_VERSION};
+use super::{LedgerError, journal};
+use crate::artifact::Artifact;
 use crate::pipeline::Delivery;
 use crate::store::ArchiveKey;
 
@@ -22,10 +25,21 @@ pub const RECORD_WAIT: Duration = Duration::from_millis(500);
 /// How long `ctx gain` waits for a lock.
 pub const READ_WAIT: Duration = Duration::from_secs(5);
 
+/// What to do with a delivered digest's text when its run is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Digests {
+    /// Count it exactly now (tiktoken-rs: about 0.15 s to start), then
+    /// drop it: `ctx gain` and the library.
+    Count,
+    /// Drop it; the run keeps its estimate (a fold on a command's path,
+    /// which must not pay the tokenizer's start).
+    Drop,
+}
+
 /// The SQLite ledger.
 pub struct Ledger {
-    conn: Connection,
-    path: PathBuf,
+    pub(super) conn: Connection,
+    pub(super) path: PathBuf,
 }
 
 impl Ledger {
@@ -36,8 +50,10 @@ impl Ledger {
 
     /// Opens the ledger at `path`, creating it (0600) if missing.
     pub fn open(path: &Path, wait: Duration) -> Result<Ledger, LedgerError> {
-        crate::home::create_private_file(path).map_err(|e| io(&path.display().to_string(), e))?;
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        crate::home::prepare_database(path).map_err(|e| io(&path.display().to_string(), e))?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite(path, e))?;
         let ledger = Ledger {
             conn,
@@ -48,16 +64,24 @@ impl Ledger {
         Ok(ledger)
     }
 
-    /// The default ledger with its journal folded in, or None when no run
-    /// was ever recorded.
+    /// The default ledger with its journal folded in (digests counted) and
+    /// its retention window applied, or None when no run was ever recorded.
     pub fn open_existing_default() -> Result<Option<Ledger>, LedgerError> {
-        let path = Self::default_path().map_err(|e| io("data directory", e))?;
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        if !path.exists() && !dir.join(journal::FILE_NAME).exists() {
+        let dir = crate::home::data_dir().map_err(|e| io("data directory", e))?;
+        if std::fs::symlink_metadata(&dir).is_err() {
+            return Ok(None);
+        }
+        crate::home::verify_dir(&dir).map_err(|e| io("data directory", e))?;
+        let path = dir.join(FILE_NAME);
+        // Not `exists()`, which follows a planted link.
+        let present = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+        if !present(&path) && !present(&dir.join(journal::FILE_NAME)) {
             return Ok(None);
         }
         let ledger = Ledger::open(&path, READ_WAIT)?;
-        ledger.fold_journal(&dir)?;
+        ledger.fold_journal_with(&dir, Digests::Count)?;
+        ledger.prune(super::now_ms(), super::Retention::from_env().window_ms)?;
+        ledger.checkpoint();
         Ok(Some(ledger))
     }
 
@@ -69,14 +93,14 @@ impl Ledger {
         let c = &self.conn;
         c.busy_timeout(wait)?;
         // As for the store: each ctx process is usually the only connection,
-        // and checkpointing on close would cost fsyncs on every run. The WAL
-        // persists and is checkpointed every 256 pages instead.
+        // and checkpointing on close would cost fsyncs. Folds and prunes
+        // checkpoint explicitly (`checkpoint`).
         c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         // NORMAL in WAL mode may lose the last rows on power loss, never
-        // consistency; FULL would fsync on every run.
+        // consistency; FULL would fsync on every write.
         c.execute_batch(
             "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 256; \
-             PRAGMA journal_size_limit = 4194304;",
+             PRAGMA journal_size_limit = 1048576;",
         )
     }
 
@@ -107,82 +131,168 @@ impl Ledger {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(err)?;
         if v < SCHEMA_VERSION {
+            if v == 1 {
+                tx.execute_batch(FROM_V1).map_err(err)?;
+            }
             tx.execute_batch(SCHEMA).map_err(err)?;
+            if v == 1 {
+                tx.execute_batch(COPY_V1).map_err(err)?;
+            }
             tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
                 .map_err(err)?;
         }
         tx.commit().map_err(err)
     }
 
-    /// Records one run at `at_ms` (unix milliseconds).
+    /// Records one run at `at_ms` (unix milliseconds), its digest counted
+    /// exactly.
     pub fn record_run_at(
         &self,
         artifact: &Artifact,
         delivery: &Delivery,
         at_ms: i64,
     ) -> Result<(), LedgerError> {
-        self.insert_run(&journal::RunEntry::new(artifact, delivery, at_ms))
+        let entry = journal::RunEntry::new(artifact, delivery, at_ms);
+        self.insert_run(&entry, Digests::Count)
     }
 
-    fn insert_run(&self, r: &journal::RunEntry) -> Result<(), LedgerError> {
+    /// The id of a command line, interned.
+    fn command_id(&self, r: &journal::RunEntry) -> rusqlite::Result<i64> {
+        let label = r.label.as_deref().unwrap_or("");
+        let found = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM commands WHERE argv = ?1 AND label = ?2 AND profile = ?3",
+            )?
+            .query_row(params![r.argv, label, r.profile], |row| row.get(0))
+            .optional()?;
+        if let Some(id) = found {
+            return Ok(id);
+        }
         self.conn
             .prepare_cached(
-                "INSERT INTO runs (at_ms, argv, label, family, profile, exit_kind, exit_value,
-                     raw_bytes, raw_tokens, delivered_tokens, delivered, rejection, key_hex, digest)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                "INSERT INTO commands (argv, label, family, profile) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![r.argv, label, r.family, r.profile])?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// The id of an archive record, interned.
+    pub(super) fn record_id(&self, key: &[u8; 32]) -> rusqlite::Result<i64> {
+        let found = self
+            .conn
+            .prepare_cached("SELECT id FROM records WHERE key = ?1")?
+            .query_row([&key[..]], |row| row.get(0))
+            .optional()?;
+        if let Some(id) = found {
+            return Ok(id);
+        }
+        self.conn
+            .prepare_cached("INSERT INTO records (key) VALUES (?1)")?
+            .execute([&key[..]])?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    fn insert_run(&self, r: &journal::RunEntry, digests: Digests) -> Result<(), LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let command = self.command_id(r).map_err(err)?;
+        let record = match r.key_hex.as_deref().and_then(ArchiveKey::from_hex) {
+            Some(key) => Some(self.record_id(&key.0).map_err(err)?),
+            None => None,
+        };
+        let exit = match (r.exit_kind.as_str(), r.exit_value) {
+            ("code", Some(c)) => Some(c),
+            ("signal", Some(s)) => Some(-s),
+            _ => None,
+        };
+        let delivered_exact = match (digests, &r.digest) {
+            (Digests::Count, Some(d)) => crate::tokens::try_exact(d.as_bytes()).map(|n| n as i64),
+            _ => None,
+        };
+        self.conn
+            .prepare_cached(
+                "INSERT INTO runs (at_ms, command, exit, raw_bytes, raw_tokens, delivered_tokens,
+                                   delivered_exact, digest, rejection, record)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )
             .and_then(|mut st| {
                 st.execute(params![
                     r.at_ms,
-                    r.argv,
-                    r.label,
-                    r.family,
-                    r.profile,
-                    r.exit_kind,
-                    r.exit_value,
+                    command,
+                    exit,
                     r.raw_bytes,
                     r.raw_tokens,
                     r.delivered_tokens,
-                    r.delivered,
+                    delivered_exact,
+                    r.digest.is_some(),
                     r.rejection,
-                    r.key_hex,
-                    r.digest.as_ref().map(|d| d.as_bytes()),
+                    record,
                 ])
             })
             .map(drop)
-            .map_err(|e| sqlite(&self.path, e))
+            .map_err(err)
+    }
+
+    fn insert_expand(&self, key: &[u8; 32], tokens: i64, at_ms: i64) -> Result<(), LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let record = self.record_id(key).map_err(err)?;
+        self.conn
+            .prepare_cached("INSERT INTO expands (at_ms, record, tokens) VALUES (?1, ?2, ?3)")
+            .and_then(|mut st| st.execute(params![at_ms, record, tokens]))
+            .map(drop)
+            .map_err(err)
     }
 
     /// Moves the journal's entries (runs and expands recorded since the
-    /// last read) into the database, in one transaction.
+    /// last fold) into the database in one transaction, digests counted.
     pub fn fold_journal(&self, dir: &Path) -> Result<usize, LedgerError> {
+        self.fold_journal_with(dir, Digests::Count)
+    }
+
+    /// [`fold_journal`](Self::fold_journal), saying what becomes of the
+    /// digests' texts.
+    pub fn fold_journal_with(&self, dir: &Path, digests: Digests) -> Result<usize, LedgerError> {
         let (entries, _torn) = journal::take(dir).map_err(|e| io("ledger journal", e))?;
         if entries.is_empty() {
             journal::finish(dir);
             return Ok(0);
         }
+        match self.insert_entries(&entries, digests) {
+            Ok(()) => {
+                journal::finish(dir);
+                Ok(entries.len())
+            }
+            Err(e) => {
+                // Nothing was written: the entries go back to the journal.
+                let _ = journal::restore(dir);
+                Err(e)
+            }
+        }
+    }
+
+    /// Writes journal entries in one transaction.
+    fn insert_entries(
+        &self,
+        entries: &[journal::Entry],
+        digests: Digests,
+    ) -> Result<(), LedgerError> {
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(|e| sqlite(&self.path, e))?;
-        for entry in &entries {
+        for entry in entries {
             match entry {
-                journal::Entry::Run(run) => self.insert_run(run)?,
+                journal::Entry::Run(run) => self.insert_run(run, digests)?,
                 journal::Entry::Expand {
                     at_ms,
                     key_hex,
                     tokens,
-                } => self
-                    .conn
-                    .execute(
-                        "INSERT INTO expands (at_ms, key_hex, tokens) VALUES (?1, ?2, ?3)",
-                        params![at_ms, key_hex, tokens],
-                    )
-                    .map(drop)
-                    .map_err(|e| sqlite(&self.path, e))?,
+                } => {
+                    if let Some(key) = ArchiveKey::from_hex(key_hex) {
+                        self.insert_expand(&key.0, *tokens, *at_ms)?;
+                    }
+                }
             }
         }
-        tx.commit().map_err(|e| sqlite(&self.path, e))?;
-        journal::finish(dir);
-        Ok(entries.len())
+        tx.commit().map_err(|e| sqlite(&self.path, e))
     }
 
     /// Records one `ctx expand` of `key` that printed `tokens`.
@@ -192,241 +302,14 @@ impl Ledger {
         tokens: usize,
         at_ms: i64,
     ) -> Result<(), LedgerError> {
-        self.conn
-            .execute(
-                "INSERT INTO expands (at_ms, key_hex, tokens) VALUES (?1, ?2, ?3)",
-                params![at_ms, key.hex(), tokens as i64],
-            )
-            .map(drop)
-            .map_err(|e| sqlite(&self.path, e))
+        self.insert_expand(&key.0, tokens as i64, at_ms)
     }
 
-    /// Runs recorded at or after `since_ms` (all when None), oldest first.
-    pub fn runs(&self, since_ms: Option<i64>) -> Result<Vec<RunRow>, LedgerError> {
-        let err = |e| sqlite(&self.path, e);
-        let mut st = self
+    /// Moves the WAL's pages into the database and truncates it, so that
+    /// the files on disk are the rows and little more.
+    pub fn checkpoint(&self) {
+        let _ = self
             .conn
-            .prepare(
-                "SELECT id, at_ms, argv, label, family, profile, exit_kind, exit_value, raw_bytes,
-                        raw_tokens, delivered_tokens, delivered, rejection, key_hex,
-                        raw_exact, delivered_exact
-                 FROM runs WHERE at_ms >= ?1 ORDER BY at_ms, id",
-            )
-            .map_err(err)?;
-        let rows = st
-            .query_map([since_ms.unwrap_or(i64::MIN)], |r| {
-                let argv: String = r.get(2)?;
-                let exit_kind: String = r.get(6)?;
-                let exit_value: Option<i32> = r.get(7)?;
-                let delivered: String = r.get(11)?;
-                Ok(RunRow {
-                    id: r.get(0)?,
-                    at_ms: r.get(1)?,
-                    argv: serde_json::from_str(&argv).unwrap_or_default(),
-                    label: r.get(3)?,
-                    family: r.get(4)?,
-                    profile: r.get(5)?,
-                    exit: match (exit_kind.as_str(), exit_value) {
-                        ("code", Some(c)) => Exit::Code(c),
-                        ("signal", Some(s)) => Exit::Signal(s),
-                        _ => Exit::Unknown,
-                    },
-                    raw_bytes: count(r.get(8)?),
-                    raw_tokens: count(r.get(9)?),
-                    delivered_tokens: count(r.get(10)?),
-                    digest: delivered == "digest",
-                    rejection: r.get(12)?,
-                    key_hex: r.get(13)?,
-                    raw_exact: r.get::<_, Option<i64>>(14)?.map(count),
-                    delivered_exact: r.get::<_, Option<i64>>(15)?.map(count),
-                })
-            })
-            .map_err(err)?;
-        rows.collect::<Result<_, _>>().map_err(err)
-    }
-
-    /// Every expand, oldest first (attribution needs those of older runs
-    /// too; `gain` filters).
-    pub fn expands(&self) -> Result<Vec<ExpandRow>, LedgerError> {
-        let err = |e| sqlite(&self.path, e);
-        let mut st = self
-            .conn
-            .prepare("SELECT at_ms, key_hex, tokens FROM expands ORDER BY at_ms, id")
-            .map_err(err)?;
-        let rows = st
-            .query_map([], |r| {
-                Ok(ExpandRow {
-                    at_ms: r.get(0)?,
-                    key_hex: r.get(1)?,
-                    tokens: count(r.get(2)?),
-                })
-            })
-            .map_err(err)?;
-        rows.collect::<Result<_, _>>().map_err(err)
-    }
-
-    /// (unix ms, key) of every run that archived its output, for
-    /// attributing expands to runs outside a `--since` window.
-    pub fn keyed_runs(&self) -> Result<Vec<(i64, i64, String)>, LedgerError> {
-        let err = |e| sqlite(&self.path, e);
-        let mut st = self
-            .conn
-            .prepare("SELECT id, at_ms, key_hex FROM runs WHERE key_hex IS NOT NULL")
-            .map_err(err)?;
-        let rows = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(err)?;
-        rows.collect::<Result<_, _>>().map_err(err)
-    }
-
-    /// Runs since `since_ms` that lack an exact count and might get one:
-    /// a digest not yet counted, or an archived original not yet counted.
-    pub fn uncounted(&self, since_ms: Option<i64>) -> Result<Vec<Uncounted>, LedgerError> {
-        let err = |e| sqlite(&self.path, e);
-        let mut st = self
-            .conn
-            .prepare(
-                "SELECT id, key_hex, CASE WHEN delivered = 'digest' THEN digest END,
-                        raw_exact, delivered_exact
-                 FROM runs
-                 WHERE at_ms >= ?1
-                   AND ((delivered = 'digest' AND delivered_exact IS NULL)
-                        OR (raw_exact IS NULL AND key_hex IS NOT NULL)
-                        OR (delivered = 'raw' AND raw_exact IS NOT NULL
-                            AND delivered_exact IS NULL))
-                 ORDER BY id",
-            )
-            .map_err(err)?;
-        let rows = st
-            .query_map([since_ms.unwrap_or(i64::MIN)], |r| {
-                Ok(Uncounted {
-                    id: r.get(0)?,
-                    key_hex: r.get(1)?,
-                    digest: r.get(2)?,
-                    raw_exact: r.get::<_, Option<i64>>(3)?.map(count),
-                    delivered_exact: r.get::<_, Option<i64>>(4)?.map(count),
-                })
-            })
-            .map_err(err)?;
-        rows.collect::<Result<_, _>>().map_err(err)
-    }
-
-    /// Caches exact counts (None leaves a count as it was).
-    pub fn set_exact(
-        &self,
-        id: i64,
-        raw_exact: Option<u64>,
-        delivered_exact: Option<u64>,
-    ) -> Result<(), LedgerError> {
-        self.conn
-            .execute(
-                "UPDATE runs SET raw_exact = COALESCE(?2, raw_exact),
-                                 delivered_exact = COALESCE(?3, delivered_exact)
-                 WHERE id = ?1",
-                params![
-                    id,
-                    raw_exact.map(|n| n as i64),
-                    delivered_exact.map(|n| n as i64)
-                ],
-            )
-            .map(drop)
-            .map_err(|e| sqlite(&self.path, e))
-    }
-}
-
-fn count(n: i64) -> u64 {
-    n.max(0) as u64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pipeline::Output;
-    use crate::profiles::{Match, MatchedBy};
-
-    fn delivery(output: Output, raw: usize, delivered: usize, key: Option<ArchiveKey>) -> Delivery {
-        Delivery {
-            output,
-            profile: "pytest/v1",
-            matched: Match {
-                by: MatchedBy::Command,
-                reason: "argv".into(),
-            },
-            key,
-            raw_tokens: raw,
-            delivered_tokens: delivered,
-            rejection: None,
-            trace: None,
-        }
-    }
-
-    #[test]
-    fn records_and_reads_back() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join(FILE_NAME);
-        let ledger = Ledger::open(&path, READ_WAIT).expect("open");
-        let art = Artifact::from_stdout(
-            b"x\n".to_vec(),
-            Exit::Code(1),
-            vec!["pytest".into(), "-x".into()],
-        );
-        let key = ArchiveKey([7; 32]);
-        ledger
-            .record_run_at(
-                &art,
-                &delivery(Output::Digest(b"d\n".to_vec()), 100, 10, Some(key)),
-                5,
-            )
-            .expect("record");
-        ledger.record_expand_at(&key, 3, 6).expect("expand");
-        let runs = ledger.runs(None).expect("runs");
-        assert_eq!(runs.len(), 1);
-        let r = &runs[0];
-        assert_eq!(r.argv, ["pytest", "-x"]);
-        assert_eq!(
-            (r.family.as_str(), r.profile.as_str()),
-            ("pytest", "pytest/v1")
-        );
-        assert_eq!(r.exit, Exit::Code(1));
-        assert_eq!(
-            (r.raw_bytes, r.raw_tokens, r.delivered_tokens),
-            (2, 100, 10)
-        );
-        assert!(r.digest);
-        assert_eq!(r.key_hex.as_deref(), Some(key.hex().as_str()));
-        assert_eq!(ledger.runs(Some(6)).expect("runs").len(), 0);
-        let ex = ledger.expands().expect("expands");
-        assert_eq!(
-            ex,
-            [ExpandRow {
-                at_ms: 6,
-                key_hex: key.hex(),
-                tokens: 3
-            }]
-        );
-        let todo = ledger.uncounted(None).expect("uncounted");
-        assert_eq!(todo.len(), 1);
-        assert_eq!(todo[0].digest.as_deref(), Some(&b"d\n"[..]));
-        ledger.set_exact(r.id, None, Some(2)).expect("set");
-        ledger.set_exact(r.id, Some(90), None).expect("set");
-        let r = &ledger.runs(None).expect("runs")[0];
-        assert_eq!((r.raw_exact, r.delivered_exact), (Some(90), Some(2)));
-        assert!(ledger.uncounted(None).expect("uncounted").is_empty());
-        let mode = std::os::unix::fs::PermissionsExt::mode(
-            &std::fs::metadata(&path).expect("meta").permissions(),
-        );
-        assert_eq!(mode & 0o777, 0o600);
-        // Reopening skips the DDL and keeps the rows.
-        drop(ledger);
-        let again = Ledger::open(&path, READ_WAIT).expect("reopen");
-        assert_eq!(again.runs(None).expect("runs").len(), 1);
-    }
-
-    #[test]
-    fn a_damaged_ledger_fails_to_open_and_records_nothing() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join(FILE_NAME);
-        std::fs::write(&path, vec![0x55u8; 8192]).expect("write");
-        assert!(Ledger::open(&path, RECORD_WAIT).is_err());
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
     }
 }

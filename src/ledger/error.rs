@@ -4,33 +4,32 @@ use std::path::Path;
 
 use super::schema::SCHEMA_VERSION;
 
-/// Why the ledger could not do what was asked.
+/// Why the ledger could not do what was asked. The underlying error is in
+/// the message and deliberately not a `source`: the CLI prints the whole
+/// chain, which would say it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {
-    #[error("ledger {path}: {source}")]
+    #[error("ledger {path}: {cause}")]
     Sqlite {
         path: String,
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
-    #[error("ledger {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("ledger {path}: {cause}")]
+    Io { path: String, cause: std::io::Error },
     #[error("ledger {path} has schema v{found}, newer than this ctx (v{SCHEMA_VERSION})")]
     Newer { path: String, found: i64 },
 }
 
-pub(super) fn sqlite(path: &Path, source: rusqlite::Error) -> LedgerError {
+pub(super) fn sqlite(path: &Path, cause: rusqlite::Error) -> LedgerError {
     LedgerError::Sqlite {
         path: path.display().to_string(),
-        source,
+        cause,
     }
 }
 
-pub(super) fn io(what: &str, source: std::io::Error) -> LedgerError {
+pub(super) fn io(what: &str, cause: std::io::Error) -> LedgerError {
     LedgerError::Io {
         path: what.to_string(),
-        source,
+        cause,
     }
 }

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::{ExpandRow, RunRow};
+use super::{DayRow, ExpandRow, RunRow};
 
 /// How runs are grouped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -66,6 +66,22 @@ impl Tally {
         self.exact_runs += exact as u64;
     }
 
+    fn add_day(&mut self, d: &DayRow, use_exact: bool) {
+        let (raw, delivered) = if use_exact {
+            (d.raw_best, d.delivered_best)
+        } else {
+            (d.raw_tokens, d.delivered_tokens)
+        };
+        self.runs += d.runs;
+        self.digested += d.digested;
+        self.raw_tokens += raw;
+        self.delivered_tokens += delivered;
+        self.saved_tokens += raw as i64 - delivered as i64 - d.expanded_tokens as i64;
+        self.exact_runs += if use_exact { d.exact_runs } else { 0 };
+        self.expands += d.expands;
+        self.expanded_tokens += d.expanded_tokens;
+    }
+
     fn add_expand(&mut self, tokens: u64) {
         self.expands += 1;
         self.expanded_tokens += tokens;
@@ -105,10 +121,14 @@ pub struct Report {
 /// (run id, unix ms, key) for every run that archived, in or out of the
 /// window; `expands` is every expand. With `use_exact` false every figure
 /// is an estimate.
+// The four row sets and the four view settings are each the report's own
+// inputs; a struct around them would only rename the arguments.
+#[allow(clippy::too_many_arguments)]
 pub fn report(
     runs: &[RunRow],
     keyed: &[(i64, i64, String)],
     expands: &[ExpandRow],
+    days: &[DayRow],
     since_ms: Option<i64>,
     by: By,
     top: Option<usize>,
@@ -116,6 +136,19 @@ pub fn report(
 ) -> Report {
     let mut totals = Tally::default();
     let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
+    // Days summed out of per-run rows (older than the retention window)
+    // carry their expands with them.
+    for day in days {
+        let name = match by {
+            By::Command => &day.group,
+            By::Family => &day.family,
+        };
+        totals.add_day(day, use_exact);
+        groups
+            .entry(name.clone())
+            .or_default()
+            .add_day(day, use_exact);
+    }
     let mut group_of_run: HashMap<i64, String> = HashMap::new();
     for run in runs {
         let name = match by {
@@ -134,35 +167,19 @@ pub fn report(
         group_of_run.insert(run.id, name);
     }
 
-    // Each key's runs, oldest first.
-    let mut by_key: HashMap<&str, Vec<(i64, i64)>> = HashMap::new();
-    for (id, at_ms, key) in keyed {
-        by_key.entry(key.as_str()).or_default().push((*at_ms, *id));
-    }
-    for list in by_key.values_mut() {
-        list.sort_unstable();
-    }
     let in_window: HashSet<i64> = runs.iter().map(|r| r.id).collect();
     let (mut unattributed, mut unattributed_tokens) = (0u64, 0u64);
-    for ex in expands {
-        let Some(list) = by_key.get(ex.key_hex.as_str()) else {
+    for (ex, run) in expands.iter().zip(attribute(keyed, expands)) {
+        let Some(run) = run else {
             if since_ms.is_none_or(|s| ex.at_ms >= s) {
                 unattributed += 1;
                 unattributed_tokens += ex.tokens;
             }
             continue;
         };
-        // The latest run at or before the expand; the first one if the
-        // clocks disagree.
-        let run = list
-            .iter()
-            .rev()
-            .find(|(at, _)| *at <= ex.at_ms)
-            .or(list.first())
-            .map(|(_, id)| *id);
-        let Some(run) = run.filter(|id| in_window.contains(id)) else {
+        if !in_window.contains(&run) {
             continue;
-        };
+        }
         totals.add_expand(ex.tokens);
         if let Some(tally) = group_of_run.get(&run).and_then(|name| groups.get_mut(name)) {
             tally.add_expand(ex.tokens);
@@ -197,6 +214,29 @@ pub fn report(
         unattributed_expands: unattributed,
         unattributed_expanded_tokens: unattributed_tokens,
     }
+}
+
+/// The run each expand is attributed to: the latest run with its key at
+/// or before the expand (the first one if the clocks disagree); None when
+/// no run has that key. `keyed` is (run id, unix ms, key).
+pub fn attribute(keyed: &[(i64, i64, String)], expands: &[ExpandRow]) -> Vec<Option<i64>> {
+    let mut by_key: HashMap<&str, Vec<(i64, i64)>> = HashMap::new();
+    for (id, at_ms, key) in keyed {
+        by_key.entry(key.as_str()).or_default().push((*at_ms, *id));
+    }
+    for list in by_key.values_mut() {
+        list.sort_unstable();
+    }
+    expands
+        .iter()
+        .map(|ex| {
+            let list = by_key.get(ex.key_hex.as_str())?;
+            // Sorted by time: the last one at or before the expand.
+            let after = list.partition_point(|(at, _)| *at <= ex.at_ms);
+            let (_, id) = if after == 0 { list[0] } else { list[after - 1] };
+            Some(id)
+        })
+        .collect()
 }
 
 /// JSON and text show ratios to four places; rounding here keeps the two
@@ -312,7 +352,7 @@ mod tests {
             run(1, "cargo test", 1000, 100, None),
             run(2, "cargo test", 10, 5, None),
         ];
-        let r = report(&runs, &[], &[], None, By::Command, None, true);
+        let r = report(&runs, &[], &[], &[], None, By::Command, None, true);
         let g = group(&r, "cargo test");
         assert_eq!((g.tally.raw_tokens, g.tally.delivered_tokens), (1010, 105));
         assert_eq!(g.tally.saved_tokens, 905);
@@ -328,7 +368,7 @@ mod tests {
             run(1, "ls -la", 100, 130, None),
             run(2, "pytest -x", 500, 50, None),
         ];
-        let r = report(&runs, &[], &[], None, By::Command, None, true);
+        let r = report(&runs, &[], &[], &[], None, By::Command, None, true);
         assert_eq!(group(&r, "ls").tally.saved_tokens, -30);
         assert_eq!(group(&r, "ls").saved_ratio, -0.3);
         assert_eq!(r.totals.saved_tokens, 450 - 30);
@@ -352,6 +392,7 @@ mod tests {
             &runs,
             &keyed(&runs),
             &expands,
+            &[],
             None,
             By::Command,
             None,
@@ -380,6 +421,7 @@ mod tests {
             &runs,
             &keyed(&runs),
             &expands,
+            &[],
             None,
             By::Command,
             None,
@@ -393,6 +435,7 @@ mod tests {
             window,
             &keyed(&runs),
             &expands,
+            &[],
             Some(2500),
             By::Command,
             None,
@@ -411,11 +454,11 @@ mod tests {
         let mut b = run(2, "pytest", 1000, 100, None);
         b.delivered_exact = Some(95);
         let runs = [a, b];
-        let r = report(&runs, &[], &[], None, By::Command, None, true);
+        let r = report(&runs, &[], &[], &[], None, By::Command, None, true);
         assert_eq!(r.totals.raw_tokens, 900 + 1000);
         assert_eq!(r.totals.delivered_tokens, 95 + 100);
         assert_eq!(r.totals.exact_runs, 1);
-        let r = report(&runs, &[], &[], None, By::Command, None, false);
+        let r = report(&runs, &[], &[], &[], None, By::Command, None, false);
         assert_eq!(r.totals.raw_tokens, 2000);
         assert_eq!(r.totals.exact_runs, 0);
     }
@@ -427,7 +470,7 @@ mod tests {
             run(2, "pytest", 300, 10, None),
             run(3, "go test", 50, 10, None),
         ];
-        let r = report(&runs, &[], &[], None, By::Family, Some(2), true);
+        let r = report(&runs, &[], &[], &[], None, By::Family, Some(2), true);
         let names: Vec<&str> = r.groups.iter().map(|g| g.name.as_str()).collect();
         assert_eq!(names, ["pytest", "cargo"]);
         assert_eq!(r.groups_omitted, 1);

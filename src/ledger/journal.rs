@@ -14,10 +14,9 @@
 //! a shared `flock` while it writes, and the fold takes an exclusive one
 //! before reading, so such a line is not lost.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::fd::AsFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use nix::fcntl::{Flock, FlockArg};
@@ -99,19 +98,16 @@ pub enum Entry {
     },
 }
 
-/// Appends one entry as one `write(2)`, under a shared lock.
-pub fn append(dir: &Path, entry: &Entry) -> io::Result<()> {
+/// Appends one entry as one `write(2)`, under a shared lock; returns the
+/// journal's length after it.
+pub fn append(dir: &Path, entry: &Entry) -> io::Result<u64> {
     let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
     line.push(b'\n');
-    let file = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(dir.join(FILE_NAME))?;
+    let file = crate::home::open_private_append(&dir.join(FILE_NAME))?;
     let mut locked =
         Flock::lock(file, FlockArg::LockShared).map_err(|(_, e)| io::Error::from(e))?;
-    locked.write_all(&line)
+    locked.write_all(&line)?;
+    Ok(locked.metadata()?.len())
 }
 
 /// Takes the journal for folding: renamed aside, then read once every
@@ -119,13 +115,16 @@ pub fn append(dir: &Path, entry: &Entry) -> io::Result<()> {
 /// (a torn write after a crash) are skipped and counted.
 pub fn take(dir: &Path) -> io::Result<(Vec<Entry>, usize)> {
     let live = dir.join(FILE_NAME);
+    // A planted link or a stranger's file is refused where it is, before
+    // it is renamed.
+    crate::home::check_existing(&live)?;
     let aside = dir.join(format!("{FILE_NAME}.folding.{}", std::process::id()));
     match std::fs::rename(&live, &aside) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e),
     }
-    let file = File::open(&aside)?;
+    let file = crate::home::open_private_read(&aside)?;
     let locked = Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, e)| io::Error::from(e))?;
     let mut entries = Vec::new();
     let mut skipped = 0;
@@ -148,6 +147,27 @@ pub fn take(dir: &Path) -> io::Result<(Vec<Entry>, usize)> {
 pub fn finish(dir: &Path) {
     let aside = dir.join(format!("{FILE_NAME}.folding.{}", std::process::id()));
     let _ = std::fs::remove_file(aside);
+}
+
+/// Gives a journal taken for folding back when the fold failed (the
+/// database was locked, say): its lines are appended to the live journal,
+/// so that the next fold has them, and the taken file is removed.
+pub fn restore(dir: &Path) -> io::Result<()> {
+    let aside = dir.join(format!("{FILE_NAME}.folding.{}", std::process::id()));
+    let bytes = match crate::home::open_private_read(&aside) {
+        Ok(mut f) => {
+            let mut bytes = Vec::new();
+            io::Read::read_to_end(&mut f, &mut bytes)?;
+            bytes
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let file = crate::home::open_private_append(&dir.join(FILE_NAME))?;
+    let mut locked =
+        Flock::lock(file, FlockArg::LockShared).map_err(|(_, e)| io::Error::from(e))?;
+    locked.write_all(&bytes)?;
+    std::fs::remove_file(aside)
 }
 
 #[cfg(test)]

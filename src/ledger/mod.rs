@@ -19,6 +19,8 @@ pub mod journal;
 
 mod db;
 mod error;
+mod prune;
+mod read;
 mod rows;
 mod schema;
 
@@ -28,9 +30,10 @@ use crate::artifact::Artifact;
 use crate::pipeline::Delivery;
 use crate::store::ArchiveKey;
 
-pub use db::{FILE_NAME, Ledger, READ_WAIT, RECORD_WAIT};
+pub use db::{Digests, FILE_NAME, Ledger, READ_WAIT, RECORD_WAIT};
 pub use error::LedgerError;
-pub use rows::{ExpandRow, RunRow, Uncounted};
+pub use prune::{DEFAULT_DAYS, Retention};
+pub use rows::{DayRow, ExpandRow, RunRow, Uncounted};
 pub use schema::SCHEMA_VERSION;
 
 /// Where the pipeline records what it delivered. Recording never fails a
@@ -38,6 +41,15 @@ pub use schema::SCHEMA_VERSION;
 pub trait LedgerSink {
     fn record(&self, artifact: &Artifact, delivery: &Delivery);
 }
+
+/// Milliseconds in a day; days are UTC days since the Unix epoch.
+pub const DAY_MS: i64 = 86_400_000;
+
+/// A journal longer than this after a run's append is folded into
+/// `ledger.db` by that run (its digests' texts dropped, their estimates
+/// kept): the journal stays small however long `ctx gain` is not run, at
+/// the cost of one database write every few hundred runs.
+pub const FOLD_BYTES: u64 = 256 << 10;
 
 /// Records nothing (`CTX_NO_LEDGER`, tests).
 pub struct NoLedger;
@@ -61,8 +73,30 @@ impl LedgerSink for DefaultLedger {
     fn record(&self, artifact: &Artifact, delivery: &Delivery) {
         if let Ok(dir) = crate::home::ensure_data_dir() {
             let entry = journal::RunEntry::new(artifact, delivery, now_ms());
-            let _ = journal::append(&dir, &journal::Entry::Run(Box::new(entry)));
+            journal_run(&dir, entry);
         }
+    }
+}
+
+/// Appends a run to the journal in `dir`, folding the journal when it has
+/// grown past [`FOLD_BYTES`].
+pub fn journal_run(dir: &std::path::Path, entry: journal::RunEntry) {
+    if let Ok(len) = journal::append(dir, &journal::Entry::Run(Box::new(entry)))
+        && len > FOLD_BYTES
+    {
+        fold_in_passing(dir);
+    }
+}
+
+/// Folds the journal on a command's path: no tokenizer, a short lock
+/// wait, every error swallowed (the journal is folded by the next run or
+/// by `ctx gain` instead).
+fn fold_in_passing(dir: &std::path::Path) {
+    if let Ok(ledger) = Ledger::open(&dir.join(FILE_NAME), RECORD_WAIT)
+        && ledger.fold_journal_with(dir, Digests::Drop).is_ok()
+    {
+        let _ = ledger.prune(now_ms(), Retention::from_env().window_ms);
+        ledger.checkpoint();
     }
 }
 
@@ -91,6 +125,9 @@ pub fn record_expand(key: &ArchiveKey, tokens: usize) {
         let _ = journal::append(&dir, &entry);
     }
 }
+
+#[cfg(test)]
+mod tests;
 
 fn disabled() -> bool {
     std::env::var_os("CTX_NO_LEDGER").is_some_and(|v| !v.is_empty())

@@ -35,13 +35,31 @@ pub struct ExpandRow {
     pub tokens: u64,
 }
 
-/// A run that still lacks an exact count, with what it takes to count it.
+/// An archive record that runs point at and that has no exact count yet.
 #[derive(Clone, Debug)]
 pub struct Uncounted {
-    pub id: i64,
-    pub key_hex: Option<String>,
-    /// The delivered digest's bytes (None when the raw output went out).
-    pub digest: Option<Vec<u8>>,
-    pub raw_exact: Option<u64>,
-    pub delivered_exact: Option<u64>,
+    pub record: i64,
+    pub key_hex: String,
+}
+
+/// The runs of one UTC day, command group and family, summed once they
+/// left the retention window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DayRow {
+    /// Days since the Unix epoch (UTC).
+    pub day: i64,
+    /// The `--by command` group.
+    pub group: String,
+    pub family: String,
+    pub runs: u64,
+    pub digested: u64,
+    /// Hot-path estimates.
+    pub raw_tokens: u64,
+    pub delivered_tokens: u64,
+    /// Exact counts where the run had both, else its estimates.
+    pub raw_best: u64,
+    pub delivered_best: u64,
+    pub exact_runs: u64,
+    pub expands: u64,
+    pub expanded_tokens: u64,
 }

@@ -12,11 +12,10 @@
 //! facts and the status disagree: the header says UNKNOWN and more raw
 //! output is kept, never less (invariant 10).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::artifact::{Artifact, Exit};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome};
-use crate::normalize;
 use crate::render::{self, CTX_PREFIX, RenderedLine, count, counted};
 use crate::tokens;
 
@@ -26,8 +25,11 @@ use super::{
 };
 
 mod flood;
+mod memo;
 mod secondary;
 mod tally;
+
+use memo::LineMemo;
 
 /// Tokens reserved for the notes around the census (coverage, next, counts).
 const NOTES_TOKENS: usize = 60;
@@ -231,6 +233,7 @@ struct Planner<'a> {
     blocks: Vec<Block>,
     omissions: Vec<Omission>,
     spent: usize,
+    memo: LineMemo<'a>,
 }
 
 impl<'a> Planner<'a> {
@@ -243,6 +246,7 @@ impl<'a> Planner<'a> {
             blocks: vec![Block::Header],
             omissions: Vec::new(),
             spent: FRAME_TOKENS + NOTES_TOKENS,
+            memo: LineMemo::new(artifact),
         }
     }
 
@@ -261,19 +265,20 @@ impl<'a> Planner<'a> {
             .detail
             .iter()
             .flat_map(|s| s.first..=s.last)
-            .map(|n| tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1)
+            .map(|n| self.memo.get(n).cost)
             .sum::<usize>()
             + 12
     }
 
-    /// The item's decisive lines as one text, the key of a shared cause.
-    fn detail_text(&self, i: usize) -> String {
-        let mut text = String::new();
-        for n in self.item(i).detail.iter().flat_map(|s| s.first..=s.last) {
-            text.push_str(&normalize::line(self.artifact.line(n)));
-            text.push('\n');
-        }
-        text
+    /// The item's decisive lines (as digests of their visible text), the
+    /// key of a shared cause.
+    fn detail_key(&self, i: usize) -> Vec<[u8; 16]> {
+        self.item(i)
+            .detail
+            .iter()
+            .flat_map(|s| s.first..=s.last)
+            .map(|n| self.memo.get(n).text)
+            .collect()
     }
 
     /// True when the item has detail lines short enough to print and meant
@@ -290,9 +295,11 @@ impl<'a> Planner<'a> {
         !item.detail.is_empty()
             && !only_headline
             && item.detail.iter().flat_map(|s| s.first..=s.last).all(|n| {
-                let text = normalize::line(self.artifact.line(n));
-                let json = text.starts_with("{\"") && text.trim_end().ends_with('}');
-                !json && tokens::estimate(text.as_bytes()) <= LONGEST_DETAIL_LINE
+                // Priced once per line (memo); JSON event lines carry
+                // timestamps and are retrievable, never printed inline.
+                let raw = self.artifact.line(n);
+                let json = raw.starts_with(b"{\"") && raw.trim_ascii_end().ends_with(b"}");
+                !json && self.memo.get(n).cost <= LONGEST_DETAIL_LINE + 1
             })
     }
 
@@ -356,18 +363,22 @@ impl<'a> Planner<'a> {
         // (the same failure at the same place) show them once. A shared
         // summary alone is not a shared cause: jest words every `toBe`
         // failure the same.
-        let mut causes: Vec<(String, Option<&str>, Vec<usize>)> = Vec::new();
+        let mut causes: Vec<(Option<&str>, Vec<usize>)> = Vec::new();
+        let mut by_key: HashMap<Vec<[u8; 16]>, usize> = HashMap::new();
         for e in entries {
             let item = self.item(e.index);
-            let key = self.detail_text(e.index);
-            match causes.iter_mut().find(|c| !key.is_empty() && c.0 == key) {
-                Some(c) => c.2.push(e.index),
-                None => causes.push((key, item.summary.as_deref(), vec![e.index])),
+            let key = self.detail_key(e.index);
+            match by_key.get(&key).filter(|_| !key.is_empty()) {
+                Some(&c) => causes[c].1.push(e.index),
+                None => {
+                    by_key.insert(key, causes.len());
+                    causes.push((item.summary.as_deref(), vec![e.index]));
+                }
             }
         }
         let mut detail_blocks = Vec::new();
         let mut missing = 0usize;
-        for (_, summary, members) in &causes {
+        for (summary, members) in &causes {
             let rep = members[0];
             if !self.detail_usable(rep) {
                 continue;

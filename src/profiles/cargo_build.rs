@@ -150,7 +150,7 @@ impl Profile for CargoBuild {
         let add = |slot: &mut Option<u64>, n: u64| *slot = Some(slot.unwrap_or(0) + n);
         for n in 1..=artifact.line_count() {
             let raw = artifact.line(n);
-            let text = normalize::line(raw);
+            let text = normalize::line(crate::profiles::window(raw));
             let text = text.trim_end();
             if text.starts_with('{') {
                 if let Some(found) = json_line(raw, n, &mut ex) {

@@ -39,7 +39,6 @@ use regex::Regex;
 
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
-use crate::normalize;
 
 use super::Profile;
 use super::testrun;
@@ -202,7 +201,7 @@ impl Profile for CargoTest {
         // notes): recognised lines, facts already taken from its head.
         let mut in_diagnostic = false;
         for n in 1..=artifact.line_count() {
-            let raw = normalize::line(artifact.line(n));
+            let raw = crate::profiles::visible(artifact, n);
             let text = raw.trim_end();
             let trimmed = text.trim_start();
             if let Some(c) = NEXTEST_STATUS.captures(trimmed) {

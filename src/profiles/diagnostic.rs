@@ -153,6 +153,7 @@ pub fn json_block(
     let mut text = String::new();
     let mut object_starts = Vec::new();
     for n in open..=artifact.line_count() {
+        // JSON is read whole, never through the extractor's window.
         let line = normalize::line(artifact.line(n));
         if line == object_open {
             object_starts.push(n);
@@ -206,7 +207,7 @@ pub fn pick_detail(
     last: usize,
     is_note: impl Fn(&str) -> bool,
 ) -> Vec<usize> {
-    let visible = |n: usize| !normalize::line(artifact.line(n)).trim().is_empty();
+    let visible = |n: usize| !crate::profiles::visible(artifact, n).trim().is_empty();
     if last + 1 - first <= DETAIL_CAP {
         return (first..=last).filter(|&n| visible(n)).collect();
     }
@@ -221,7 +222,7 @@ pub fn pick_detail(
             out.push(n);
         }
         after_caret = n + 1;
-        if n > first && CARET.is_match(&normalize::line(artifact.line(n))) {
+        if n > first && CARET.is_match(&crate::profiles::visible(artifact, n)) {
             break;
         }
     }
@@ -229,7 +230,7 @@ pub fn pick_detail(
         if out.len() >= DETAIL_CAP {
             break;
         }
-        if is_note(&normalize::line(artifact.line(n))) {
+        if is_note(&crate::profiles::visible(artifact, n)) {
             out.push(n);
         }
     }
@@ -370,7 +371,7 @@ impl<'a> Extraction<'a> {
         receipt.lines_unmatched = (1..=total)
             .filter(|&n| {
                 !self.recognised.get(n).copied().unwrap_or(false)
-                    && !normalize::line(artifact.line(n)).trim().is_empty()
+                    && !crate::profiles::visible(artifact, n).trim().is_empty()
             })
             .count() as u64;
         let mut doubts = Vec::new();

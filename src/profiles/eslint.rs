@@ -99,7 +99,7 @@ impl Profile for Eslint {
         let mut header: Option<(usize, String)> = None;
         for n in 1..=artifact.line_count() {
             let raw = artifact.line(n);
-            let text = normalize::line(raw);
+            let text = normalize::line(crate::profiles::window(raw));
             let text = text.trim_end();
             if (text.starts_with("[{") || text == "[]")
                 && let Some(items) = json_line(raw, n)

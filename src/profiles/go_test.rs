@@ -148,10 +148,12 @@ impl Profile for GoTest {
         // line that starts something else.
         let mut open: Option<usize> = None;
         for n in 1..=artifact.line_count() {
-            let raw = normalize::line(artifact.line(n));
+            let raw = crate::profiles::visible(artifact, n);
             let text = raw.trim_end();
+            // An event is parsed from the whole line, never the window.
             if text.starts_with('{')
-                && let Ok(event) = serde_json::from_str::<Event>(text)
+                && let Ok(event) =
+                    serde_json::from_str::<Event>(normalize::line(artifact.line(n)).trim_end())
             {
                 open = None;
                 if event.action != "build-output" {
@@ -172,7 +174,7 @@ impl Profile for GoTest {
                         item.block = Some(Span::new(first, n));
                         // `-v` prints a test's messages before its verdict.
                         for m in s.buffered.remove(name).unwrap_or_default() {
-                            let line = normalize::line(artifact.line(m));
+                            let line = crate::profiles::visible(artifact, m);
                             take_message(&mut item, m, line.trim_end(), cwd);
                         }
                         s.pending.push(item);

@@ -30,7 +30,6 @@ use regex::Regex;
 
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Severity};
-use crate::normalize;
 
 use super::Profile;
 use super::jestlike;
@@ -111,7 +110,7 @@ impl Profile for Jest {
         let mut json = None;
         let mut unmatched = 0;
         for n in 1..=artifact.line_count() {
-            let raw = normalize::line(artifact.line(n));
+            let raw = crate::profiles::visible(artifact, n);
             let text = raw.trim_end();
             let starts_other = FILE_HEAD.is_match(text)
                 || TITLE.is_match(text)
@@ -198,7 +197,9 @@ impl Profile for Jest {
                     .iter()
                     .find(|(w, _)| w == "failed")
                     .map_or(0, |c| c.1);
-            } else if let Some(facts) = jestlike::json_report(n, text, cwd) {
+            } else if text.starts_with('{')
+                && let Some(facts) = jestlike::json_report(n, &jestlike::whole(artifact, n), cwd)
+            {
                 json = Some(facts);
             } else if !text.is_empty()
                 && !text.starts_with(' ')

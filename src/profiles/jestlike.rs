@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::artifact::Span;
+use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
 
 use super::testrun;
@@ -104,6 +104,14 @@ pub struct JsonFacts {
     pub counts: Vec<(String, u64)>,
     /// Failed tests plus suites that failed without a failing test.
     pub announced: u64,
+}
+
+/// Line `n` whole, for the JSON report (which jest prints on one line of
+/// any length): the extractor's window would cut it.
+pub fn whole(artifact: &Artifact, n: usize) -> String {
+    crate::normalize::line(artifact.line(n))
+        .trim_end()
+        .to_string()
 }
 
 /// Reads a jest-compatible JSON report from line `n`; None when it is not one.

@@ -26,6 +26,7 @@
 //! while the budget lasts) → DENSE (census only; each case's XML by `--item
 //! ID`) → FLOOD (grouped by classname and class with exact counts; `--items`).
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use quick_xml::events::{BytesStart, Event};
@@ -92,6 +93,7 @@ impl Profile for Junit {
         let line_of = |offset: u64| line_of(artifact, offset as usize);
         let (mut case, mut in_text) = (None::<Case>, false);
         let (mut announced, mut suites, mut complete) = (0u64, 0usize, false);
+        let mut seen = LineFacts::default();
         let [mut failed, mut errors, mut skipped, mut passed] = [0u64; 4];
         loop {
             let before = reader.buffer_position();
@@ -175,7 +177,7 @@ impl Profile for Junit {
                         None => passed += 1,
                     }
                     if c.failure.is_some() {
-                        graph.items.push(item(artifact, c, last, cwd));
+                        graph.items.push(item(artifact, c, last, cwd, &mut seen));
                     }
                 }
                 _ => {}
@@ -211,7 +213,31 @@ impl Profile for Junit {
     }
 }
 
-fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> EvidenceItem {
+/// What the detail rule needs to know of a line: whether it carries a
+/// volatile attribute, whether it is decisive. Learned once per line: in a
+/// report written on one line (pytest's), every failing case is on line 1,
+/// and looking at that line again per case was quadratic.
+#[derive(Default)]
+struct LineFacts(HashMap<usize, (bool, bool)>);
+
+impl LineFacts {
+    /// (volatile, decisive) for line `n`.
+    fn of(&mut self, artifact: &Artifact, n: usize) -> (bool, bool) {
+        *self.0.entry(n).or_insert_with(|| {
+            let text = crate::profiles::visible(artifact, n);
+            let volatile = text.contains(" time=\"") || text.contains(" timestamp=\"");
+            (volatile, DECISIVE.is_match(&text))
+        })
+    }
+}
+
+fn item(
+    artifact: &Artifact,
+    c: Case,
+    last: usize,
+    cwd: Option<&str>,
+    seen: &mut LineFacts,
+) -> EvidenceItem {
     let identity = if c.classname.is_empty() {
         c.name.clone()
     } else {
@@ -294,17 +320,13 @@ fn item(artifact: &Artifact, c: Case, last: usize, cwd: Option<&str>) -> Evidenc
     // A line carrying `time=`/`timestamp=` (pytest writes the suite header
     // and the first testcase on one line) would make reruns differ: such a
     // line stays in the block, never in the detail.
-    let volatile = |n: usize| {
-        let text = crate::normalize::line(artifact.line(n));
-        text.contains(" time=\"") || text.contains(" timestamp=\"")
-    };
     let mut lines = Vec::new();
-    if !volatile(failure_line) {
+    if !seen.of(artifact, failure_line).0 {
         lines.push(failure_line);
     }
     for n in failure_line..=last.min(failure_line + 400) {
-        let text = crate::normalize::line(artifact.line(n));
-        if DECISIVE.is_match(&text) && !volatile(n) {
+        let (volatile, decisive) = seen.of(artifact, n);
+        if decisive && !volatile {
             lines.push(n);
         }
     }

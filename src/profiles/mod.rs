@@ -15,6 +15,8 @@ pub mod go_test;
 pub mod jest;
 pub(crate) mod jestlike;
 pub mod junit;
+#[cfg(test)]
+mod linearity;
 pub mod mypy;
 pub mod pyright;
 pub mod pytest;
@@ -92,6 +94,33 @@ pub trait Profile: Sync {
 
     /// Typed facts and the attestation of what was understood.
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt);
+}
+
+/// The longest prefix of a line an extractor's patterns look at. A line
+/// longer than this (a minified bundle, a base64 blob, a report written on
+/// one line) is matched on its first 64 KiB only: regex engines that
+/// capture run at tens of MB/s, so a 50 MB line took seconds. The archive
+/// and the renderer keep the whole line; JSON is parsed from the whole
+/// line, never from the window.
+pub const LINE_WINDOW: usize = 64 << 10;
+
+/// The first [`LINE_WINDOW`] bytes of `raw`, cut at a character boundary.
+pub(crate) fn window(raw: &[u8]) -> &[u8] {
+    if raw.len() <= LINE_WINDOW {
+        return raw;
+    }
+    let mut end = LINE_WINDOW;
+    // Back off to the start of a UTF-8 sequence (at most three bytes).
+    while end > LINE_WINDOW - 3 && raw[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    &raw[..end]
+}
+
+/// What an extractor matches on: line `n`'s visible text, from at most
+/// its first [`LINE_WINDOW`] bytes.
+pub(crate) fn visible(artifact: &Artifact, n: usize) -> std::borrow::Cow<'_, str> {
+    crate::normalize::line(window(artifact.line(n)))
 }
 
 /// Whether the sniffed head contains any of `needles`: the literal words a

@@ -27,7 +27,6 @@ use regex::Regex;
 
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
-use crate::normalize;
 
 use super::Profile;
 use super::diagnostic::{Extraction, Found, command_words, num};
@@ -116,7 +115,7 @@ impl Profile for Mypy {
         // A `--pretty` message still wrapping: its code has not been seen.
         let mut wrapping = false;
         for n in 1..=artifact.line_count() {
-            let text = normalize::line(artifact.line(n));
+            let text = crate::profiles::visible(artifact, n);
             let text = text.trim_end();
             if CONTEXT.is_match(text) {
                 flush(&mut ex, &mut current);

@@ -26,7 +26,6 @@ use serde_json::Value;
 
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
-use crate::normalize;
 
 use super::Profile;
 use super::diagnostic::{Extraction, Found, command_words, num};
@@ -84,7 +83,7 @@ impl Profile for Pyright {
         let mut n = 0;
         while n < artifact.line_count() {
             n += 1;
-            let text = normalize::line(artifact.line(n));
+            let text = crate::profiles::visible(artifact, n);
             let text = text.trim_end();
             if text == "{" {
                 flush(&mut ex, &mut current);

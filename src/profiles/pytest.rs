@@ -36,7 +36,6 @@ use crate::artifact::{Artifact, Span};
 use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Precision, Severity,
 };
-use crate::normalize;
 
 use super::Profile;
 use super::testrun::{self, Facts};
@@ -178,7 +177,7 @@ impl Profile for Pytest {
         let mut breakdowns: Vec<Breakdown> = Vec::new();
         let mut unmatched = 0usize;
         for n in 1..=artifact.line_count() {
-            let text = normalize::line(artifact.line(n));
+            let text = crate::profiles::visible(artifact, n);
             let text = text.trim_end();
             // Captured output inside a block may say anything: only lines
             // of pytest's own report can tell that the runner broke.

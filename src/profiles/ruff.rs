@@ -31,7 +31,6 @@ use serde_json::Value;
 
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
-use crate::normalize;
 
 use super::Profile;
 use super::diagnostic::{Extraction, Found, command_words, num};
@@ -105,7 +104,7 @@ impl Profile for Ruff {
         let mut n = 0;
         while n < total {
             n += 1;
-            let text = normalize::line(artifact.line(n));
+            let text = crate::profiles::visible(artifact, n);
             let text = text.trim_end();
             if text == "["
                 && let Some(end) = json_array(artifact, n, &mut ex)
@@ -122,7 +121,7 @@ impl Profile for Ruff {
             }
             if let Some(c) = FULL.captures(text) {
                 // A full-format header is only a header with its `-->` line.
-                let next = normalize::line(artifact.line(n + 1)).into_owned();
+                let next = crate::profiles::visible(artifact, n + 1).into_owned();
                 if let Some(a) = ARROW.captures(&next) {
                     let f = found(&c, 1, n).at(&a[1], num(a.get(2)), num(a.get(3)));
                     current = Some(f);

@@ -192,7 +192,7 @@ impl Profile for Text {
             if raw.len() > 4096 {
                 continue;
             }
-            let text = normalize::line(raw);
+            let text = normalize::line(crate::profiles::window(raw));
             if DECISIVE.is_match(&text) {
                 let mut item =
                     EvidenceItem::new(ItemKind::DecisiveLine, Severity::Error, format!("line {n}"));
@@ -245,7 +245,7 @@ mod tests {
             .map(|s| s.first)
             .collect();
         let every: Vec<usize> = (1..=a.line_count())
-            .filter(|&n| DECISIVE.is_match(&normalize::line(a.line(n))))
+            .filter(|&n| DECISIVE.is_match(&crate::profiles::visible(&a, n)))
             .collect();
         assert_eq!(found, every);
         assert_eq!(found, vec![2, 4, 6]);

@@ -27,7 +27,6 @@ use regex::Regex;
 
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
-use crate::normalize;
 
 use super::Profile;
 use super::diagnostic::{Extraction, Found, command_words, num};
@@ -101,7 +100,7 @@ impl Profile for Tsc {
         let mut ex = Extraction::new(artifact);
         let mut current: Option<Found> = None;
         for n in 1..=artifact.line_count() {
-            let text = normalize::line(artifact.line(n));
+            let text = crate::profiles::visible(artifact, n);
             let text = text.trim_end();
             let header = PLAIN
                 .captures(text)

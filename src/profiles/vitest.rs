@@ -31,7 +31,6 @@ use regex::Regex;
 
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
-use crate::normalize;
 
 use super::Profile;
 use super::jestlike;
@@ -89,7 +88,7 @@ impl Profile for Vitest {
         let (mut tests_failed, mut files_failed, mut summary_seen) = (0, 0, false);
         let mut json = None;
         for n in 1..=artifact.line_count() {
-            let raw = normalize::line(artifact.line(n));
+            let raw = crate::profiles::visible(artifact, n);
             let text = raw.trim_end();
             if let Some(c) = SECTION.captures(text) {
                 jestlike::close(&mut graph, &mut open);
@@ -157,7 +156,9 @@ impl Profile for Vitest {
                 graph.conclusion.push(Span::line(n));
                 let files = jestlike::counts(&c[1], "|");
                 files_failed = files.iter().find(|(w, _)| w == "failed").map_or(0, |c| c.1);
-            } else if let Some(facts) = jestlike::json_report(n, text, cwd) {
+            } else if text.starts_with('{')
+                && let Some(facts) = jestlike::json_report(n, &jestlike::whole(artifact, n), cwd)
+            {
                 json = Some(facts);
             }
         }

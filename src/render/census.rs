@@ -35,13 +35,25 @@ pub const FILE_INDENT: &str = "  ";
 /// Indentation of an item under its file.
 pub const ITEM_INDENT: &str = "    ";
 
+/// A raw headline longer than this is never an item's census line (the
+/// item gets a ctx line built from its typed fields): a census line that
+/// long would not be a census line, and checking whether a megabyte-long
+/// line (a one-line JUnit report) names each of the thousands of items on
+/// it would be quadratic. The planner prices and the renderer prints
+/// through this one rule.
+pub const LONGEST_HEADLINE_BYTES: usize = 4096;
+
 /// True when the item's raw headline names it by itself: it holds the
 /// identity, or the item's file, line and code.
 pub fn names_itself(artifact: &Artifact, item: &EvidenceItem) -> bool {
     let Some(h) = item.headline else {
         return false;
     };
-    let text = normalize::line(artifact.line(h.first));
+    let raw = artifact.line(h.first);
+    if raw.len() > LONGEST_HEADLINE_BYTES {
+        return false;
+    }
+    let text = normalize::line(raw);
     if text.contains(item.identity.as_str()) {
         return true;
     }

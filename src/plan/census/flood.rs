@@ -1,6 +1,8 @@
 //! FLOOD: the census alone exceeds the ceiling, so identities are grouped
 //! by class with exact counts and examples, all of them behind `--items`.
 
+use std::collections::HashMap;
+
 use super::{Planner, unit};
 use crate::plan::{Address, Block, Omitted, Rung};
 use crate::render::{count, counted};
@@ -22,6 +24,7 @@ impl Planner<'_> {
         // Tests group by file and failure class; diagnostics by code.
         let by_file = unit == "failures";
         let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
         for &i in census {
             let item = self.item(i);
             let class = item
@@ -35,9 +38,12 @@ impl Planner<'_> {
                 (None, true) => class,
                 (_, false) => item.class.clone().unwrap_or_else(|| NO_CODE.to_string()),
             };
-            match groups.iter_mut().find(|g| g.0 == key) {
-                Some(g) => g.1.push(i),
-                None => groups.push((key, vec![i])),
+            match index.get(&key) {
+                Some(&g) => groups[g].1.push(i),
+                None => {
+                    index.insert(key.clone(), groups.len());
+                    groups.push((key, vec![i]));
+                }
             }
         }
         groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1[0].cmp(&b.1[0])));

@@ -1,5 +1,7 @@
 //! Counting notes: values by how often they occur, the most frequent named.
 
+use std::collections::HashMap;
+
 use super::Planner;
 use crate::plan::Block;
 use crate::render::count;
@@ -27,10 +29,14 @@ impl Planner<'_> {
 /// Counts in order of first appearance, then sorted by count (stable).
 pub(super) fn tally<'s>(values: impl Iterator<Item = &'s str>) -> Vec<(&'s str, usize)> {
     let mut counts: Vec<(&str, usize)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for v in values {
-        match counts.iter_mut().find(|c| c.0 == v) {
-            Some(c) => c.1 += 1,
-            None => counts.push((v, 1)),
+        match index.get(v) {
+            Some(&c) => counts[c].1 += 1,
+            None => {
+                index.insert(v, counts.len());
+                counts.push((v, 1));
+            }
         }
     }
     counts.sort_by_key(|c| std::cmp::Reverse(c.1));

@@ -8,7 +8,6 @@ use regex::Regex;
 use super::{FRAME_AT, PANICKED, location};
 use crate::artifact::{Artifact, Span};
 use crate::evidence::EvidenceItem;
-use crate::normalize;
 use crate::profiles::testrun;
 
 /// A backtrace frame's function: `   4: arith::tests::same_name`.
@@ -20,7 +19,7 @@ static FRAME_FN: LazyLock<Regex> =
 pub(super) fn own_frame(artifact: &Artifact, block: Span, test: &str) -> Option<String> {
     let mut previous_is_test = false;
     for n in block.first..=block.last {
-        let raw = normalize::line(artifact.line(n));
+        let raw = crate::profiles::visible(artifact, n);
         let t = raw.trim();
         if previous_is_test
             && let Some(c) = FRAME_AT.captures(t)
@@ -36,7 +35,7 @@ pub(super) fn own_frame(artifact: &Artifact, block: Span, test: &str) -> Option<
 /// The file of the block's `panicked at FILE:L:C` line.
 pub(super) fn panicked_file(artifact: &Artifact, block: Span) -> Option<String> {
     (block.first..=block.last).find_map(|n| {
-        let raw = normalize::line(artifact.line(n));
+        let raw = crate::profiles::visible(artifact, n);
         PANICKED
             .captures(raw.trim())
             .map(|c| c[1].trim_start_matches("./").to_string())
@@ -50,7 +49,7 @@ pub(super) fn read_block(artifact: &Artifact, item: &mut EvidenceItem, block: Sp
     let mut in_message = false;
     let mut backtrace_frame = None;
     for n in block.first..=block.last {
-        let raw = normalize::line(artifact.line(n));
+        let raw = crate::profiles::visible(artifact, n);
         let t = raw.trim();
         if let Some(c) = PANICKED.captures(t) {
             detail.push(n);

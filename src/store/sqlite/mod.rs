@@ -145,7 +145,9 @@ impl SqliteStore {
     /// The default store, or `None` when it was never created.
     pub fn open_existing_default() -> Result<Option<Self>, StoreError> {
         let path = Self::default_path()?;
-        if !path.exists() {
+        // Not `exists()`: a planted link (even a dangling one) must be
+        // refused by `open`, not taken for "no store yet".
+        if std::fs::symlink_metadata(&path).is_err() {
             return Ok(None);
         }
         Self::open_default().map(Some)
@@ -159,10 +161,11 @@ impl SqliteStore {
 
     /// Opens (creating if missing) the store at `path`.
     pub fn open(path: &Path, options: Options) -> Result<Self, StoreError> {
-        crate::home::create_private_file(path).map_err(|e| {
-            StoreError::Unavailable(format!("cannot write {}: {e}", path.display()))
-        })?;
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        crate::home::prepare_database(path)
+            .map_err(|e| StoreError::Unavailable(format!("cannot use {}: {e}", path.display())))?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| describe(e, path))?;
         let store = SqliteStore {
             conn,
