@@ -172,7 +172,10 @@ fn census_line(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem) {
         ItemKind::TestError => "ERROR",
         ItemKind::SuiteNotRun => "NOT RUN",
         ItemKind::BuildFailure => "BUILD FAILED",
-        ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => match item.severity {
+        ItemKind::Diagnostic
+        | ItemKind::Warning
+        | ItemKind::DecisiveLine
+        | ItemKind::MatchingFile => match item.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Note => "note",
