@@ -61,10 +61,18 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
         .filter(|i| i.kind == ItemKind::Diagnostic)
         .collect();
     p.errors(&errors, budget.ceiling / 2);
+    // `grep -c` names every file it searched; those without a match are
+    // counted in the header and listed by `--items`, not line by line.
+    let zero = |i: &EvidenceItem| i.fields.get("matches").is_some_and(|m| m == "0");
+    let unmatched = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::MatchingFile && zero(i))
+        .count();
     let mut files: Vec<File> = graph
         .items
         .iter()
-        .filter(|i| i.kind == ItemKind::MatchingFile)
+        .filter(|i| i.kind == ItemKind::MatchingFile && !zero(i))
         .map(|item| {
             let matches: Vec<usize> = item.detail.iter().map(|s| s.first).collect();
             File {
@@ -92,6 +100,13 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
         for f in &files {
             p.file(f);
         }
+    }
+    if unmatched > 0 {
+        p.omit(
+            Omitted::Items("files without a match".into()),
+            unmatched,
+            Address::Items(None),
+        );
     }
     p.blocks.push(Block::Footer);
     let why = match p.rung {

@@ -110,10 +110,11 @@ fn graph(artifact: &Artifact, o: &Options, found: Found) -> (EvidenceGraph, Cove
                 zero += usize::from(c == 0);
                 item.fields.insert("matches".into(), c.to_string());
             }
-            None => {
-                binary += 1;
-                item.fields.insert("binary".into(), "true".into());
-            }
+            None => {}
+        }
+        if g.binary {
+            binary += 1;
+            item.fields.insert("binary".into(), "true".into());
         }
         items.push(item);
     }
@@ -135,7 +136,10 @@ fn graph(artifact: &Artifact, o: &Options, found: Found) -> (EvidenceGraph, Cove
     }
     counts.push((word(files as u64, "file", "files"), files as u64));
     if zero > 0 {
-        counts.push(("without a match".into(), zero as u64));
+        counts.push((
+            word(zero as u64, "file without a match", "files without a match"),
+            zero as u64,
+        ));
     }
     if binary > 0 {
         counts.push((

@@ -16,6 +16,8 @@ pub struct Group {
     pub count: Option<u64>,
     /// Only a binary-file notice: the file matches, its lines are not shown.
     pub binary: bool,
+    /// Only its name was printed (`-l`): it matches, how often is not said.
+    pub named_only: bool,
 }
 
 impl Group {
@@ -28,6 +30,7 @@ impl Group {
             last: first,
             count: None,
             binary: false,
+            named_only: false,
         }
     }
 
@@ -39,7 +42,7 @@ impl Group {
 
     /// The number of matches, as exact as the output allows.
     pub fn match_count(&self) -> Option<u64> {
-        if self.binary {
+        if self.binary || self.named_only {
             None
         } else {
             Some(self.count.unwrap_or(self.matches.len() as u64))

@@ -117,6 +117,7 @@ impl Reader<'_> {
         }
         let g = self.found.group_for(t, n);
         g.heading = Some(n);
+        g.named_only = true;
     }
 
     fn count_line(&mut self, t: &str, n: usize, with_path: bool, single: &str) {
