@@ -104,13 +104,10 @@ fn graph(artifact: &Artifact, o: &Options, found: Found) -> (EvidenceGraph, Cove
         item.headline = g.heading.or(g.matches.first().copied()).map(Span::line);
         item.detail = g.matches.iter().map(|&n| Span::line(n)).collect();
         item.block = Some(Span::new(g.first, g.last));
-        match g.match_count() {
-            Some(c) => {
-                total += c;
-                zero += usize::from(c == 0);
-                item.fields.insert("matches".into(), c.to_string());
-            }
-            None => {}
+        if let Some(c) = g.match_count() {
+            total += c;
+            zero += usize::from(c == 0);
+            item.fields.insert("matches".into(), c.to_string());
         }
         if g.binary {
             binary += 1;
