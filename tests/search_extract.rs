@@ -289,3 +289,50 @@ fn no_match_is_exit_1_and_never_a_failure() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(out.stdout, b"");
 }
+
+#[test]
+fn a_flood_of_files_is_named_while_it_fits_and_listed_by_items() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // 900 files in 9 folders, one match each: the list alone is over the ceiling.
+    for k in 0..900 {
+        let sub = dir.path().join(format!("pkg{}", k % 9));
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join(format!("module_{k:03}.py")), "import needle\n").unwrap();
+    }
+    let out = ctx(
+        home.path(),
+        dir.path(),
+        &["run", "--digest", "--", "grep", "-rn", "needle", "."],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.starts_with("grep: OK · 900 matches, 900 files · exit 0\n"),
+        "{text}"
+    );
+    assert!(text.contains("[ctx] not named, by folder: ./pkg"), "{text}");
+    let marker = text
+        .lines()
+        .find(|l| l.contains("more matching files: ctx expand "))
+        .unwrap_or_else(|| panic!("no --items marker\n{text}"));
+    let left: usize = marker
+        .trim_start_matches("[ctx] … ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let named = text.matches(".py ×1").count();
+    assert!(named > 0, "{text}");
+    assert_eq!(named + left, 900, "{text}");
+    let key = marker
+        .split("ctx expand ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let items = ctx(home.path(), dir.path(), &["expand", key, "--items"]);
+    assert_eq!(String::from_utf8_lossy(&items.stdout).lines().count(), 900);
+}
