@@ -254,7 +254,10 @@ mod tests {
     fn clusters_and_values() {
         let o = opts("grep -rnC2 fn src");
         assert!(o.line_numbers && o.context);
-        assert_eq!(o.with_path, Some(true));
+        // `src` may be a folder (paths printed) or one file (none): the
+        // output tells.
+        assert_eq!(o.with_path, None);
+        assert_eq!(opts("grep -rn fn").with_path, Some(true));
         let o = opts("grep -m 5 -c fn a.rs");
         assert_eq!(o.mode, Mode::Count);
         assert_eq!(o.with_path, Some(false));

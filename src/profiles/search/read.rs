@@ -248,6 +248,74 @@ fn is_context_of(t: &str, path: &str, line_numbers: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifact::Exit;
+
+    /// (path, matches, first, last) of each group of `cmd`'s `out`.
+    fn groups(cmd: &str, out: &str) -> Vec<(String, usize, usize, usize)> {
+        let argv: Vec<String> = cmd.split(' ').map(String::from).collect();
+        let o = Options::from_argv(&argv).expect("a search");
+        let a = Artifact::from_stdout(out.as_bytes().to_vec(), Exit::Code(0), argv);
+        let found = read(&a, &o);
+        assert_eq!(found.unmatched, 0, "{cmd}");
+        found
+            .groups
+            .iter()
+            .map(|g| (g.path.clone(), g.matches.len(), g.first, g.last))
+            .collect()
+    }
+
+    fn g(path: &str, matches: usize, first: usize, last: usize) -> (String, usize, usize, usize) {
+        (path.to_string(), matches, first, last)
+    }
+
+    #[test]
+    fn headings_with_and_without_line_numbers() {
+        assert_eq!(
+            groups("rg --heading fn", "a.rs\nfn x\nfn y\n\nb.rs\nfn z\n"),
+            [g("a.rs", 2, 1, 3), g("b.rs", 1, 5, 6)]
+        );
+        // git grep --heading puts no blank line between files.
+        assert_eq!(
+            groups(
+                "git grep -n --heading fn",
+                "a.rs\n1:fn x\nb.rs\n3:fn z\n4:fn w\n"
+            ),
+            [g("a.rs", 1, 1, 2), g("b.rs", 2, 3, 5)]
+        );
+    }
+
+    #[test]
+    fn before_context_goes_to_the_file_whose_match_follows() {
+        let out = "a.rs-1-x\na.rs:2:fn\na.rs-3-y\n--\nb-c.rs-4-z\nb-c.rs:5:fn\n";
+        assert_eq!(
+            groups("rg -n -C1 fn", out),
+            [g("a.rs", 1, 1, 3), g("b-c.rs", 1, 5, 6)]
+        );
+    }
+
+    #[test]
+    fn one_operand_is_a_file_or_a_folder_by_the_first_line() {
+        assert_eq!(groups("grep -n fn a.rs", "3:fn x\n"), [g("a.rs", 1, 1, 1)]);
+        assert_eq!(groups("rg -n fn a.rs", "3:fn x\n"), [g("a.rs", 1, 1, 1)]);
+        assert_eq!(
+            groups("rg fn src", "src/a.rs:fn x\nsrc/b.rs:fn y\n"),
+            [g("src/a.rs", 1, 1, 1), g("src/b.rs", 1, 2, 2)]
+        );
+        assert_eq!(groups("grep fn", "fn x\n"), [g(STDIN, 1, 1, 1)]);
+    }
+
+    #[test]
+    fn counts_and_file_lists() {
+        assert_eq!(groups("grep -c fn a.rs", "5\n"), [g("a.rs", 0, 1, 1)]);
+        assert_eq!(
+            groups("grep -rc fn src", "src/a:b.rs:5\nsrc/c.rs:0\n"),
+            [g("src/a:b.rs", 0, 1, 1), g("src/c.rs", 0, 2, 2)]
+        );
+        assert_eq!(
+            groups("grep -rl fn src", "src/a.rs\nsrc/b.rs\n"),
+            [g("src/a.rs", 0, 1, 1), g("src/b.rs", 0, 2, 2)]
+        );
+    }
 
     #[test]
     fn context_needs_the_path_and_its_separators() {
