@@ -148,10 +148,13 @@ fn graph(artifact: &Artifact, o: &Options, found: Found) -> (EvidenceGraph, Cove
         let e = found.errors.len() as u64;
         counts.push((word(e, "error", "errors"), e));
     }
+    // Without an exit status, only rg --json's closing summary shows the
+    // search ran to its end: a cut grep output reads like a whole one.
     let outcome = match artifact.exit {
         Exit::Signal(_) => Outcome::Interrupted,
         Exit::Code(c) if c >= 2 => Outcome::Error,
         _ if !found.errors.is_empty() => Outcome::Error,
+        Exit::Unknown if found.conclusion.is_empty() => Outcome::Unknown,
         _ => Outcome::Ok,
     };
     let mut receipt = CoverageReceipt::new(artifact.line_count() as u64);
