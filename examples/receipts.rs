@@ -6,7 +6,8 @@
 //! rung the plan chose, and how many of the truth file's identities (derived
 //! from the tool's machine-readable output, never from ctx) the digest names
 //! — inline, or through `ctx expand H --items` when the census was grouped.
-//! Writes docs/receipts/test-runners.md and docs/receipts/diagnostics.md.
+//! Writes docs/receipts/test-runners.md, docs/receipts/diagnostics.md and
+//! docs/receipts/everyday.md.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ const DIAGNOSTICS: &[&str] = &[
     "ruff",
     "pyright",
 ];
+const EVERYDAY: &[&str] = &["search"];
 
 struct Row {
     case: String,
@@ -52,6 +54,12 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
     for f in truth["failures"].as_array().into_iter().flatten() {
         if let Some(id) = f["id"].as_str() {
             out.push(vec![id.to_string()]);
+        }
+    }
+    // A search's identities are its matching files, by the path it printed.
+    for f in truth["files"].as_array().into_iter().flatten() {
+        if let Some(path) = f["path"].as_str() {
+            out.push(vec![path.to_string()]);
         }
     }
     for d in truth["diagnostics"].as_array().into_iter().flatten() {
@@ -269,5 +277,11 @@ fn main() {
         "Goals: every error identity inline; runs over 5,000 tokens reduced by ≥ 90 %.",
     );
     std::fs::write(out.join("diagnostics.md"), &diags).expect("write receipts");
-    print!("{runners}\n{diags}");
+    let everyday = report(
+        "everyday commands",
+        EVERYDAY,
+        "Goals: no digest larger than its raw output; every matching file kept inline up to the hard ceiling; large searches reduced by ≥ 80 %.",
+    );
+    std::fs::write(out.join("everyday.md"), &everyday).expect("write receipts");
+    print!("{runners}\n{diags}\n{everyday}");
 }

@@ -28,6 +28,8 @@ pub enum ItemKind {
     DecisiveLine,
     /// A warning that is not a diagnostic (deprecations, runner warnings).
     Warning,
+    /// A file a search matched in; identity its path, field `matches` its count.
+    MatchingFile,
 }
 
 /// How serious a finding is, for ordering and grouping.
@@ -93,7 +95,8 @@ impl EvidenceItem {
             ItemKind::FailingTest
             | ItemKind::TestError
             | ItemKind::SuiteNotRun
-            | ItemKind::BuildFailure => true,
+            | ItemKind::BuildFailure
+            | ItemKind::MatchingFile => true,
             ItemKind::Diagnostic => self.severity == Severity::Error,
             ItemKind::DecisiveLine | ItemKind::Warning => false,
         }

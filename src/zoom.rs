@@ -168,6 +168,7 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::SuiteNotRun => "did not run",
         ItemKind::BuildFailure => "build step failed",
         ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => "reported",
+        ItemKind::MatchingFile => "matches",
     }
 }
 

@@ -13,6 +13,7 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 
 pub mod census;
 pub mod lines;
+pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
 pub const MARKER_TOKENS: usize = 28;
@@ -214,6 +215,10 @@ pub fn resolve(
             .min((raw_tokens * MAX_SHARE_PERCENT / 100).max(floor)),
         ..budget
     };
+    // A search's census is its matching files, planned by their own rule.
+    if contract.decision_unit == search::DECISION_UNIT {
+        return search::plan(artifact, graph, budget);
+    }
     // A family profile names its tool; text/v1 reads lines only.
     if graph.tool.is_empty() {
         lines::plan_with(artifact, graph, budget.target, raw_tokens)

@@ -21,6 +21,7 @@ pub mod mypy;
 pub mod pyright;
 pub mod pytest;
 pub mod ruff;
+pub mod search;
 pub mod testrun;
 pub mod text;
 pub mod tsc;
@@ -149,6 +150,7 @@ pub fn registry() -> &'static [&'static dyn Profile] {
         &mypy::Mypy,
         &ruff::Ruff,
         &pyright::Pyright,
+        &search::Search,
         &text::Text,
     ]
 }

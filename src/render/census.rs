@@ -95,7 +95,10 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::TestError => "ERROR",
         ItemKind::SuiteNotRun => "NOT RUN",
         ItemKind::BuildFailure => "BUILD FAILED",
-        ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => {
+        ItemKind::Diagnostic
+        | ItemKind::Warning
+        | ItemKind::DecisiveLine
+        | ItemKind::MatchingFile => {
             severity_word(item.severity)
         }
     };

@@ -1,0 +1,372 @@
+//! Planning for searches (grep, rg, git grep), whose census is the list of
+//! matching files: each file named with its exact count, then its first
+//! matches, round by round while the budget allows — every file's first
+//! match before any file's second — and per file one marker with the exact
+//! number left and `--item PATH`. Context lines come only with a file shown
+//! whole. When the list of files alone exceeds the ceiling (FLOOD), files
+//! are named while they fit and the rest counted by folder behind `--items`.
+//!
+//! Match lines are raw spans, never rewritten; every line ctx adds is a
+//! `[ctx]` note or marker.
+
+use crate::artifact::{Artifact, Span, Stream};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::normalize;
+use crate::render::count;
+use crate::tokens;
+
+use super::{
+    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+};
+
+/// The contract decision unit planned here (contracts/search.toml).
+pub const DECISION_UNIT: &str = "matching_file";
+
+/// How many folders the FLOOD note names before "… N more".
+const TOP_FOLDERS: usize = 8;
+/// The width of one FLOOD note listing files, in characters.
+const NOTE_WIDTH: usize = 160;
+
+/// One matching file as the plan sees it.
+struct File<'g> {
+    item: &'g EvidenceItem,
+    /// A heading line of its own (`--heading`, `-c`, `-l`, binary notice).
+    heading: Option<usize>,
+    matches: Vec<usize>,
+    shown: usize,
+    whole: bool,
+}
+
+impl File<'_> {
+    fn total(&self) -> String {
+        self.item
+            .fields
+            .get("matches")
+            .cloned()
+            .unwrap_or_else(|| count(self.matches.len()))
+    }
+}
+
+pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+    let mut p = Planner {
+        artifact,
+        blocks: vec![Block::Header],
+        omissions: Vec::new(),
+        spent: FRAME_TOKENS,
+        rung: Rung::Dense,
+    };
+    let errors: Vec<&EvidenceItem> = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Diagnostic)
+        .collect();
+    p.errors(&errors, budget.ceiling / 2);
+    // `grep -c` names every file it searched; those without a match are
+    // counted in the header and listed by `--items`, not line by line.
+    let zero = |i: &EvidenceItem| i.fields.get("matches").is_some_and(|m| m == "0");
+    let unmatched = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::MatchingFile && zero(i))
+        .count();
+    let mut files: Vec<File> = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::MatchingFile && !zero(i))
+        .map(|item| {
+            let matches: Vec<usize> = item.detail.iter().map(|s| s.first).collect();
+            File {
+                item,
+                heading: item
+                    .headline
+                    .map(|h| h.first)
+                    .filter(|h| !matches.contains(h)),
+                matches,
+                shown: 0,
+                whole: false,
+            }
+        })
+        .collect();
+    let census: usize = files.iter().map(|f| p.least(f)).sum();
+    if p.spent + census > budget.ceiling {
+        p.flood(&files, budget.ceiling);
+    } else {
+        p.spent += census;
+        for f in files.iter_mut() {
+            f.shown = f.matches.len().min(1);
+        }
+        p.rounds(&mut files, budget.target);
+        p.whole_files(&mut files, budget.target);
+        for f in &files {
+            p.file(f);
+        }
+    }
+    if unmatched > 0 {
+        p.omit(
+            Omitted::Items("files without a match".into()),
+            unmatched,
+            Address::Items(None),
+        );
+    }
+    p.blocks.push(Block::Footer);
+    let why = match p.rung {
+        Rung::Flood => {
+            "the list of files exceeds the ceiling: named while they fit, the rest by folder"
+        }
+        _ => "every file with its count and first matches; the rest per file by --item",
+    };
+    DeliveryPlan {
+        rung: p.rung,
+        outcome: None,
+        blocks: p.blocks,
+        omissions: p.omissions,
+        budget: budget.target,
+        estimate: p.spent,
+        why: why.to_string(),
+    }
+}
+
+struct Planner<'a> {
+    artifact: &'a Artifact,
+    blocks: Vec<Block>,
+    omissions: Vec<Omission>,
+    spent: usize,
+    rung: Rung,
+}
+
+impl Planner<'_> {
+    fn line_cost(&self, n: usize) -> usize {
+        tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1
+    }
+
+    fn marker_cost(&self, f: &File) -> usize {
+        MARKER_TOKENS / 2 + tokens::estimate(f.item.identity.as_bytes())
+    }
+
+    /// What a file costs at its least: its heading, its first match, and
+    /// the marker for the rest.
+    fn least(&self, f: &File) -> usize {
+        let heading = f.heading.map_or(0, |h| self.line_cost(h));
+        let first = f.matches.first().map_or(0, |&n| self.line_cost(n));
+        let marker = if f.matches.len() > 1 {
+            self.marker_cost(f)
+        } else {
+            0
+        };
+        heading + first + marker
+    }
+
+    /// Every error line while they fit in `room`; the rest behind `--items`.
+    fn errors(&mut self, errors: &[&EvidenceItem], room: usize) {
+        let mut left = 0;
+        for e in errors {
+            let Some(h) = e.headline else { continue };
+            let cost = self.line_cost(h.first);
+            if left > 0 || self.spent + cost > room {
+                left += 1;
+                continue;
+            }
+            self.spent += cost;
+            self.blocks.push(Block::Raw(h));
+        }
+        if left > 0 {
+            self.omit(
+                Omitted::Items("more errors".into()),
+                left,
+                Address::Items(None),
+            );
+        }
+    }
+
+    /// Second matches of every file, then third…, while the target allows.
+    fn rounds(&mut self, files: &mut [File], target: usize) {
+        loop {
+            let mut progressed = false;
+            for f in files.iter_mut() {
+                if f.shown >= f.matches.len() {
+                    continue;
+                }
+                let mut cost = self.line_cost(f.matches[f.shown]);
+                if f.shown + 1 == f.matches.len() {
+                    cost = cost.saturating_sub(self.marker_cost(f));
+                }
+                if self.spent + cost > target {
+                    return;
+                }
+                self.spent += cost;
+                f.shown += 1;
+                progressed = true;
+            }
+            if !progressed {
+                return;
+            }
+        }
+    }
+
+    /// A file whose every match is shown gets its context lines too, when
+    /// they fit and hold no line of another stream.
+    fn whole_files(&mut self, files: &mut [File], target: usize) {
+        for f in files.iter_mut() {
+            let Some(block) = f.item.block else { continue };
+            if f.shown < f.matches.len()
+                || block.len() <= f.matches.len() + usize::from(f.heading.is_some())
+            {
+                continue;
+            }
+            let lines = block.first..=block.last;
+            if lines
+                .clone()
+                .any(|n| self.artifact.stream_of_line(n) != Stream::Stdout)
+            {
+                continue;
+            }
+            let extra: usize = lines
+                .filter(|n| !f.matches.contains(n) && f.heading != Some(*n))
+                .map(|n| self.line_cost(n))
+                .sum();
+            if self.spent + extra <= target {
+                self.spent += extra;
+                f.whole = true;
+            }
+        }
+    }
+
+    fn file(&mut self, f: &File) {
+        if f.whole
+            && let Some(block) = f.item.block
+        {
+            self.blocks.push(Block::Raw(block));
+            return;
+        }
+        if let Some(h) = f.heading {
+            self.blocks.push(Block::Raw(Span::line(h)));
+        }
+        // Runs of adjacent match lines as one span each.
+        let shown = &f.matches[..f.shown];
+        let mut k = 0;
+        while k < shown.len() {
+            let mut end = k;
+            while end + 1 < shown.len() && shown[end + 1] == shown[end] + 1 {
+                end += 1;
+            }
+            self.blocks
+                .push(Block::Raw(Span::new(shown[k], shown[end])));
+            k = end + 1;
+        }
+        let left = f.matches.len() - f.shown;
+        if left > 0 {
+            let noun = if left == 1 { "match" } else { "matches" };
+            let what = format!("more {noun} ({} in all)", f.total());
+            self.omit(
+                Omitted::Items(what),
+                left,
+                Address::Item(f.item.identity.clone()),
+            );
+        }
+    }
+
+    fn omit(&mut self, what: Omitted, n: usize, address: Address) {
+        self.omissions.push(Omission {
+            what,
+            count: n,
+            address,
+        });
+        self.blocks.push(Block::Marker(self.omissions.len() - 1));
+    }
+
+    /// The files named with their counts while they fit, the rest counted
+    /// by folder, every one behind `--items`.
+    fn flood(&mut self, files: &[File], ceiling: usize) {
+        self.rung = Rung::Flood;
+        self.blocks.push(Block::Note(format!(
+            "{} matching files exceed the {}-token ceiling: named with their counts while they fit",
+            count(files.len()),
+            count(ceiling)
+        )));
+        let mut named = 0;
+        let mut in_line = 0;
+        let mut line = String::new();
+        for f in files {
+            let entry = format!("{} ×{}", f.item.identity, f.total());
+            if !line.is_empty() && line.len() + entry.len() + 3 > NOTE_WIDTH {
+                if !self.note_within(&mut line, ceiling) {
+                    break;
+                }
+                named += in_line;
+                in_line = 0;
+            }
+            if !line.is_empty() {
+                line.push_str(" · ");
+            }
+            line.push_str(&entry);
+            in_line += 1;
+        }
+        if in_line > 0 && self.note_within(&mut line, ceiling) {
+            named += in_line;
+        }
+        if named < files.len() {
+            self.blocks.push(Block::Note(format!(
+                "not named, by folder: {}",
+                folders(&files[named..])
+            )));
+            self.omit(
+                Omitted::Items("more matching files".into()),
+                files.len() - named,
+                Address::Items(None),
+            );
+        }
+    }
+
+    /// Pushes `line` as a note when it fits under the ceiling with room
+    /// left for the closing lines; empties it when it does.
+    fn note_within(&mut self, line: &mut String, ceiling: usize) -> bool {
+        let cost = tokens::estimate(line.as_bytes()) + 3;
+        if self.spent + cost + MARKER_TOKENS * 3 > ceiling {
+            return false;
+        }
+        self.spent += cost;
+        self.blocks.push(Block::Note(std::mem::take(line)));
+        true
+    }
+}
+
+/// `src/builder ×40 files (1,200 matches), …`: folders by file count.
+fn folders(files: &[File]) -> String {
+    let mut dirs: Vec<(&str, usize, u64)> = Vec::new();
+    for f in files {
+        let path = f.item.identity.as_str();
+        let dir = path.rsplit_once('/').map_or(".", |(d, _)| d);
+        let n: u64 = f
+            .item
+            .fields
+            .get("matches")
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0);
+        match dirs.iter_mut().find(|d| d.0 == dir) {
+            Some(d) => {
+                d.1 += 1;
+                d.2 += n;
+            }
+            None => dirs.push((dir, 1, n)),
+        }
+    }
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.1));
+    let mut parts: Vec<String> = dirs
+        .iter()
+        .take(TOP_FOLDERS)
+        .map(|(d, files, matches)| {
+            format!(
+                "{d}/ ×{} ({} matches)",
+                count(*files),
+                count(*matches as usize)
+            )
+        })
+        .collect();
+    if dirs.len() > TOP_FOLDERS {
+        parts.push(format!(
+            "… {} more folders",
+            count(dirs.len() - TOP_FOLDERS)
+        ));
+    }
+    parts.join(", ")
+}
