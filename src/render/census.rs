@@ -98,9 +98,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
-        | ItemKind::MatchingFile => {
-            severity_word(item.severity)
-        }
+        | ItemKind::MatchingFile => severity_word(item.severity),
     };
     let mut line = format!("{CTX_PREFIX} {word} {}", item.identity);
     // The location is printed unless the identity already holds all of it:
