@@ -28,6 +28,10 @@ pub enum ItemKind {
     DecisiveLine,
     /// A warning that is not a diagnostic (deprecations, runner warnings).
     Warning,
+    /// A file a diff changes (status and line counts in the fields).
+    ChangedFile,
+    /// A commit a log or `git show` prints.
+    Commit,
 }
 
 /// How serious a finding is, for ordering and grouping.
@@ -93,7 +97,9 @@ impl EvidenceItem {
             ItemKind::FailingTest
             | ItemKind::TestError
             | ItemKind::SuiteNotRun
-            | ItemKind::BuildFailure => true,
+            | ItemKind::BuildFailure
+            | ItemKind::ChangedFile
+            | ItemKind::Commit => true,
             ItemKind::Diagnostic => self.severity == Severity::Error,
             ItemKind::DecisiveLine | ItemKind::Warning => false,
         }

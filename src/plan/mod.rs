@@ -12,6 +12,7 @@ use crate::contract::Contract;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 
 pub mod census;
+pub mod diff;
 pub mod lines;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -198,6 +199,10 @@ pub fn resolve(
             .min((raw_tokens * MAX_SHARE_PERCENT / 100).max(floor)),
         ..budget
     };
+    // A diff's unit is the changed file and its hunks, not a failure.
+    if diff::applies(graph) {
+        return diff::plan(artifact, graph, budget);
+    }
     // A family profile names its tool; text/v1 reads lines only.
     if graph.tool.is_empty() {
         lines::plan_with(artifact, graph, budget.target, raw_tokens)

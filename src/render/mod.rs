@@ -172,6 +172,8 @@ fn census_line(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem) {
         ItemKind::TestError => "ERROR",
         ItemKind::SuiteNotRun => "NOT RUN",
         ItemKind::BuildFailure => "BUILD FAILED",
+        ItemKind::ChangedFile => "changed",
+        ItemKind::Commit => "commit",
         ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => match item.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
