@@ -6,7 +6,8 @@
 //! rung the plan chose, and how many of the truth file's identities (derived
 //! from the tool's machine-readable output, never from ctx) the digest names
 //! — inline, or through `ctx expand H --items` when the census was grouped.
-//! Writes docs/receipts/test-runners.md and docs/receipts/diagnostics.md.
+//! Writes docs/receipts/test-runners.md, docs/receipts/diagnostics.md and
+//! docs/receipts/everyday.md.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,8 @@ use ctx::store::ArchiveKey;
 use ctx::{tokens, zoom};
 
 const TEST_RUNNERS: &[&str] = &["pytest", "cargo-test", "go-test", "jest", "vitest", "junit"];
+/// Everyday commands: the diff family so far.
+const EVERYDAY: &[&str] = &["git-diff"];
 const DIAGNOSTICS: &[&str] = &[
     "cargo-build",
     "tsc",
@@ -52,6 +55,18 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
     for f in truth["failures"].as_array().into_iter().flatten() {
         if let Some(id) = f["id"].as_str() {
             out.push(vec![id.to_string()]);
+        }
+    }
+    // A diff's changed files (and a log's commits), from `git diff --numstat`.
+    let commits = truth["commits"].as_array().into_iter().flatten();
+    for files in std::iter::once(&truth).chain(commits) {
+        if let Some(sha) = files["sha"].as_str() {
+            out.push(vec![sha.to_string()]);
+        }
+        for f in files["files"].as_array().into_iter().flatten() {
+            if let Some(path) = f["path"].as_str() {
+                out.push(vec![path.to_string()]);
+            }
         }
     }
     for d in truth["diagnostics"].as_array().into_iter().flatten() {
@@ -138,10 +153,17 @@ fn receipt(case: &Path) -> Option<Row> {
         digest: tokens::exact(&digest_bytes),
         rung,
         truth: truth.len(),
-        failed: artifact.exit.is_failure() || !truth.is_empty(),
+        // A diff's truth names changed files, not failures.
+        failed: artifact.exit.is_failure() || (!truth.is_empty() && !is_everyday(case)),
         inline,
         listed,
     })
+}
+
+fn is_everyday(case: &Path) -> bool {
+    case.parent()
+        .and_then(|f| f.file_name())
+        .is_some_and(|f| EVERYDAY.iter().any(|e| f == *e))
 }
 
 fn cases(families: &[&str]) -> Vec<PathBuf> {
@@ -238,5 +260,11 @@ fn main() {
         "Goals: every error identity inline; runs over 5,000 tokens reduced by ≥ 90 %.",
     );
     std::fs::write(out.join("diagnostics.md"), &diags).expect("write receipts");
-    print!("{runners}\n{diags}");
+    let everyday = report(
+        "everyday commands",
+        EVERYDAY,
+        "Goals: every changed file (and commit) named inline; large diffs reduced by ≥ 80 %.",
+    );
+    std::fs::write(out.join("everyday.md"), &everyday).expect("write receipts");
+    print!("{runners}\n{diags}\n{everyday}");
 }

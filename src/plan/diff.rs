@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::artifact::{Artifact, Span};
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Precision};
 use crate::normalize;
 use crate::render::{count, counted};
 use crate::tokens;
@@ -33,7 +33,12 @@ pub fn applies(graph: &EvidenceGraph) -> bool {
         .any(|i| matches!(i.kind, ItemKind::ChangedFile | ItemKind::Commit))
 }
 
-pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    receipt: &CoverageReceipt,
+    budget: Budget,
+) -> DeliveryPlan {
     let mut p = Planner {
         artifact,
         graph,
@@ -52,6 +57,11 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
     } else {
         p.spent += census;
         p.walk();
+    }
+    // Said once, before the footer: a cut diff may lack files at its end.
+    if let Precision::Degraded(why) = &receipt.precision {
+        p.blocks
+            .push(Block::Note(format!("coverage: degraded: {why}")));
     }
     p.finish()
 }

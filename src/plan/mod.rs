@@ -201,7 +201,7 @@ pub fn resolve(
     };
     // A diff's unit is the changed file and its hunks, not a failure.
     if diff::applies(graph) {
-        return diff::plan(artifact, graph, budget);
+        return diff::plan(artifact, graph, receipt, budget);
     }
     // A family profile names its tool; text/v1 reads lines only.
     if graph.tool.is_empty() {

@@ -31,9 +31,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::artifact::{Artifact, Span};
+use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{
-    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity,
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Precision, Severity,
 };
 use crate::normalize;
 
@@ -142,10 +142,12 @@ impl Profile for GitDiff {
         graph.tool = tool_name(&artifact.argv).unwrap_or("diff").to_string();
         let mut receipt = CoverageReceipt::new(total as u64);
         let (mut commits, mut files, mut plus, mut minus) = (0u64, 0u64, 0u64, 0u64);
+        let mut cut = false;
         for piece in pieces {
             match piece {
                 Piece::File(f) => {
                     files += 1;
+                    cut |= f.cut;
                     plus += f.insertions;
                     minus += f.deletions;
                     receipt.blocks_parsed += f.hunks.len() as u64;
@@ -169,18 +171,25 @@ impl Profile for GitDiff {
             }
         }
         receipt.items_parsed = files + commits;
+        if cut {
+            receipt.precision = Precision::Degraded(
+                "a hunk is shorter than its @@ header says: the diff may be cut".into(),
+            );
+        }
         if commits > 0 {
             graph.counts.push(("commits".into(), commits));
         }
         graph.counts.push(("files changed".into(), files));
         graph.counts.push(("insertions".into(), plus));
         graph.counts.push(("deletions".into(), minus));
-        graph.outcome = if artifact.exit.is_failure() {
+        graph.outcome = match artifact.exit {
             // `git diff --exit-code` and `diff -u` say "there were
             // differences" with 1: the reader must see that it is not 0.
-            Outcome::Failed
-        } else {
-            Outcome::Ok
+            e if e.is_failure() => Outcome::Failed,
+            // A diff has no closing line that proves it complete: without
+            // the exit status (a pipe, a saved file) nothing says it was.
+            Exit::Unknown => Outcome::Unknown,
+            _ => Outcome::Ok,
         };
         (graph, receipt)
     }

@@ -33,6 +33,8 @@ pub struct FileDiff {
     /// `old mode` → `new mode`.
     pub mode: Option<(String, String)>,
     pub binary: bool,
+    /// A hunk ended before its `@@` counts were met (a cut diff).
+    pub cut: bool,
     pub insertions: u64,
     pub deletions: u64,
     /// `diff --git` through `+++` (or the whole block when it has no hunk).
@@ -55,6 +57,7 @@ impl FileDiff {
             similarity: None,
             mode: None,
             binary: false,
+            cut: false,
             insertions: 0,
             deletions: 0,
             header: Span::line(n),
@@ -129,6 +132,11 @@ pub fn parse<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> Vec<Piece> {
                 grow_commit(&mut pieces, commit, n);
                 continue;
             }
+            if (old, new) != (0, 0)
+                && let Some(Piece::File(f)) = pieces.last_mut()
+            {
+                f.cut = true;
+            }
             state = State::Header;
         }
         let starts_plain = text.starts_with("--- ") && next.is_some_and(|t| t.starts_with("+++ "));
@@ -181,6 +189,12 @@ pub fn parse<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> Vec<Piece> {
             state = State::Outside;
         }
         grow_commit(&mut pieces, commit, n);
+    }
+    if let State::Hunk(old, new) = state
+        && (old, new) != (0, 0)
+        && let Some(Piece::File(f)) = pieces.last_mut()
+    {
+        f.cut = true;
     }
     for p in &mut pieces {
         if let Piece::File(f) = p
@@ -373,5 +387,13 @@ mod tests {
         let Piece::File(f) = &p[0] else { panic!() };
         assert_eq!(f.path, "x");
         assert_eq!(f.hunks, vec![Span::new(3, 5)]);
+        assert!(!f.cut);
+    }
+
+    #[test]
+    fn a_hunk_short_of_its_counts_is_cut() {
+        let p = pieces("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n");
+        let Piece::File(f) = &p[0] else { panic!() };
+        assert!(f.cut);
     }
 }
