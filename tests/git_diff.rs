@@ -105,6 +105,14 @@ fn every_changed_file_survives_with_counts_and_status() {
         for f in truth["files"].as_array().into_iter().flatten() {
             check_file(&case, &text, f);
         }
+        // `diff -r`'s one-sided entries are the tool's own lines, kept raw.
+        for only in truth["only_in"].as_array().into_iter().flatten() {
+            let only = only.as_str().unwrap();
+            assert!(
+                text.lines().any(|l| l == only),
+                "{case:?}: {only} lost\n{text}"
+            );
+        }
         // A log names a path once per commit: each commit's files are
         // checked in that commit's part of the digest.
         for c in truth["commits"].as_array().into_iter().flatten() {
@@ -157,7 +165,7 @@ fn item_returns_the_files_whole_diff() {
             let lines: Vec<String> = (spans[0].first..=spans[0].last)
                 .map(|n| String::from_utf8_lossy(artifact.line(n)).into_owned())
                 .collect();
-            assert!(lines[0].starts_with("diff --git "), "{case:?} {path}");
+            assert!(lines[0].starts_with("diff "), "{case:?} {path}");
             let hunk_lines = lines.iter().skip_while(|l| !l.starts_with("@@"));
             let (mut plus, mut minus) = (0, 0);
             for l in hunk_lines {
@@ -256,9 +264,11 @@ fn a_huge_single_file_deletion_is_one_counted_line() {
 /// A hunk's lines: (`' '`, `'+'` or `'-'`, the text after it).
 type Hunk = Vec<(u8, String)>;
 
-fn diff_text(files: &[(String, Vec<Hunk>)]) -> String {
+/// A unified diff of `files`; a file with `stray` set is followed by a
+/// line outside any block, as `diff -r` prints `Only in …`.
+fn diff_text(files: &[(String, Vec<Hunk>, bool)]) -> String {
     let mut out = String::new();
-    for (path, hunks) in files {
+    for (path, hunks, stray) in files {
         out.push_str(&format!(
             "diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
         ));
@@ -273,6 +283,9 @@ fn diff_text(files: &[(String, Vec<Hunk>)]) -> String {
                 out.push('\n');
             }
             at += old + 10;
+        }
+        if *stray {
+            out.push_str(&format!("Only in old: {path}.orig\n"));
         }
     }
     out
@@ -293,6 +306,7 @@ proptest! {
                     ),
                     1..6,
                 ),
+                any::<bool>(),
             ),
             1..12,
         ),
@@ -306,7 +320,7 @@ proptest! {
         );
         if let Some(text) = digest_at(&artifact, Some(budget)) {
             assert_subsequence(raw.as_bytes(), &text);
-            for (path, _) in &files {
+            for (path, _, _) in &files {
                 prop_assert!(
                     text.contains(&format!("[ctx] {path} | ")),
                     "{} lost:\n{}", path, text

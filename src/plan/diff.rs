@@ -162,11 +162,8 @@ impl Planner<'_> {
                     self.blocks.push(Block::Note(census_text(item)));
                     pending.push(i);
                 }
-                _ => {
-                    if let Some(span) = item.block {
-                        self.stray(span);
-                    }
-                }
+                // Planned with the detail, so raw lines stay in raw order.
+                _ => pending.push(i),
             }
         }
         self.flush(&mut pending);
@@ -200,10 +197,16 @@ impl Planner<'_> {
         }
     }
 
-    /// The detail of the files whose census lines were just planned.
+    /// The detail of the files whose census lines were just planned, and
+    /// the stray lines between them, in output order.
     fn flush(&mut self, pending: &mut Vec<usize>) {
         for i in std::mem::take(pending) {
-            self.file_detail(&self.graph.items[i]);
+            let item = &self.graph.items[i];
+            match (item.kind, item.block) {
+                (ItemKind::ChangedFile, _) => self.file_detail(item),
+                (_, Some(span)) => self.stray(span),
+                _ => {}
+            }
         }
     }
 
