@@ -329,3 +329,35 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_census_over_the_ceiling_is_grouped_with_exact_counts() {
+    let mut raw = String::new();
+    for d in 0..30 {
+        for f in 0..100 {
+            let path = format!("dir{d}/sub/file{f}.txt");
+            raw.push_str(&format!(
+                "diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-old {f}\n+new {f}\n"
+            ));
+        }
+    }
+    let argv = vec!["git".into(), "diff".into()];
+    let artifact = Artifact::from_stdout(raw.into_bytes(), Exit::Code(0), argv);
+    let text = digest_at(&artifact, None).expect("a digest");
+    assert!(
+        text.starts_with("git diff: OK · 3,000 files changed, 3,000 insertions, 3,000 deletions"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[ctx] census grouped (exceeds the 4,000-token ceiling)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[ctx]   dir0/ 100 files · +100 -100\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("3,000 changed files and commits, listed: ctx expand 5c5c5c5c5c5c --items"),
+        "{text}"
+    );
+}
