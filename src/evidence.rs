@@ -30,6 +30,10 @@ pub enum ItemKind {
     Warning,
     /// A file a search matched in; identity its path, field `matches` its count.
     MatchingFile,
+    /// A file a diff changes (status and line counts in the fields).
+    ChangedFile,
+    /// A commit a log or `git show` prints.
+    Commit,
 }
 
 /// How serious a finding is, for ordering and grouping.
@@ -96,7 +100,9 @@ impl EvidenceItem {
             | ItemKind::TestError
             | ItemKind::SuiteNotRun
             | ItemKind::BuildFailure
-            | ItemKind::MatchingFile => true,
+            | ItemKind::MatchingFile
+            | ItemKind::ChangedFile
+            | ItemKind::Commit => true,
             ItemKind::Diagnostic => self.severity == Severity::Error,
             ItemKind::DecisiveLine | ItemKind::Warning => false,
         }

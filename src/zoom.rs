@@ -169,6 +169,8 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::BuildFailure => "build step failed",
         ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => "reported",
         ItemKind::MatchingFile => "matches",
+        ItemKind::ChangedFile => "changed",
+        ItemKind::Commit => "commit",
     }
 }
 

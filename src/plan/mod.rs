@@ -12,6 +12,7 @@ use crate::contract::Contract;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 
 pub mod census;
+pub mod diff;
 pub mod lines;
 pub mod search;
 
@@ -215,6 +216,10 @@ pub fn resolve(
             .min((raw_tokens * MAX_SHARE_PERCENT / 100).max(floor)),
         ..budget
     };
+    // A diff's unit is the changed file and its hunks, not a failure.
+    if diff::applies(graph) {
+        return diff::plan(artifact, graph, receipt, budget);
+    }
     // A search's census is its matching files, planned by their own rule.
     if contract.decision_unit == search::DECISION_UNIT {
         return search::plan(artifact, graph, budget);

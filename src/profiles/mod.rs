@@ -11,6 +11,7 @@ pub mod cargo_test;
 pub(crate) mod diagnostic;
 pub mod eslint;
 pub mod gcc;
+pub mod git_diff;
 pub mod go_test;
 pub mod jest;
 pub(crate) mod jestlike;
@@ -137,6 +138,8 @@ pub(crate) fn mentions_any(head: &str, needles: &[&str]) -> bool {
 /// Every profile, in the order classification tries them; text/v1 last.
 pub fn registry() -> &'static [&'static dyn Profile] {
     &[
+        // First: a diff quotes any text, and other families' shapes with it.
+        &git_diff::GitDiff,
         &pytest::Pytest,
         &cargo_test::CargoTest,
         &go_test::GoTest,

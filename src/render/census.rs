@@ -95,6 +95,8 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::TestError => "ERROR",
         ItemKind::SuiteNotRun => "NOT RUN",
         ItemKind::BuildFailure => "BUILD FAILED",
+        ItemKind::ChangedFile => "changed",
+        ItemKind::Commit => "commit",
         ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine

@@ -1,0 +1,341 @@
+//! Diff planning: the unit is the changed file and its hunks, not a
+//! failure. Required at every budget: every changed file with its status
+//! and +/- counts (and, in a log, every commit's head). Then whole hunks in
+//! file order while the budget allows — a hunk is never cut, reflowed or
+//! reordered — and per file one marker with the exact count of hunks left
+//! out and `--item PATH`, which prints that file's whole diff.
+//!
+//! FLOOD: when the file census alone exceeds the ceiling, files are
+//! grouped by top directory with exact counts and `--items` lists them all.
+
+use std::collections::BTreeMap;
+
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Precision};
+use crate::normalize;
+use crate::render::{count, counted};
+use crate::tokens;
+
+use super::{
+    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+};
+
+/// Lines outside any file block (a warning, `Only in …`) kept before a marker.
+const STRAY_KEPT: usize = 6;
+/// Directory groups a FLOOD census names before counting the rest.
+const FLOOD_GROUPS: usize = 40;
+
+/// True when the graph is a diff's: changed files or commits.
+pub fn applies(graph: &EvidenceGraph) -> bool {
+    graph
+        .items
+        .iter()
+        .any(|i| matches!(i.kind, ItemKind::ChangedFile | ItemKind::Commit))
+}
+
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    receipt: &CoverageReceipt,
+    budget: Budget,
+) -> DeliveryPlan {
+    let mut p = Planner {
+        artifact,
+        graph,
+        budget,
+        rung: Rung::FailCensus,
+        blocks: vec![Block::Header],
+        omissions: Vec::new(),
+        spent: FRAME_TOKENS,
+        left_hunks: 0,
+        left_files: Vec::new(),
+        shown_files: 0,
+    };
+    let census: usize = graph.items.iter().map(|i| p.census_cost(i)).sum();
+    if census + FRAME_TOKENS > budget.ceiling {
+        p.flood();
+    } else {
+        p.spent += census;
+        p.walk();
+    }
+    // Said once, before the footer: a cut diff may lack files at its end.
+    if let Precision::Degraded(why) = &receipt.precision {
+        p.blocks
+            .push(Block::Note(format!("coverage: degraded: {why}")));
+    }
+    p.finish()
+}
+
+/// One file's census line: `path | status · +a -d · N hunks`.
+pub fn census_text(item: &EvidenceItem) -> String {
+    let f = &item.fields;
+    let mut parts = Vec::new();
+    let from = f.get("from").map(String::as_str).unwrap_or("?");
+    let similarity = f
+        .get("similarity")
+        .map(|s| format!(" ({s})"))
+        .unwrap_or_default();
+    match item.class.as_deref() {
+        Some("renamed") => parts.push(format!("renamed from {from}{similarity}")),
+        Some("copied") => parts.push(format!("copied from {from}{similarity}")),
+        Some(s @ ("added" | "deleted")) => parts.push(s.to_string()),
+        _ => {}
+    }
+    if let Some(mode) = f.get("mode") {
+        parts.push(format!("mode {mode}"));
+    }
+    let number = |k: &str| f.get(k).and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+    let (plus, minus) = (number("insertions"), number("deletions"));
+    if f.contains_key("binary") {
+        parts.push("binary".into());
+    }
+    if !item.detail.is_empty() || (plus, minus) != (0, 0) {
+        parts.push(format!("+{} -{}", count(plus), count(minus)));
+    }
+    if !item.detail.is_empty() {
+        parts.push(counted(item.detail.len(), "hunks"));
+    }
+    if parts.is_empty() {
+        parts.push("changed".into());
+    }
+    format!("{} | {}", item.identity, parts.join(" · "))
+}
+
+struct Planner<'a> {
+    artifact: &'a Artifact,
+    graph: &'a EvidenceGraph,
+    budget: Budget,
+    rung: Rung,
+    blocks: Vec<Block>,
+    omissions: Vec<Omission>,
+    spent: usize,
+    left_hunks: usize,
+    /// Files with hunks left out, in order (the first is the `next:` step).
+    left_files: Vec<String>,
+    shown_files: usize,
+}
+
+impl Planner<'_> {
+    fn span_cost(&self, span: Span) -> usize {
+        (span.first..=span.last)
+            .map(|n| tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1)
+            .sum()
+    }
+
+    /// What an item costs in the census, which is kept at every budget.
+    fn census_cost(&self, item: &EvidenceItem) -> usize {
+        match item.kind {
+            ItemKind::ChangedFile => tokens::estimate(census_text(item).as_bytes()) + 3,
+            ItemKind::Commit => item.detail.iter().map(|s| self.span_cost(*s)).sum(),
+            _ => 0,
+        }
+    }
+
+    fn omit(&mut self, what: Omitted, count: usize, address: Address) {
+        self.omissions.push(Omission {
+            what,
+            count,
+            address,
+        });
+        self.blocks.push(Block::Marker(self.omissions.len() - 1));
+        self.spent += MARKER_TOKENS;
+    }
+
+    fn fits(&self, cost: usize) -> bool {
+        self.spent + cost <= self.budget.target
+    }
+
+    /// In order: each commit's head, its files' census lines, then their hunks.
+    fn walk(&mut self) {
+        let mut pending: Vec<usize> = Vec::new();
+        for (i, item) in self.graph.items.iter().enumerate() {
+            match item.kind {
+                ItemKind::Commit => {
+                    self.flush(&mut pending);
+                    self.blocks
+                        .extend(item.detail.iter().map(|s| Block::Raw(*s)));
+                    if let Some(rest) = item.fields.get("rest_of_head").and_then(|r| span_of(r)) {
+                        self.omit(Omitted::Lines, rest.len(), Address::Lines(rest));
+                    }
+                }
+                ItemKind::ChangedFile => {
+                    self.blocks.push(Block::Note(census_text(item)));
+                    pending.push(i);
+                }
+                // Planned with the detail, so raw lines stay in raw order.
+                _ => pending.push(i),
+            }
+        }
+        self.flush(&mut pending);
+        if self.left_hunks > 0 {
+            self.rung = Rung::Dense;
+            let files = self
+                .graph
+                .items
+                .iter()
+                .filter(|i| i.kind == ItemKind::ChangedFile);
+            self.blocks.push(Block::Note(format!(
+                "shown: whole hunks of {} of {}; left: {} in {}",
+                count(self.shown_files),
+                counted(files.count(), "files"),
+                counted(self.left_hunks, "hunks"),
+                counted(self.left_files.len(), "files"),
+            )));
+            self.blocks
+                .push(Block::Next(Address::Item(self.left_files[0].clone())));
+        }
+    }
+
+    /// Lines outside any block: the first few, then a marker.
+    fn stray(&mut self, span: Span) {
+        let kept = Span::new(span.first, span.last.min(span.first + STRAY_KEPT - 1));
+        self.spent += self.span_cost(kept);
+        self.blocks.push(Block::Raw(kept));
+        if kept.last < span.last {
+            let rest = Span::new(kept.last + 1, span.last);
+            self.omit(Omitted::Lines, rest.len(), Address::Lines(rest));
+        }
+    }
+
+    /// The detail of the files whose census lines were just planned, and
+    /// the stray lines between them, in output order.
+    fn flush(&mut self, pending: &mut Vec<usize>) {
+        for i in std::mem::take(pending) {
+            let item = &self.graph.items[i];
+            match (item.kind, item.block) {
+                (ItemKind::ChangedFile, _) => self.file_detail(item),
+                (_, Some(span)) => self.stray(span),
+                _ => {}
+            }
+        }
+    }
+
+    /// The file's header and whole hunks while they fit; a marker for the rest.
+    fn file_detail(&mut self, item: &EvidenceItem) {
+        let Some(header) = item.headline else { return };
+        let path = item.identity.clone();
+        let header_cost = self.span_cost(header);
+        let Some(&first) = item.detail.first() else {
+            if self.fits(header_cost) {
+                self.spent += header_cost;
+                self.blocks.push(Block::Raw(header));
+                self.shown_files += 1;
+            } else {
+                let what = format!("header lines left out of {path}");
+                self.omit(Omitted::Items(what), header.len(), Address::Item(path));
+            }
+            return;
+        };
+        let mut shown = 0;
+        if self.fits(header_cost + self.span_cost(first)) {
+            self.spent += header_cost;
+            self.blocks.push(Block::Raw(header));
+            for hunk in &item.detail {
+                let cost = self.span_cost(*hunk);
+                if !self.fits(cost) {
+                    break;
+                }
+                self.spent += cost;
+                self.blocks.push(Block::Raw(*hunk));
+                shown += 1;
+            }
+            self.shown_files += 1;
+        }
+        let left = item.detail.len() - shown;
+        if left > 0 {
+            self.left_hunks += left;
+            self.left_files.push(path.clone());
+            let what = format!("hunks left out of {path}");
+            self.omit(Omitted::Items(what), left, Address::Item(path));
+        }
+    }
+
+    /// The census exceeds the ceiling: files by top directory, exact counts.
+    fn flood(&mut self) {
+        self.rung = Rung::Flood;
+        let mut groups: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+        let mut ids: Vec<&str> = Vec::new();
+        for item in &self.graph.items {
+            if !item.is_census() {
+                continue;
+            }
+            if !ids.contains(&item.identity.as_str()) {
+                ids.push(item.identity.as_str());
+            }
+            if item.kind != ItemKind::ChangedFile {
+                continue;
+            }
+            let dir = match item.identity.split_once('/') {
+                Some((top, _)) => top,
+                None => ".",
+            };
+            let g = groups.entry(dir).or_default();
+            let number = |k: &str| {
+                item.fields
+                    .get(k)
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .unwrap_or(0)
+            };
+            g.0 += 1;
+            g.1 += number("insertions");
+            g.2 += number("deletions");
+        }
+        let mut ranked: Vec<(&str, (usize, usize, usize))> = groups.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+        self.blocks.push(Block::Note(format!(
+            "census grouped (exceeds the {}-token ceiling): files by top directory",
+            count(self.budget.ceiling)
+        )));
+        for (dir, (files, plus, minus)) in ranked.iter().take(FLOOD_GROUPS) {
+            let name = if *dir == "." {
+                ".".to_string()
+            } else {
+                format!("{dir}/")
+            };
+            self.blocks.push(Block::Note(format!(
+                "  {name} {} · +{} -{}",
+                counted(*files, "files"),
+                count(*plus),
+                count(*minus)
+            )));
+        }
+        if ranked.len() > FLOOD_GROUPS {
+            self.blocks.push(Block::Note(format!(
+                "  … {} more directories",
+                count(ranked.len() - FLOOD_GROUPS)
+            )));
+        }
+        let n = ids.len();
+        self.omit(
+            Omitted::Items("changed files and commits, listed".into()),
+            n,
+            Address::Items(None),
+        );
+    }
+
+    fn finish(self) -> DeliveryPlan {
+        let mut blocks = self.blocks;
+        blocks.push(Block::Footer);
+        let why = match self.rung {
+            Rung::Flood => "the file census exceeds the ceiling: grouped",
+            Rung::Dense => "every file; whole hunks while the budget allows",
+            _ => "every file and every hunk",
+        };
+        DeliveryPlan {
+            rung: self.rung,
+            outcome: None,
+            blocks,
+            omissions: self.omissions,
+            budget: self.budget.target,
+            estimate: self.spent,
+            why: why.to_string(),
+        }
+    }
+}
+
+/// `A-B` as written by the extractor into a field.
+fn span_of(text: &str) -> Option<Span> {
+    let (a, b) = text.split_once('-')?;
+    let (a, b) = (a.parse().ok()?, b.parse().ok()?);
+    (a >= 1 && a <= b).then(|| Span::new(a, b))
+}
