@@ -271,7 +271,12 @@ pub fn digest(
 /// ran recently (`plan::delta`), and only when the delta is smaller
 /// (never worse). Any doubt — no previous run, a failed check, a fault —
 /// keeps the normal digest.
-fn rerun_delta(artifact: &Artifact, source: &DeltaSource, key: &ArchiveKey, delivery: &mut Delivery) {
+fn rerun_delta(
+    artifact: &Artifact,
+    source: &DeltaSource,
+    key: &ArchiveKey,
+    delivery: &mut Delivery,
+) {
     let Some(trace) = delivery.trace.as_ref() else {
         return;
     };

@@ -109,8 +109,11 @@ mod tests {
     }
 
     fn same(a: &Args, b: &Args) -> bool {
-        (a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.command)
-            == (b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.command)
+        (
+            a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.command,
+        ) == (
+            b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.command,
+        )
     }
 
     /// The argv shapes agents and hooks write, read without clap.

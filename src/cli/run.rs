@@ -74,7 +74,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
-    let exit = deliver(captured, args.family, args.label, args.budget, !args.no_delta);
+    let exit = deliver(
+        captured,
+        args.family,
+        args.label,
+        args.budget,
+        !args.no_delta,
+    );
     Ok(capture::exit_like(exit))
 }
 

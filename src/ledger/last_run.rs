@@ -237,10 +237,19 @@ mod tests {
     #[test]
     fn wrappers_do_not_change_the_key_cwd_and_family_do() {
         let bare = comparison_key(&artifact(&["pytest", "-q"], "/p"), "pytest");
-        let wrapped = comparison_key(&artifact(&["timeout", "60", "pytest", "-q"], "/p"), "pytest");
+        let wrapped = comparison_key(
+            &artifact(&["timeout", "60", "pytest", "-q"], "/p"),
+            "pytest",
+        );
         assert_eq!(bare, wrapped);
-        assert_ne!(bare, comparison_key(&artifact(&["pytest", "-q"], "/q"), "pytest"));
-        assert_ne!(bare, comparison_key(&artifact(&["pytest", "-q"], "/p"), "text"));
+        assert_ne!(
+            bare,
+            comparison_key(&artifact(&["pytest", "-q"], "/q"), "pytest")
+        );
+        assert_ne!(
+            bare,
+            comparison_key(&artifact(&["pytest", "-q"], "/p"), "text")
+        );
         assert_ne!(bare, comparison_key(&artifact(&["pytest"], "/p"), "pytest"));
     }
 
@@ -266,14 +275,31 @@ mod tests {
         assert_eq!(prev.age_secs, 240);
         assert_eq!(prev.key, "abababababab");
         assert_eq!(prev.identities, vec!["t::a".to_string()]);
-        assert!(source(1_240_000).previous(&a, "pytest/v2").is_none(), "another version");
+        assert!(
+            source(1_240_000).previous(&a, "pytest/v2").is_none(),
+            "another version"
+        );
         let two_hours = DEFAULT_HORIZON.as_millis() as i64;
-        assert!(source(1_000_001 + two_hours).previous(&a, "pytest/v1").is_none(), "too old");
-        assert!(source(999_999).previous(&a, "pytest/v1").is_none(), "from the future");
+        assert!(
+            source(1_000_001 + two_hours)
+                .previous(&a, "pytest/v1")
+                .is_none(),
+            "too old"
+        );
+        assert!(
+            source(999_999).previous(&a, "pytest/v1").is_none(),
+            "from the future"
+        );
         let mut green = a.clone();
         green.exit = Exit::Code(0);
-        assert!(source(1_240_000).previous(&green, "pytest/v1").is_none(), "another exit");
+        assert!(
+            source(1_240_000).previous(&green, "pytest/v1").is_none(),
+            "another exit"
+        );
         std::fs::write(d.join(comparison_key(&a, "pytest")), b"{broken").unwrap();
-        assert!(source(1_240_000).previous(&a, "pytest/v1").is_none(), "broken file");
+        assert!(
+            source(1_240_000).previous(&a, "pytest/v1").is_none(),
+            "broken file"
+        );
     }
 }

@@ -85,7 +85,11 @@ pub fn compare(previous: &[String], current: &[String]) -> (Vec<String>, Vec<Str
 /// The delta plan made from a normal census plan, or None when the plan
 /// is not one a delta can improve (verbatim, a green summary, a grouped
 /// flood, an outcome the planner corrected) or the run has no census.
-pub fn apply(graph: &EvidenceGraph, plan: &DeliveryPlan, previous: &Previous) -> Option<DeliveryPlan> {
+pub fn apply(
+    graph: &EvidenceGraph,
+    plan: &DeliveryPlan,
+    previous: &Previous,
+) -> Option<DeliveryPlan> {
     if !matches!(plan.rung, Rung::FailCensus | Rung::Dense) || plan.outcome.is_some() {
         return None;
     }
@@ -147,10 +151,7 @@ pub fn apply(graph: &EvidenceGraph, plan: &DeliveryPlan, previous: &Previous) ->
     }
     let mut omissions = plan.omissions.clone();
     if removed > 0 {
-        match omissions
-            .iter_mut()
-            .find(|o| o.address == Address::Details)
-        {
+        match omissions.iter_mut().find(|o| o.address == Address::Details) {
             Some(o) => o.count += removed,
             None => {
                 omissions.push(Omission {
@@ -177,7 +178,10 @@ pub fn apply(graph: &EvidenceGraph, plan: &DeliveryPlan, previous: &Previous) ->
         omissions,
         budget: plan.budget,
         estimate: plan.estimate,
-        why: format!("{}; re-run: detail of unchanged failures deferred", plan.why),
+        why: format!(
+            "{}; re-run: detail of unchanged failures deferred",
+            plan.why
+        ),
     })
 }
 

@@ -33,21 +33,29 @@ pub fn lines(d: &Delta) -> Vec<String> {
             named(&d.fixed, &d.previous, "--items")
         ));
     }
-    if !d.new.is_empty() && !d.still.is_empty() {
+    // Both kinds are in the census; the shorter list says which is which.
+    let name_new = !d.new.is_empty() && !d.still.is_empty() && d.new.len() <= d.still.len();
+    let name_still = !d.new.is_empty() && d.still.len() < d.new.len();
+    if name_new {
         out.push(format!(
             "{CTX_PREFIX} new: {}",
             named(&d.new, &d.previous, "")
         ));
     }
+    let still = if name_still {
+        format!("still failing: {} ·", named(&d.still, &d.previous, ""))
+    } else {
+        "still failing,".to_string()
+    };
     match d.still.as_slice() {
         [] => {}
         [only] => out.push(format!(
-            "{CTX_PREFIX} still failing, detail as before: ctx expand {} {}",
+            "{CTX_PREFIX} {still} detail as before: ctx expand {} {}",
             d.previous,
             Address::Item(only.clone()).args()
         )),
         _ => out.push(format!(
-            "{CTX_PREFIX} still failing, detail as before: ctx expand {} --details",
+            "{CTX_PREFIX} {still} detail as before: ctx expand {} --details",
             d.previous
         )),
     }
@@ -68,7 +76,9 @@ fn named(ids: &[String], previous: &str, more_args: &str) -> String {
         if more_args.is_empty() {
             s.push_str(&format!(", … {more} more in the census above"));
         } else {
-            s.push_str(&format!(", … {more} more: ctx expand {previous} {more_args}"));
+            s.push_str(&format!(
+                ", … {more} more: ctx expand {previous} {more_args}"
+            ));
         }
     }
     s
@@ -109,6 +119,18 @@ mod tests {
                 "[ctx] fixed: a::x, a::y",
                 "[ctx] new: c::w[1 2]",
                 "[ctx] still failing, detail as before: ctx expand c0ffee12ab34 --item b::z",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_shorter_of_new_and_still_is_named() {
+        let lines = lines(&delta(&[], &["b::z"], &["c::w", "c::v"]));
+        assert_eq!(
+            lines,
+            [
+                "[ctx] since the last run 4 min ago: 0 fixed, 1 still failing, 2 new",
+                "[ctx] still failing: b::z · detail as before: ctx expand c0ffee12ab34 --item b::z",
             ]
         );
     }
