@@ -24,6 +24,8 @@ fn delivery(output: Output, raw: usize, delivered: usize, key: Option<ArchiveKey
         delivered_tokens: delivered,
         rejection: None,
         trace: None,
+        compared: false,
+        delta: None,
     }
 }
 
