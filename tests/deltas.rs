@@ -73,7 +73,7 @@ fn delta_line(digest: &str) -> Option<String> {
         .lines()
         .nth(1)
         .filter(|l| l.starts_with("[ctx] since the last run") || l.starts_with("[ctx] same "))
-        .map(|l| normalized(l))
+        .map(normalized)
 }
 
 /// Every census identity of pytest's short summary is in the digest.
