@@ -48,6 +48,10 @@ pub struct RunEntry {
     pub key_hex: Option<String>,
     /// The delivered digest (rendered text is always UTF-8).
     pub digest: Option<String>,
+    /// Tokens a re-run delta saved beyond the normal digest (estimates),
+    /// when one went out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_saved: Option<i64>,
 }
 
 impl RunEntry {
@@ -80,6 +84,10 @@ impl RunEntry {
             rejection: delivery.rejection.as_ref().map(|r| r.to_string()),
             key_hex: delivery.key.map(|k| k.hex()),
             digest,
+            delta_saved: delivery
+                .delta
+                .as_ref()
+                .map(|d| d.normal_tokens.saturating_sub(delivery.delivered_tokens) as i64),
         }
     }
 }

@@ -43,7 +43,7 @@ impl Ledger {
             .prepare(
                 "SELECT r.id, r.at_ms, r.command, r.exit, r.raw_bytes, r.raw_tokens,
                         r.delivered_tokens, r.digest, r.rejection, rec.key, rec.raw_exact,
-                        r.delivered_exact
+                        r.delivered_exact, r.delta_saved
                  FROM runs r LEFT JOIN records rec ON rec.id = r.record
                  WHERE r.at_ms >= ?1 ORDER BY r.at_ms, r.id",
             )
@@ -82,6 +82,7 @@ impl Ledger {
                     key_hex: key.map(|k| hex(&k)),
                     raw_exact,
                     delivered_exact,
+                    delta_saved: r.get::<_, Option<i64>>(12)?.map(count),
                 })
             })
             .map_err(err)?;
