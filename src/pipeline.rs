@@ -262,7 +262,7 @@ pub fn digest(
         Err(rejection) => delivery.rejection = Some(rejection),
     }
     if let (Output::Digest(_), Some(source)) = (&delivery.output, &options.delta) {
-        rerun_delta(artifact, source, &key, &mut delivery);
+        rerun_delta(artifact, source, &contract, &key, &mut delivery);
     }
     Ok(delivery)
 }
@@ -274,33 +274,50 @@ pub fn digest(
 fn rerun_delta(
     artifact: &Artifact,
     source: &DeltaSource,
+    contract: &contract::Contract,
     key: &ArchiveKey,
     delivery: &mut Delivery,
 ) {
     let Some(trace) = delivery.trace.as_ref() else {
         return;
     };
+    let normal = delivery.delivered_tokens;
     let made = guard::isolate("delta", || {
         fault::point("delta");
         let previous = source.previous(artifact, delivery.profile)?;
-        let plan = plan::delta::apply(&trace.graph, &trace.plan, &previous)?;
-        guard::check_census(&trace.graph, &plan).ok()?;
-        let rendered = render::render(artifact, &trace.graph, &plan, Some(key));
-        let bytes =
-            guard::accept(artifact, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
-        Some((previous, plan, bytes))
+        let finish = |base_plan: &DeliveryPlan, base| {
+            let plan = plan::delta::apply(&trace.graph, base_plan, base, &previous)?;
+            guard::check_census(&trace.graph, &plan).ok()?;
+            let rendered = render::render(artifact, &trace.graph, &plan, Some(key));
+            let bytes =
+                guard::accept(artifact, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
+            let tokens = tokens::estimate(&bytes);
+            (tokens < normal).then_some((plan, bytes, tokens))
+        };
+        // First planned again with the still-failing detail set aside, so
+        // that the budget goes to the new failures' detail; when that is
+        // not smaller than the normal digest, the normal plan without the
+        // still-failing detail.
+        let deferred = plan::delta::deferring(&trace.graph, &previous.identities);
+        let replanned = plan::resolve(
+            artifact,
+            &deferred,
+            &trace.receipt,
+            contract,
+            trace.budget,
+            delivery.raw_tokens,
+        );
+        let made = finish(&replanned, plan::delta::Base::Deferred)
+            .or_else(|| finish(&trace.plan, plan::delta::Base::Normal))?;
+        Some((previous.key.clone(), previous.age_secs, made))
     });
-    let Ok(Some((previous, plan, bytes))) = made else {
+    let Ok(Some((against, age_secs, (plan, bytes, tokens)))) = made else {
         return;
     };
-    let tokens = tokens::estimate(&bytes);
-    if tokens >= delivery.delivered_tokens {
-        return;
-    }
     delivery.delta = Some(DeltaUse {
-        against: previous.key,
-        age_secs: previous.age_secs,
-        normal_tokens: delivery.delivered_tokens,
+        against,
+        age_secs,
+        normal_tokens: normal,
     });
     delivery.delivered_tokens = tokens;
     delivery.output = Output::Digest(bytes);

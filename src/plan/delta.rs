@@ -82,12 +82,40 @@ pub fn compare(previous: &[String], current: &[String]) -> (Vec<String>, Vec<Str
     (fixed, still, new)
 }
 
-/// The delta plan made from a normal census plan, or None when the plan
-/// is not one a delta can improve (verbatim, a green summary, a grouped
-/// flood, an outcome the planner corrected) or the run has no census.
+/// The graph a delta plan is made from: the items still failing since
+/// `previous` keep their identity and headline but lose their detail, so
+/// that the planner spends the budget on the new failures' detail.
+pub fn deferring(graph: &EvidenceGraph, previous: &[String]) -> EvidenceGraph {
+    let before: HashSet<&str> = previous.iter().map(String::as_str).collect();
+    let mut deferred = graph.clone();
+    for item in &mut deferred.items {
+        if item.is_census() && before.contains(item.identity.as_str()) {
+            item.detail.clear();
+        }
+    }
+    deferred
+}
+
+/// How the plan a delta is made from was planned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// From [`deferring`]`(graph)`: no still-failing detail in it, none
+    /// counted by its markers.
+    Deferred,
+    /// The normal plan: its still-failing detail blocks are removed here,
+    /// and those left out for the budget are already counted.
+    Normal,
+}
+
+/// The delta plan made from a census plan, or None when the plan is not
+/// one a delta can improve (verbatim, a green summary, a grouped flood, an
+/// outcome the planner corrected) or the run has no census. The
+/// still-failing detail left out is declared in the `--details` marker's
+/// count.
 pub fn apply(
     graph: &EvidenceGraph,
     plan: &DeliveryPlan,
+    base: Base,
     previous: &Previous,
 ) -> Option<DeliveryPlan> {
     if !matches!(plan.rung, Rung::FailCensus | Rung::Dense) || plan.outcome.is_some() {
@@ -148,6 +176,34 @@ pub fn apply(
     }
     if !blocks.iter().any(|b| matches!(b, Block::Delta(_))) {
         return None;
+    }
+    // Still-failing items with detail that no block shows: their detail
+    // left with `deferring` (or above).
+    let shown: HashSet<usize> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Detail(i)
+            | Block::Item {
+                index: i,
+                detail: true,
+            } => Some(*i),
+            _ => None,
+        })
+        .collect();
+    let deferred = delta
+        .still
+        .iter()
+        .filter(|id| {
+            graph.items.iter().enumerate().any(|(i, item)| {
+                item.is_census()
+                    && item.identity == **id
+                    && !item.detail.is_empty()
+                    && !shown.contains(&i)
+            })
+        })
+        .count();
+    if base == Base::Deferred {
+        removed += deferred;
     }
     let mut omissions = plan.omissions.clone();
     if removed > 0 {
@@ -219,6 +275,91 @@ mod tests {
         assert_eq!(fixed, ids(&["a::t[1]", "b::v"]));
         assert_eq!(still, ids(&["a::u"]));
         assert_eq!(new, ids(&["a::t[2]", "c::w"]));
+    }
+
+    /// The real pytest fixture, planned normally and as a delta against
+    /// its own tests/test_params.py failures.
+    #[test]
+    fn a_delta_plan_keeps_the_census_and_counts_its_deferred_detail() {
+        use crate::contract;
+        use crate::pipeline::{Options, digest};
+        use crate::store::ArchiveKey;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pytest/default");
+        let artifact = crate::fixture::load(&dir).expect("fixture");
+        let known = crate::archive::Known(ArchiveKey([7; 32]));
+        let delivery = digest(&artifact, &known, &Options::default()).expect("digest");
+        let trace = delivery.trace.expect("planned");
+        let still: Vec<String> = identities(&trace.graph)
+            .into_iter()
+            .filter(|id| id.starts_with("tests/test_params.py::"))
+            .collect();
+        assert_eq!(still.len(), 4);
+        let previous = Previous {
+            age_secs: 1,
+            key: "abcdefabcdef".into(),
+            identities: [still.clone(), vec!["gone::t".to_string()]].concat(),
+        };
+        let contract = contract::for_family("pytest").expect("contract");
+        let big = super::super::Budget::from_contract(&contract, Some(2500));
+        let raw = crate::tokens::estimate_bulk(artifact.bytes());
+        let deferred = deferring(&trace.graph, &previous.identities);
+        for (base_plan, base) in [
+            (
+                super::super::resolve(&artifact, &deferred, &trace.receipt, &contract, big, raw),
+                Base::Deferred,
+            ),
+            (
+                super::super::resolve(&artifact, &trace.graph, &trace.receipt, &contract, big, raw),
+                Base::Normal,
+            ),
+        ] {
+            let plan = apply(&trace.graph, &base_plan, base, &previous).expect("a delta");
+            crate::guard::check_census(&trace.graph, &plan).expect("census complete");
+            let Some(Block::Delta(d)) = plan.blocks.get(1) else {
+                panic!("the delta opens the digest: {:?}", plan.blocks);
+            };
+            assert_eq!((d.fixed.len(), d.still.len(), d.new.len()), (1, 4, 11));
+            let shown: Vec<&str> = plan
+                .blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Detail(i) => Some(trace.graph.items[*i].identity.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert!(
+                shown.iter().all(|id| !still.iter().any(|s| s == id)),
+                "{base:?}: {shown:?}"
+            );
+            // Every census item with detail is shown or counted by the marker.
+            let with_detail = trace
+                .graph
+                .census()
+                .filter(|i| !i.detail.is_empty())
+                .count();
+            let counted: usize = plan
+                .omissions
+                .iter()
+                .filter(|o| o.address == Address::Details)
+                .map(|o| o.count)
+                .sum();
+            // A detail shared by N failures ("same cause in N …") shows N.
+            let shared: usize = plan
+                .blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Note(t) => t
+                        .strip_prefix("same cause in ")?
+                        .split(' ')
+                        .next()?
+                        .parse::<usize>()
+                        .ok(),
+                    _ => None,
+                })
+                .map(|n| n - 1)
+                .sum();
+            assert_eq!(shown.len() + shared + counted, with_detail, "{base:?}");
+        }
     }
 
     proptest! {
