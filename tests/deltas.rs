@@ -144,6 +144,20 @@ fn fixed_still_and_new_add_up() {
     assert!(fixed.ends_with(&format!("… 1 more: ctx expand {prev} --items")));
     assert_census_complete("param-ids", &fewer);
 
+    // `ctx explain` names the run the delta compared with.
+    let explain = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .env("CTX_HOME", p.home.path())
+        .args(["explain", &key_of(&fewer)])
+        .output()
+        .expect("ctx explain");
+    let explain = String::from_utf8_lossy(&explain.stdout);
+    assert!(
+        explain.contains(&format!(
+            "re-run delta: last delivered against the run of ctx expand {prev} ("
+        )),
+        "{explain}"
+    );
+
     // Back to all 15, with room for detail: 11 new, in full; the 4 still
     // failing by identity, their earlier detail one command away.
     let prev = key_of(&fewer);

@@ -215,8 +215,9 @@ impl Ledger {
         self.conn
             .prepare_cached(
                 "INSERT INTO runs (at_ms, command, exit, raw_bytes, raw_tokens, delivered_tokens,
-                                   delivered_exact, digest, rejection, record, delta_saved)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                   delivered_exact, digest, rejection, record, delta_saved,
+                                   delta_against)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )
             .and_then(|mut st| {
                 st.execute(params![
@@ -231,6 +232,7 @@ impl Ledger {
                     r.rejection,
                     record,
                     r.delta_saved,
+                    r.delta_against,
                 ])
             })
             .map(drop)

@@ -52,6 +52,9 @@ pub struct RunEntry {
     /// when one went out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta_saved: Option<i64>,
+    /// The short archive key of the run that delta compared with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_against: Option<String>,
 }
 
 impl RunEntry {
@@ -88,6 +91,7 @@ impl RunEntry {
                 .delta
                 .as_ref()
                 .map(|d| d.normal_tokens.saturating_sub(delivery.delivered_tokens) as i64),
+            delta_against: delivery.delta.as_ref().map(|d| d.against.clone()),
         }
     }
 }

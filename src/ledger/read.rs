@@ -89,6 +89,25 @@ impl Ledger {
         rows.collect::<Result<_, _>>().map_err(err)
     }
 
+    /// The re-run deltas delivered for the record `key`, latest first:
+    /// (unix ms, the short key of the run compared with, tokens saved).
+    pub fn deltas_of(&self, key: &[u8; 32]) -> Result<Vec<(i64, String, u64)>, LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT r.at_ms, r.delta_against, IFNULL(r.delta_saved, 0)
+                 FROM runs r JOIN records rec ON rec.id = r.record
+                 WHERE rec.key = ?1 AND r.delta_against IS NOT NULL
+                 ORDER BY r.at_ms DESC, r.id DESC",
+            )
+            .map_err(err)?;
+        let rows = st
+            .query_map([&key[..]], |r| Ok((r.get(0)?, r.get(1)?, count(r.get(2)?))))
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
     /// Every expand still held (those of runs summed into days are in
     /// the days), oldest first.
     pub fn expands(&self) -> Result<Vec<ExpandRow>, LedgerError> {

@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS runs (
     digest           INTEGER NOT NULL,
     rejection        TEXT,
     record           INTEGER,
-    delta_saved      INTEGER
+    delta_saved      INTEGER,
+    delta_against    TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_at ON runs (at_ms);
 CREATE INDEX IF NOT EXISTS runs_record ON runs (record) WHERE record IS NOT NULL;
@@ -65,9 +66,10 @@ CREATE TABLE IF NOT EXISTS days (
 ) WITHOUT ROWID;
 ";
 
-/// v2 → v3: a run's re-run delta savings (`delta_saved`, NULL for runs
-/// without a delta).
-pub(super) const FROM_V2: &str = "ALTER TABLE runs ADD COLUMN delta_saved INTEGER;";
+/// v2 → v3: a run's re-run delta (`delta_saved`, `delta_against`; NULL
+/// for runs without one).
+pub(super) const FROM_V2: &str = "ALTER TABLE runs ADD COLUMN delta_saved INTEGER;
+ALTER TABLE runs ADD COLUMN delta_against TEXT;";
 
 /// v1 → v2: the v1 tables are renamed aside, their rows copied into the
 /// v2 shape (digest texts dropped: their runs keep their estimates), and

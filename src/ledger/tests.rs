@@ -344,8 +344,11 @@ fn a_v2_ledger_gains_the_delta_column() {
     {
         // The v2 shape: the same tables without `runs.delta_saved`.
         let c = rusqlite::Connection::open(&path).expect("reopen");
-        c.execute_batch("ALTER TABLE runs DROP COLUMN delta_saved; PRAGMA user_version = 2;")
-            .expect("back to v2");
+        c.execute_batch(
+            "ALTER TABLE runs DROP COLUMN delta_saved; ALTER TABLE runs DROP COLUMN delta_against;
+             PRAGMA user_version = 2;",
+        )
+        .expect("back to v2");
     }
     let ledger = open(dir.path());
     let mut d = delivery(Output::Digest(b"x\n".to_vec()), 100, 20, None);
