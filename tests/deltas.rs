@@ -235,3 +235,22 @@ fn a_broken_or_foreign_last_run_gives_the_normal_digest() {
     std::fs::write(&dir, b"not a directory").expect("write");
     assert_eq!(p.run("default"), normal, "unusable folder: normal digest");
 }
+
+#[test]
+fn a_purged_store_forgets_the_last_runs() {
+    let p = Project::new();
+    p.run("default");
+    let out = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .env("CTX_HOME", p.home.path())
+        .args(["store", "purge"])
+        .output()
+        .expect("ctx store purge");
+    assert!(out.status.success(), "{out:?}");
+    let second = p.run("default");
+    assert_eq!(
+        delta_line(&second),
+        None,
+        "no pointer to a purged record:\n{second}"
+    );
+    assert!(delta_line(&p.run("default")).is_some(), "remembered again");
+}

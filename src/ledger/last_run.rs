@@ -190,6 +190,20 @@ fn read(dir: &Path, key: &str) -> Option<LastRun> {
     serde_json::from_slice(&bytes).ok()
 }
 
+/// Forgets every command's last run (`ctx store purge`: the records the
+/// files name may be gone, and a delta must never point at a missing
+/// record). Errors are swallowed: a file left behind is checked again.
+pub fn forget_all() {
+    if let Ok(dir) = crate::home::data_dir() {
+        let dir = dir.join(DIR_NAME);
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
 /// Removes the files of commands not run for [`STALE`].
 pub fn prune(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
