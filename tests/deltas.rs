@@ -173,6 +173,10 @@ fn fixed_still_and_new_add_up() {
         "still-failing detail deferred:\n{more}"
     );
     assert_census_complete("default", &more);
+
+    // Each step's digest, the age normalized (docs/deltas.md).
+    insta::assert_snapshot!("fewer_failures", normalized(&fewer));
+    insta::assert_snapshot!("more_failures", normalized(&more));
 }
 
 #[test]
