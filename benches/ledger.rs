@@ -109,6 +109,8 @@ fn main() {
             delivered_tokens: 600,
             rejection: None,
             trace: None,
+            compared: false,
+            delta: None,
         };
         let at = now - (RUNS - i) as i64 * 60_000;
         ledger::journal_run(h, journal::RunEntry::new(&artifact, &delivery, at));

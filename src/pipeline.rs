@@ -19,6 +19,7 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph};
 use crate::fault;
 use crate::guard::{self, Rejection};
 use crate::ledger::LedgerSink;
+use crate::ledger::last_run::DeltaSource;
 use crate::plan::{self, Budget, DeliveryPlan};
 use crate::profiles::Match;
 use crate::render;
@@ -32,6 +33,10 @@ pub struct Options {
     pub budget: Option<usize>,
     /// Families whose profile is never chosen unless `--as` names it.
     pub disabled: Vec<String>,
+    /// Where the last run of the same command is found for a re-run
+    /// delta; None turns deltas off (`--no-delta`, `CTX_DELTA=0`, and
+    /// every verb but `ctx run` and the shims).
+    pub delta: Option<DeltaSource>,
 }
 
 impl Options {
@@ -41,6 +46,7 @@ impl Options {
         Options {
             budget: budget.or(config.budget.value),
             disabled: config.disabled_families.value.clone(),
+            delta: None,
         }
     }
 }
@@ -77,6 +83,21 @@ pub struct Delivery {
     /// Why a planned digest was not delivered.
     pub rejection: Option<Rejection>,
     pub trace: Option<Trace>,
+    /// This run takes part in re-run deltas: the ledger remembers it as
+    /// its command's last run.
+    pub compared: bool,
+    /// The delta delivered instead of the normal digest, if any.
+    pub delta: Option<DeltaUse>,
+}
+
+/// A re-run delta that went out (for `ctx explain` and `ctx gain`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeltaUse {
+    /// The short archive key of the run compared with.
+    pub against: String,
+    pub age_secs: u64,
+    /// Tokens the normal digest would have had.
+    pub normal_tokens: usize,
 }
 
 impl Delivery {
@@ -155,6 +176,8 @@ pub fn digest(
         delivered_tokens: raw_tokens,
         rejection: None,
         trace: None,
+        compared: options.delta.is_some(),
+        delta: None,
     };
     if small {
         return Ok(delivery);
@@ -217,7 +240,6 @@ pub fn digest(
     let Some(archived) = archived else {
         return Ok(delivery);
     };
-    let trace = delivery.trace.as_ref().expect("set above");
     let key = match archived {
         Ok(key) => key,
         Err(e) => {
@@ -226,6 +248,7 @@ pub fn digest(
         }
     };
     delivery.key = Some(key);
+    let trace = delivery.trace.as_ref().expect("set above");
 
     let rendered = guard::isolate("render", || {
         fault::point("render");
@@ -238,5 +261,67 @@ pub fn digest(
         }
         Err(rejection) => delivery.rejection = Some(rejection),
     }
+    if let (Output::Digest(_), Some(source)) = (&delivery.output, &options.delta) {
+        rerun_delta(artifact, source, &contract, &key, &mut delivery);
+    }
     Ok(delivery)
+}
+
+/// Replaces a delivered digest by its re-run delta when the same command
+/// ran recently (`plan::delta`), and only when the delta is smaller
+/// (never worse). Any doubt — no previous run, a failed check, a fault —
+/// keeps the normal digest.
+fn rerun_delta(
+    artifact: &Artifact,
+    source: &DeltaSource,
+    contract: &contract::Contract,
+    key: &ArchiveKey,
+    delivery: &mut Delivery,
+) {
+    let Some(trace) = delivery.trace.as_ref() else {
+        return;
+    };
+    let normal = delivery.delivered_tokens;
+    let made = guard::isolate("delta", || {
+        fault::point("delta");
+        let previous = source.previous(artifact, delivery.profile)?;
+        let finish = |base_plan: &DeliveryPlan, base| {
+            let plan = plan::delta::apply(&trace.graph, base_plan, base, &previous)?;
+            guard::check_census(&trace.graph, &plan).ok()?;
+            let rendered = render::render(artifact, &trace.graph, &plan, Some(key));
+            let bytes =
+                guard::accept(artifact, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
+            let tokens = tokens::estimate(&bytes);
+            (tokens < normal).then_some((plan, bytes, tokens))
+        };
+        // First planned again with the still-failing detail set aside, so
+        // that the budget goes to the new failures' detail; when that is
+        // not smaller than the normal digest, the normal plan without the
+        // still-failing detail.
+        let deferred = plan::delta::deferring(&trace.graph, &previous.identities);
+        let replanned = plan::resolve(
+            artifact,
+            &deferred,
+            &trace.receipt,
+            contract,
+            trace.budget,
+            delivery.raw_tokens,
+        );
+        let made = finish(&replanned, plan::delta::Base::Deferred)
+            .or_else(|| finish(&trace.plan, plan::delta::Base::Normal))?;
+        Some((previous.key.clone(), previous.age_secs, made))
+    });
+    let Ok(Some((against, age_secs, (plan, bytes, tokens)))) = made else {
+        return;
+    };
+    delivery.delta = Some(DeltaUse {
+        against,
+        age_secs,
+        normal_tokens: normal,
+    });
+    delivery.delivered_tokens = tokens;
+    delivery.output = Output::Digest(bytes);
+    if let Some(trace) = delivery.trace.as_mut() {
+        trace.plan = plan;
+    }
 }

@@ -63,6 +63,8 @@ fn delivery(
         delivered_tokens: delivered,
         rejection: None,
         trace: None,
+        compared: false,
+        delta: None,
     }
 }
 

@@ -35,6 +35,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     };
     let artifact = store.load(&key)?;
     let d = pipeline::digest(&artifact, &Known(key), &Options::configured(args.budget))?;
+    // The re-run deltas delivered for this record, from the ledger; a
+    // missing or broken ledger means none known.
+    let deltas = crate::ledger::Ledger::open_existing_default()
+        .ok()
+        .flatten()
+        .and_then(|l| l.deltas_of(&key.0).ok())
+        .unwrap_or_default();
     if args.format == "json" {
         let trace = d.trace.as_ref();
         let json = serde_json::json!({
@@ -56,6 +63,9 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             "rejection": d.rejection.as_ref().map(|r| r.to_string()),
             "raw_tokens_estimate": d.raw_tokens,
             "delivered_tokens_estimate": d.delivered_tokens,
+            "deltas": deltas.iter().map(|(at_ms, against, saved)| serde_json::json!({
+                "at_ms": at_ms, "against": against, "saved_tokens_estimate": saved,
+            })).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(0);
@@ -142,6 +152,14 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         ),
         (Output::Raw, Some(r)) => println!("delivered: raw output ({r})"),
         (Output::Raw, None) => println!("delivered: raw output (fits the budget)"),
+    }
+    // What `ctx explain` re-plans is the normal digest; a run that
+    // delivered a re-run delta instead is named with the run it compared.
+    if let Some((_, against, saved)) = deltas.first() {
+        println!(
+            "re-run delta: last delivered against the run of ctx expand {against} (≈{} tokens saved); `ctx run --no-delta` gives the plan above",
+            count(*saved as usize)
+        );
     }
     Ok(0)
 }

@@ -3,7 +3,7 @@
 //! Building clap's command tree (every verb, every flag, every help text)
 //! costs more instructions than everything else `ctx run` does on a small
 //! output. `ctx run` is the hot path, so its usual argv is read here: the
-//! four flags in their `--flag VALUE` / `--flag=VALUE` forms, then `--` or
+//! five flags in their `--flag VALUE` / `--flag=VALUE` forms, then `--` or
 //! the first word that is not a flag, then the command. Anything else
 //! (`--help`, a short flag, a repeated or unknown flag, a value clap would
 //! refuse, no command) returns `None` and clap reads the argv as before,
@@ -25,6 +25,7 @@ pub fn parse(args: &[OsString]) -> Option<Args> {
         family: None,
         budget: None,
         label: None,
+        no_delta: false,
         command: Vec::new(),
     };
     let mut i = 0;
@@ -36,6 +37,7 @@ pub fn parse(args: &[OsString]) -> Option<Args> {
                 break;
             }
             Some("--digest") if !parsed.digest => parsed.digest = true,
+            Some("--no-delta") if !parsed.no_delta => parsed.no_delta = true,
             Some(w) if w.starts_with('-') => {
                 let (name, inline) = match w.split_once('=') {
                     Some((name, value)) => (name, Some(value)),
@@ -107,8 +109,11 @@ mod tests {
     }
 
     fn same(a: &Args, b: &Args) -> bool {
-        (a.digest, &a.family, a.budget, &a.label, &a.command)
-            == (b.digest, &b.family, b.budget, &b.label, &b.command)
+        (
+            a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.command,
+        ) == (
+            b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.command,
+        )
     }
 
     /// The argv shapes agents and hooks write, read without clap.
@@ -119,6 +124,7 @@ mod tests {
             &["run", "--", "echo", "hi"],
             &["run", "pytest", "-q", "--", "-x"],
             &["run", "--digest", "--", "cargo", "test"],
+            &["run", "--no-delta", "--digest", "--", "pytest"],
             &["run", "--as", "pytest", "--budget", "300", "--", "make"],
             &[
                 "run",
@@ -147,6 +153,7 @@ mod tests {
             &["run", "--help"],
             &["run", "-h"],
             &["run", "--digest", "--digest", "--", "x"],
+            &["run", "--no-delta", "--no-delta", "--", "x"],
             &["run", "--budget", "lots", "--", "x"],
             &["run", "--budget", "+5", "--", "x"],
             &["run", "--budget", "-5", "--", "x"],

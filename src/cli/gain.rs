@@ -168,10 +168,18 @@ fn render(r: &Report) -> String {
         crate::render::counted(t.expands as usize, "expands"),
     );
     s += &format!(
-        "saved {} tokens ({})\n\n",
+        "saved {} tokens ({})\n",
         num(t.saved_tokens),
         pct(r.saved_ratio)
     );
+    if t.delta_runs > 0 {
+        s += &format!(
+            "of which re-run deltas: {} tokens over {} (beyond their normal digests)\n",
+            num(t.delta_saved_tokens as i64),
+            runs(t.delta_runs),
+        );
+    }
+    s += "\n";
 
     let heading = match r.by {
         By::Command => "command",

@@ -15,6 +15,7 @@ use crate::artifact::Exit;
 use crate::capture::{self, CaptureError, Captured, CutShort};
 use crate::classify::UnknownFamily;
 use crate::emit::{self, RawTo};
+use crate::ledger::last_run::DeltaSource;
 use crate::pipeline::{self, Options, Sinks};
 use crate::{archive, ledger, profiles};
 
@@ -38,6 +39,10 @@ pub struct Args {
     /// A name for this run in digests and the ledger, instead of its argv.
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    /// No re-run delta: the full digest even when the same command ran
+    /// recently (docs/deltas.md).
+    #[arg(long)]
+    pub no_delta: bool,
     /// The command and its arguments.
     #[arg(
         value_name = "CMD",
@@ -69,7 +74,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
-    let exit = deliver(captured, args.family, args.label, args.budget);
+    let exit = deliver(
+        captured,
+        args.family,
+        args.label,
+        args.budget,
+        !args.no_delta,
+    );
     Ok(capture::exit_like(exit))
 }
 
@@ -96,6 +107,7 @@ pub(crate) fn deliver(
     family: Option<String>,
     label: Option<String>,
     budget: Option<usize>,
+    delta: bool,
 ) -> Exit {
     let mut artifact = match captured {
         Captured::Complete(artifact) => artifact,
@@ -113,7 +125,11 @@ pub(crate) fn deliver(
         ledger: &*ledger,
         raw_to: RawTo::Split,
     };
-    let _ = pipeline::run(&artifact, &sinks, &Options::configured(budget));
+    let options = Options {
+        delta: delta.then(DeltaSource::from_env).flatten(),
+        ..Options::configured(budget)
+    };
+    let _ = pipeline::run(&artifact, &sinks, &options);
     artifact.exit
 }
 

@@ -227,6 +227,9 @@ fn gc(max_bytes: Option<u64>, min_age: Option<Duration>) -> anyhow::Result<i32> 
 }
 
 fn purge(older_than: Option<Duration>) -> anyhow::Result<i32> {
+    // Re-run deltas point at the last run's record: forgotten first, so
+    // that no delta names a purged record.
+    crate::ledger::last_run::forget_all();
     let path = SqliteStore::default_path()?;
     let opened = match store::open_existing() {
         Ok(o) => o,

@@ -11,7 +11,7 @@ use rusqlite::{
 };
 
 use super::error::{io, sqlite};
-use super::schema::{COPY_V1, FROM_V1, SCHEMA, SCHEMA_VERSION};
+use super::schema::{COPY_V1, FROM_V1, FROM_V2, SCHEMA, SCHEMA_VERSION};
 use super::{LedgerError, journal};
 use crate::artifact::Artifact;
 use crate::pipeline::Delivery;
@@ -134,6 +134,9 @@ impl Ledger {
             if v == 1 {
                 tx.execute_batch(FROM_V1).map_err(err)?;
             }
+            if v == 2 {
+                tx.execute_batch(FROM_V2).map_err(err)?;
+            }
             tx.execute_batch(SCHEMA).map_err(err)?;
             if v == 1 {
                 tx.execute_batch(COPY_V1).map_err(err)?;
@@ -212,8 +215,9 @@ impl Ledger {
         self.conn
             .prepare_cached(
                 "INSERT INTO runs (at_ms, command, exit, raw_bytes, raw_tokens, delivered_tokens,
-                                   delivered_exact, digest, rejection, record)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                   delivered_exact, digest, rejection, record, delta_saved,
+                                   delta_against)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )
             .and_then(|mut st| {
                 st.execute(params![
@@ -227,6 +231,8 @@ impl Ledger {
                     r.digest.is_some(),
                     r.rejection,
                     record,
+                    r.delta_saved,
+                    r.delta_against,
                 ])
             })
             .map(drop)

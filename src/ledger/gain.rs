@@ -45,6 +45,11 @@ pub struct Tally {
     pub saved_tokens: i64,
     /// Runs whose two figures are exact counts (the rest are estimates).
     pub exact_runs: u64,
+    /// Runs that delivered a re-run delta instead of the normal digest.
+    pub delta_runs: u64,
+    /// What those deltas saved beyond the normal digests (estimates;
+    /// already part of `saved_tokens`).
+    pub delta_saved_tokens: u64,
 }
 
 impl Tally {
@@ -80,6 +85,13 @@ impl Tally {
         self.exact_runs += if use_exact { d.exact_runs } else { 0 };
         self.expands += d.expands;
         self.expanded_tokens += d.expanded_tokens;
+    }
+
+    fn add_delta(&mut self, saved: Option<u64>) {
+        if let Some(saved) = saved {
+            self.delta_runs += 1;
+            self.delta_saved_tokens += saved;
+        }
     }
 
     fn add_expand(&mut self, tokens: u64) {
@@ -160,10 +172,10 @@ pub fn report(
             _ => (run.raw_tokens, run.delivered_tokens, false),
         };
         totals.add_run(raw, delivered, run.digest, exact);
-        groups
-            .entry(name.clone())
-            .or_default()
-            .add_run(raw, delivered, run.digest, exact);
+        totals.add_delta(run.delta_saved);
+        let tally = groups.entry(name.clone()).or_default();
+        tally.add_run(raw, delivered, run.digest, exact);
+        tally.add_delta(run.delta_saved);
         group_of_run.insert(run.id, name);
     }
 
@@ -325,6 +337,7 @@ mod tests {
             key_hex: key.map(String::from),
             raw_exact: None,
             delivered_exact: None,
+            delta_saved: None,
         }
     }
 

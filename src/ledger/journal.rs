@@ -48,6 +48,13 @@ pub struct RunEntry {
     pub key_hex: Option<String>,
     /// The delivered digest (rendered text is always UTF-8).
     pub digest: Option<String>,
+    /// Tokens a re-run delta saved beyond the normal digest (estimates),
+    /// when one went out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_saved: Option<i64>,
+    /// The short archive key of the run that delta compared with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_against: Option<String>,
 }
 
 impl RunEntry {
@@ -80,6 +87,11 @@ impl RunEntry {
             rejection: delivery.rejection.as_ref().map(|r| r.to_string()),
             key_hex: delivery.key.map(|k| k.hex()),
             digest,
+            delta_saved: delivery
+                .delta
+                .as_ref()
+                .map(|d| d.normal_tokens.saturating_sub(delivery.delivered_tokens) as i64),
+            delta_against: delivery.delta.as_ref().map(|d| d.against.clone()),
         }
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod gain;
 pub mod journal;
+pub mod last_run;
 
 mod db;
 mod error;
@@ -72,8 +73,12 @@ struct DefaultLedger;
 impl LedgerSink for DefaultLedger {
     fn record(&self, artifact: &Artifact, delivery: &Delivery) {
         if let Ok(dir) = crate::home::ensure_data_dir() {
-            let entry = journal::RunEntry::new(artifact, delivery, now_ms());
+            let at_ms = now_ms();
+            let entry = journal::RunEntry::new(artifact, delivery, at_ms);
             journal_run(&dir, entry);
+            if delivery.compared {
+                last_run::remember(&dir.join(last_run::DIR_NAME), artifact, delivery, at_ms);
+            }
         }
     }
 }
@@ -98,6 +103,7 @@ fn fold_in_passing(dir: &std::path::Path) {
         let _ = ledger.prune(now_ms(), Retention::from_env().window_ms);
         ledger.checkpoint();
     }
+    last_run::prune(&dir.join(last_run::DIR_NAME));
 }
 
 /// The ledger the CLI uses. Opening never fails: a broken ledger records

@@ -43,7 +43,7 @@ impl Ledger {
             .prepare(
                 "SELECT r.id, r.at_ms, r.command, r.exit, r.raw_bytes, r.raw_tokens,
                         r.delivered_tokens, r.digest, r.rejection, rec.key, rec.raw_exact,
-                        r.delivered_exact
+                        r.delivered_exact, r.delta_saved
                  FROM runs r LEFT JOIN records rec ON rec.id = r.record
                  WHERE r.at_ms >= ?1 ORDER BY r.at_ms, r.id",
             )
@@ -82,8 +82,28 @@ impl Ledger {
                     key_hex: key.map(|k| hex(&k)),
                     raw_exact,
                     delivered_exact,
+                    delta_saved: r.get::<_, Option<i64>>(12)?.map(count),
                 })
             })
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
+    /// The re-run deltas delivered for the record `key`, latest first:
+    /// (unix ms, the short key of the run compared with, tokens saved).
+    pub fn deltas_of(&self, key: &[u8; 32]) -> Result<Vec<(i64, String, u64)>, LedgerError> {
+        let err = |e| sqlite(&self.path, e);
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT r.at_ms, r.delta_against, IFNULL(r.delta_saved, 0)
+                 FROM runs r JOIN records rec ON rec.id = r.record
+                 WHERE rec.key = ?1 AND r.delta_against IS NOT NULL
+                 ORDER BY r.at_ms DESC, r.id DESC",
+            )
+            .map_err(err)?;
+        let rows = st
+            .query_map([&key[..]], |r| Ok((r.get(0)?, r.get(1)?, count(r.get(2)?))))
             .map_err(err)?;
         rows.collect::<Result<_, _>>().map_err(err)
     }

@@ -24,6 +24,8 @@ pub struct RunRow {
     /// Exact o200k counts, once `ctx gain` has made them.
     pub raw_exact: Option<u64>,
     pub delivered_exact: Option<u64>,
+    /// Tokens a re-run delta saved beyond the normal digest (estimate).
+    pub delta_saved: Option<u64>,
 }
 
 /// One `ctx expand`.

@@ -10,7 +10,7 @@
 //! per day and command group into `days`.
 
 /// Bump with a migration whenever the schema changes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS commands (
@@ -37,7 +37,9 @@ CREATE TABLE IF NOT EXISTS runs (
     delivered_exact  INTEGER,
     digest           INTEGER NOT NULL,
     rejection        TEXT,
-    record           INTEGER
+    record           INTEGER,
+    delta_saved      INTEGER,
+    delta_against    TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_at ON runs (at_ms);
 CREATE INDEX IF NOT EXISTS runs_record ON runs (record) WHERE record IS NOT NULL;
@@ -63,6 +65,11 @@ CREATE TABLE IF NOT EXISTS days (
     PRIMARY KEY (day, grp, family)
 ) WITHOUT ROWID;
 ";
+
+/// v2 → v3: a run's re-run delta (`delta_saved`, `delta_against`; NULL
+/// for runs without one).
+pub(super) const FROM_V2: &str = "ALTER TABLE runs ADD COLUMN delta_saved INTEGER;
+ALTER TABLE runs ADD COLUMN delta_against TEXT;";
 
 /// v1 → v2: the v1 tables are renamed aside, their rows copied into the
 /// v2 shape (digest texts dropped: their runs keep their estimates), and

@@ -24,6 +24,8 @@ fn delivery(output: Output, raw: usize, delivered: usize, key: Option<ArchiveKey
         delivered_tokens: delivered,
         rejection: None,
         trace: None,
+        compared: false,
+        delta: None,
     }
 }
 
@@ -326,4 +328,43 @@ fn a_fold_that_cannot_write_loses_no_run() {
     holder.execute_batch("ROLLBACK").expect("release");
     assert_eq!(ledger.fold_journal(dir.path()).expect("fold"), 3);
     assert_eq!(ledger.runs(None).expect("runs").len(), 3);
+}
+
+#[test]
+fn a_v2_ledger_gains_the_delta_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(FILE_NAME);
+    {
+        let ledger = open(dir.path());
+        let d = delivery(Output::Raw, 10, 10, None);
+        ledger
+            .record_run_at(&art(&["make"], Exit::Code(0)), &d, 5)
+            .expect("record");
+    }
+    {
+        // The v2 shape: the same tables without `runs.delta_saved`.
+        let c = rusqlite::Connection::open(&path).expect("reopen");
+        c.execute_batch(
+            "ALTER TABLE runs DROP COLUMN delta_saved; ALTER TABLE runs DROP COLUMN delta_against;
+             PRAGMA user_version = 2;",
+        )
+        .expect("back to v2");
+    }
+    let ledger = open(dir.path());
+    let mut d = delivery(Output::Digest(b"x\n".to_vec()), 100, 20, None);
+    d.delta = Some(crate::pipeline::DeltaUse {
+        against: "abcdefabcdef".into(),
+        age_secs: 60,
+        normal_tokens: 50,
+    });
+    ledger
+        .record_run_at(&art(&["pytest"], Exit::Code(1)), &d, 6)
+        .expect("record");
+    let runs = ledger.runs(None).expect("runs");
+    assert_eq!(
+        runs.iter().map(|r| r.delta_saved).collect::<Vec<_>>(),
+        [None, Some(30)]
+    );
+    let r = report(&ledger, By::Command, false);
+    assert_eq!((r.totals.delta_runs, r.totals.delta_saved_tokens), (1, 30));
 }

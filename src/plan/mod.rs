@@ -12,6 +12,7 @@ use crate::contract::Contract;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 
 pub mod census;
+pub mod delta;
 pub mod diff;
 pub mod lines;
 pub mod search;
@@ -109,6 +110,9 @@ pub enum Block {
     Detail(usize),
     /// A ctx line whose words the planner chose.
     Note(String),
+    /// What changed since the last run of the same command: typed, worded
+    /// by `render::delta`.
+    Delta(delta::Delta),
     /// `[ctx] next: ctx expand H <address>`.
     Next(Address),
     /// `[ctx] full output (N lines): …` — what `ctx expand H` prints, and `--all`.

@@ -9,6 +9,7 @@ use crate::plan::{Block, DeliveryPlan, Omission, Omitted};
 use crate::store::{ArchiveKey, zoom};
 
 pub mod census;
+pub mod delta;
 
 /// The prefix of every line ctx writes itself.
 pub const CTX_PREFIX: &str = "[ctx]";
@@ -113,6 +114,11 @@ pub fn render(
             }
             Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
             Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
+            Block::Delta(d) => {
+                for line in delta::lines(d) {
+                    out.push(Origin::Ctx, line);
+                }
+            }
             Block::Footer => out.push(Origin::Ctx, footer(artifact, &key)),
         }
     }

@@ -151,7 +151,7 @@ fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
         }
     };
     // The budget comes from the configuration (`CTX_BUDGET` included).
-    let exit = crate::cli::run::deliver(captured, None, None, None);
+    let exit = crate::cli::run::deliver(captured, None, None, None, true);
     capture::exit_like(exit)
 }
 
