@@ -12,9 +12,12 @@ use super::{
 use crate::artifact::Artifact;
 
 /// The store the CLI opened.
+// One per process, opened once and never moved in a loop: the size of
+// the larger variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyStore {
     Sqlite(SqliteStore),
-    Postgres(Box<PgStore>),
+    Postgres(PgStore),
 }
 
 /// What the configuration asks for.
@@ -89,7 +92,7 @@ impl AnyStore {
     fn inner(&self) -> &dyn Store {
         match self {
             AnyStore::Sqlite(s) => s,
-            AnyStore::Postgres(p) => p.as_ref(),
+            AnyStore::Postgres(p) => p,
         }
     }
 }
@@ -98,7 +101,7 @@ fn open_postgres(url: &str) -> Result<AnyStore, StoreError> {
     let (options, warnings) = PgOptions::from_env();
     let mut store = PgStore::open(url, options)?;
     store.warnings = warnings;
-    Ok(AnyStore::Postgres(Box::new(store)))
+    Ok(AnyStore::Postgres(store))
 }
 
 impl Store for AnyStore {

@@ -119,7 +119,7 @@ impl PgStore {
         if config.get_application_name().is_none() {
             config.application_name("ctx");
         }
-        let client = config.connect(NoTls).map_err(|e| match describe(e) {
+        let client = connect_within(config, options.timeout).map_err(|e| match e {
             StoreError::Unavailable(why) => StoreError::Unavailable(format!("{location}: {why}")),
             other => other,
         })?;
@@ -158,6 +158,29 @@ impl PgStore {
     /// The schema version on the server.
     pub fn schema_version(&self) -> Result<i32, StoreError> {
         schema::version(&mut self.client.borrow_mut())
+    }
+}
+
+/// Connects, giving up after `timeout` in total. The client's own
+/// connect timeout covers only the TCP connection: a server (or a proxy)
+/// that accepts it and then never answers the start-up exchange would
+/// hang the command. So the connection is made on a thread that is left
+/// behind when it takes too long (the process ends soon after anyway).
+fn connect_within(config: Config, timeout: Duration) -> Result<Client, StoreError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("ctx-pg-connect".into())
+        .spawn(move || {
+            let _ = tx.send(config.connect(NoTls));
+        })
+        .map_err(|e| StoreError::Unavailable(format!("cannot start a thread: {e}")))?;
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(e)) => Err(describe(e)),
+        Err(_) => Err(StoreError::Unavailable(format!(
+            "the server did not answer within {}",
+            humantime::format_duration(timeout)
+        ))),
     }
 }
 
