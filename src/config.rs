@@ -416,4 +416,12 @@ min_age = "2h"
         assert_eq!(c.min_age.source, Source::Default);
         assert_eq!(c.warnings.len(), 4, "{:?}", c.warnings);
     }
+
+    #[test]
+    fn the_store_url_comes_from_the_file() {
+        let c = with("[store]\nurl = \"postgres://ci@db/ctx\"\n", &[]);
+        assert_eq!(c.store_url.as_deref(), Some("postgres://ci@db/ctx"));
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!(with("", &[]).store_url, None);
+    }
 }
