@@ -608,3 +608,38 @@ fn a_silent_server_gives_the_raw_output_after_the_timeout() {
     drop(listener);
     assert_raw_with_one_note(code, &out, &err);
 }
+
+/// `ctx expand` tells an unreachable server (after its retries) from a
+/// key the store does not have.
+#[test]
+fn expand_tells_unreachable_from_unknown() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(["expand", "abcdef012345"])
+        .env("CTX_HOME", home.path())
+        .env("CTX_STORE", format!("postgres://ctx@127.0.0.1:{port}/ctx"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run ctx");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("store unavailable"),
+        "{}",
+        text(&out.stderr)
+    );
+    let Some(pg) = Postgres::new("expand_unknown") else {
+        return;
+    };
+    drop(pg.open(Retention::default()));
+    let out = ctx(&pg, &["expand", "abcdef012345"]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("no record") && !err.contains("unavailable"),
+        "{err}"
+    );
+}

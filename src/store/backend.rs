@@ -61,7 +61,7 @@ impl AnyStore {
     pub fn open_existing() -> Result<Option<AnyStore>, StoreError> {
         match choice()? {
             Choice::Sqlite => Ok(SqliteStore::open_existing_default()?.map(AnyStore::Sqlite)),
-            Choice::Postgres(url) => open_postgres(&url).map(Some),
+            Choice::Postgres(url) => open_postgres_patiently(&url).map(Some),
         }
     }
 
@@ -95,6 +95,33 @@ impl AnyStore {
             AnyStore::Postgres(p) => p,
         }
     }
+}
+
+/// Waits between connection attempts of the reading verbs (`ctx expand`,
+/// `ctx store …`): a server restarting or a network hiccup is ridden out;
+/// the wrapped command's own put never waits (it prints raw instead).
+const READ_RETRIES: [Duration; 3] = [
+    Duration::from_millis(100),
+    Duration::from_millis(300),
+    Duration::from_millis(900),
+];
+
+fn open_postgres_patiently(url: &str) -> Result<AnyStore, StoreError> {
+    let mut result = open_postgres(url);
+    for wait in READ_RETRIES {
+        match &result {
+            // Only "could not reach it" is worth another try; a newer
+            // schema or a bad URL stays what it is.
+            Err(StoreError::Unavailable(why))
+                if why.contains("connect") || why.contains("answer") =>
+            {
+                std::thread::sleep(wait);
+                result = open_postgres(url);
+            }
+            _ => break,
+        }
+    }
+    result
 }
 
 fn open_postgres(url: &str) -> Result<AnyStore, StoreError> {
