@@ -643,3 +643,32 @@ fn expand_tells_unreachable_from_unknown() {
         "{err}"
     );
 }
+
+/// The server drops the connection mid-run (a restart, a failover): the
+/// next operation fails as unavailable, promptly, and a new connection
+/// (the next command) works again with the records intact.
+#[test]
+fn a_dropped_connection_is_unavailable_then_recovers() {
+    let Some(pg) = Postgres::new("dropped") else {
+        return;
+    };
+    let app = pg.namespace.clone();
+    let sep = if pg.url.contains('?') { '&' } else { '?' };
+    let url = format!("{}{sep}application_name={app}", pg.url);
+    let store = PgStore::open(&url, pg.options(Retention::default())).expect("open");
+    let key = store.put(&artifact(numbered(100))).expect("put");
+    let mut admin = ::postgres::Client::connect(&pg.url, ::postgres::NoTls).expect("connect");
+    let killed = admin
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+            &[&app],
+        )
+        .expect("terminate");
+    assert_eq!(killed.len(), 1);
+    let err = store
+        .put(&artifact(numbered(200)))
+        .expect_err("the connection is gone");
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+    let again = PgStore::open(&url, pg.options(Retention::default())).expect("reopen");
+    assert_eq!(again.load(&key).expect("load").bytes(), &numbered(100)[..]);
+}
