@@ -5,7 +5,7 @@
 use std::cell::OnceCell;
 
 use crate::artifact::Artifact;
-use crate::store::{self, ArchiveKey, SqliteStore, Store, StoreError};
+use crate::store::{self, AnyStore, ArchiveKey, SqliteStore, Store, StoreError};
 
 /// Where the pipeline archives originals.
 pub trait Archive {
@@ -38,7 +38,7 @@ impl Archive for Known {
 pub struct Lazy {
     /// The open store, or why it could not be opened (not retried within
     /// one process: a broken store stays broken for this run).
-    store: OnceCell<Result<SqliteStore, StoreError>>,
+    store: OnceCell<Result<AnyStore, StoreError>>,
 }
 
 impl Archive for Lazy {

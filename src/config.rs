@@ -43,6 +43,8 @@ struct File {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StoreFile {
+    /// `postgres://…` for a shared server; `CTX_STORE` overrides it.
+    url: Option<String>,
     max_bytes: Option<Size>,
     min_age: Option<String>,
 }
@@ -103,6 +105,9 @@ pub struct Config {
     /// The commands `ctx shims install` shims when given no names; `None`:
     /// the built-in default set.
     pub shims: Setting<Option<Vec<String>>>,
+    /// `store.url` from the file (`CTX_STORE` is read where the store is
+    /// opened); `None`: the local SQLite store.
+    pub store_url: Option<String>,
     /// Problems found: an unreadable file, a bad value. Each one left the
     /// key at the next source down.
     pub warnings: Vec<String>,
@@ -137,6 +142,7 @@ pub fn load(path: Option<PathBuf>, env: &dyn Fn(&str) -> Option<String>) -> Conf
         .unwrap_or_default();
     let from_file = |p: &Option<PathBuf>| Source::File(p.clone().unwrap_or_default());
     let store = file.store.unwrap_or_default();
+    let store_url = store.url.clone().filter(|u| !u.trim().is_empty());
 
     let mut budget = Setting::default(None);
     if let Some(b) = file.budget {
@@ -258,6 +264,7 @@ pub fn load(path: Option<PathBuf>, env: &dyn Fn(&str) -> Option<String>) -> Conf
         min_age,
         disabled_families,
         shims,
+        store_url,
         warnings,
     }
 }
@@ -408,5 +415,13 @@ min_age = "2h"
         assert_eq!(c.disabled_families.value, vec!["jest".to_string()]);
         assert_eq!(c.min_age.source, Source::Default);
         assert_eq!(c.warnings.len(), 4, "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn the_store_url_comes_from_the_file() {
+        let c = with("[store]\nurl = \"postgres://ci@db/ctx\"\n", &[]);
+        assert_eq!(c.store_url.as_deref(), Some("postgres://ci@db/ctx"));
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!(with("", &[]).store_url, None);
     }
 }

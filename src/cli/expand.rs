@@ -11,7 +11,7 @@ use regex::bytes::Regex;
 use crate::artifact::Stream;
 use crate::render::counted;
 use crate::store::zoom::{Zoom, parse_range};
-use crate::store::{self, ArchiveKey, Reader, RecordMeta, SqliteStore, Store, StoreError, key};
+use crate::store::{self, AnyStore, ArchiveKey, Reader, RecordMeta, Store, StoreError, key};
 use crate::{ledger, tokens};
 
 const EXIT_NOT_FOUND: i32 = 1;
@@ -116,7 +116,7 @@ fn damaged(store: &dyn Store, key: &ArchiveKey, why: &str) -> i32 {
 
 /// Prints the view `args` asks for of a resolved record.
 fn show(
-    store: &SqliteStore,
+    store: &AnyStore,
     key: ArchiveKey,
     prefix: &str,
     range: Option<(u64, u64)>,
@@ -271,7 +271,7 @@ fn census_zoom(
 /// The store and the record a hash prefix names, or the exit status after
 /// saying why not: unknown or evicted (1), ambiguous, with the candidates
 /// listed (2). Shared by every verb that takes a record's hash.
-pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(SqliteStore, ArchiveKey), i32>> {
+pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(AnyStore, ArchiveKey), i32>> {
     let not_found = || {
         eprintln!("ctx: no record {prefix} (unknown or evicted)");
         Ok(Err(EXIT_NOT_FOUND))

@@ -3,9 +3,10 @@
 use std::time::Duration;
 
 use crate::render::{count, counted};
+use crate::store::backend::{self, Choice};
 use crate::store::retention::{self, Retention, clamp_min_age};
 use crate::store::sqlite::{self, SqliteStore};
-use crate::store::{self, Stats, Store, StoreError};
+use crate::store::{self, AnyStore, Stats, Store, StoreError};
 
 /// Arguments of `ctx store`.
 #[derive(clap::Args, Debug)]
@@ -42,6 +43,9 @@ pub enum Action {
     /// record against its key) and the database file; damaged records are
     /// quarantined. Exit 0 when all is intact, 1 when anything is damaged.
     Check,
+    /// Create or upgrade the schema of the configured store now (the
+    /// first use does it too); prints the versions before and after.
+    Migrate,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +65,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Action::Gc { max_bytes, min_age } => gc(max_bytes, min_age),
         Action::Purge { older_than } => purge(older_than),
         Action::Check => check(),
+        Action::Migrate => migrate(),
     }
 }
 
@@ -117,14 +122,22 @@ fn check() -> anyhow::Result<i32> {
 }
 
 fn stats(format: Format) -> anyhow::Result<i32> {
-    let path = SqliteStore::default_path()?;
     let (options, mut warnings) = sqlite::Options::from_env();
-    let totals = match store::open_existing()? {
+    let opened = store::open_existing()?;
+    let location = match &opened {
+        Some(s) => s.location(),
+        None => SqliteStore::default_path()?.display().to_string(),
+    };
+    let (totals, writers) = match &opened {
         Some(s) => {
-            warnings.extend(s.warnings.iter().cloned());
-            s.stats()?
+            warnings.extend(s.warnings().iter().cloned());
+            let writers = match s {
+                AnyStore::Postgres(p) => p.writers()?,
+                AnyStore::Sqlite(_) => Vec::new(),
+            };
+            (s.stats()?, writers)
         }
-        None => Stats::default(),
+        None => (Stats::default(), Vec::new()),
     };
     warnings.dedup();
     let r = options.retention;
@@ -141,7 +154,13 @@ fn stats(format: Format) -> anyhow::Result<i32> {
             "ratio": ratio,
             "oldest": totals.oldest_ms.map(when),
             "newest": totals.newest_ms.map(when),
-            "db_path": path.display().to_string(),
+            "db_path": location,
+            "writers": writers
+                .iter()
+                .map(|(machine, user, records)| {
+                    serde_json::json!({"machine": machine, "user": user, "records": records})
+                })
+                .collect::<Vec<_>>(),
             "file_bytes": totals.file_bytes,
             "max_bytes": r.max_bytes,
             "min_age_secs": r.min_age.as_secs(),
@@ -166,10 +185,15 @@ fn stats(format: Format) -> anyhow::Result<i32> {
         totals.newest_ms.map_or_else(|| "-".into(), when)
     );
     println!(
-        "db            {} ({} on disk)",
-        path.display(),
+        "db            {location} ({} on disk)",
         size(totals.file_bytes)
     );
+    for (machine, user, records) in &writers {
+        println!(
+            "written by    {user}@{machine}: {}",
+            counted(*records as usize, "records")
+        );
+    }
     // Where each limit came from, as `ctx config` says it.
     let config = crate::config::current();
     println!(
@@ -235,7 +259,9 @@ fn purge(older_than: Option<Duration>) -> anyhow::Result<i32> {
         Ok(o) => o,
         // A damaged file cannot be purged record by record; without a
         // filter the user asked for everything gone, so the file goes.
-        Err(StoreError::Corrupt(_)) if older_than.is_none() => {
+        Err(StoreError::Corrupt(_))
+            if older_than.is_none() && backend::choice()? == Choice::Sqlite =>
+        {
             SqliteStore::remove_files(&path)?;
             println!(
                 "removed the damaged store {} (every record in it is gone)",
@@ -254,6 +280,27 @@ fn purge(older_than: Option<Duration>) -> anyhow::Result<i32> {
         counted(report.records as usize, "records"),
         size(report.stored_bytes)
     );
+    Ok(0)
+}
+
+fn migrate() -> anyhow::Result<i32> {
+    match backend::choice()? {
+        Choice::Sqlite => {
+            // Opening a SQLite store migrates it.
+            let s = SqliteStore::open_default()?;
+            println!("{}: schema v{}", s.path().display(), sqlite::SCHEMA_VERSION);
+        }
+        Choice::Postgres(url) => {
+            let (options, _) = store::postgres::PgOptions::from_env();
+            let s = store::PgStore::connect(&url, options)?;
+            let (before, after) = s.migrate()?;
+            if before == after {
+                println!("{}: schema v{after}, up to date", s.location());
+            } else {
+                println!("{}: schema v{before} → v{after}", s.location());
+            }
+        }
+    }
     Ok(0)
 }
 

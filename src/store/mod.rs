@@ -1,13 +1,15 @@
 //! The CCR store: originals archived by content address so that anything a
 //! digest leaves out comes back with `ctx expand`.
 //!
-//! `Store` is what every backend provides (SQLite here, PostgreSQL later);
+//! `Store` is what every backend provides (SQLite by default, PostgreSQL for fleets);
 //! line and byte zooms are built once on top of it in `reader.rs`, so a
 //! backend only moves records and chunks. docs/store.md has the schema,
 //! the key encoding, chunking, retention and fault behaviour.
 
+pub mod backend;
 pub mod chunks;
 pub mod key;
+pub mod postgres;
 pub mod reader;
 pub mod record;
 pub mod retention;
@@ -17,7 +19,9 @@ pub mod zoom;
 
 use std::time::Duration;
 
+pub use backend::AnyStore;
 pub use key::ArchiveKey;
+pub use postgres::PgStore;
 pub use reader::Reader;
 pub use record::RecordMeta;
 pub use retention::Retention;
@@ -211,24 +215,13 @@ pub fn stream_bytes(
 }
 
 /// The store the CLI uses: `$CTX_HOME/store.db` (SQLite), created on
-/// first use. `CTX_STORE` names another backend once one exists.
-pub fn open_default() -> Result<SqliteStore, StoreError> {
-    check_backend()?;
-    SqliteStore::open_default()
+/// first use, or the PostgreSQL server `CTX_STORE` / `store.url` names.
+pub fn open_default() -> Result<AnyStore, StoreError> {
+    AnyStore::open_default()
 }
 
 /// The default store if it exists, without creating anything (reads must
 /// not leave a database behind in a directory that never had one).
-pub fn open_existing() -> Result<Option<SqliteStore>, StoreError> {
-    check_backend()?;
-    SqliteStore::open_existing_default()
-}
-
-fn check_backend() -> Result<(), StoreError> {
-    match std::env::var("CTX_STORE") {
-        Ok(v) if !v.is_empty() && v != "sqlite" => Err(StoreError::Unavailable(format!(
-            "CTX_STORE={v}: only the SQLite backend is built"
-        ))),
-        _ => Ok(()),
-    }
+pub fn open_existing() -> Result<Option<AnyStore>, StoreError> {
+    AnyStore::open_existing()
 }

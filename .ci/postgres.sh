@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL cluster for the store's contract tests.
+#
+#   eval "$(bash .ci/postgres.sh start)"   # prints export lines
+#   bash .ci/postgres.sh stop "$CTX_TEST_POSTGRES_DIR"
+#
+# start: installs PostgreSQL from Debian's packages if initdb is missing
+# (root only), creates a cluster with initdb in a fresh temporary
+# directory, starts it on 127.0.0.1 on a free port with trust auth for
+# local TCP, and prints CTX_TEST_POSTGRES_URL and CTX_TEST_POSTGRES_DIR.
+# stop: stops that cluster and removes its directory.
+# initdb refuses to run as root: as root the cluster belongs to the
+# `postgres` user (created by the package) or, failing that, `nobody`.
+set -euo pipefail
+
+find_bin() {
+  local name=$1 dir
+  if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
+  for dir in /usr/lib/postgresql/*/bin; do
+    if [ -x "$dir/$name" ]; then echo "$dir/$name"; return; fi
+  done
+  return 1
+}
+
+install_if_missing() {
+  if find_bin initdb >/dev/null; then return; fi
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "postgres.sh: initdb not found (install PostgreSQL, e.g. apt-get install postgresql)" >&2
+    exit 1
+  fi
+  echo "postgres.sh: installing PostgreSQL from Debian's packages" >&2
+  apt-get update -qq </dev/null >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql </dev/null >&2
+}
+
+# Runs "$@" as the cluster's owner.
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then
+    runuser -u "$OWNER" -- "$@"
+  else
+    "$@"
+  fi
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start() {
+  install_if_missing
+  local initdb pg_ctl dir port
+  initdb=$(find_bin initdb)
+  pg_ctl=$(find_bin pg_ctl)
+  OWNER=$(id -un)
+  if [ "$(id -u)" = 0 ]; then
+    if id postgres >/dev/null 2>&1; then OWNER=postgres; else OWNER=nobody; fi
+    # PostgreSQL's tools open /dev/null; some containers leave it 0700.
+    chmod 666 /dev/null
+  fi
+  dir=$(mktemp -d /tmp/ctx-pg.XXXXXX)
+  chmod 755 "$dir"
+  [ "$(id -u)" = 0 ] && chown "$OWNER" "$dir"
+  port=$(free_port)
+  as_owner "$initdb" -D "$dir/data" -U ctx -A trust --no-sync -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
+    || { cat "$dir/initdb.log" >&2; exit 1; }
+  as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+    -o "-h 127.0.0.1 -p $port -k $dir -F -c fsync=off -c max_connections=200" start >&2 \
+    || { cat "$dir/server.log" >&2; exit 1; }
+  echo "export CTX_TEST_POSTGRES_URL=postgres://ctx@127.0.0.1:$port/postgres"
+  echo "export CTX_TEST_POSTGRES_DIR=$dir"
+}
+
+stop() {
+  local dir=${1:-${CTX_TEST_POSTGRES_DIR:-}}
+  [ -n "$dir" ] && [ -d "$dir" ] || return 0
+  local pg_ctl
+  pg_ctl=$(find_bin pg_ctl) || true
+  OWNER=$(stat -c %U "$dir")
+  if [ -n "$pg_ctl" ] && [ -f "$dir/data/postmaster.pid" ]; then
+    as_owner "$pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$dir"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop "${2:-}" ;;
+  *) echo "usage: $0 start | stop [DIR]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,278 @@
+//! The PostgreSQL backend: one archive shared by CI runners and agents on
+//! many machines, chosen with `CTX_STORE=postgres://…` (or `store.url` in
+//! the config file).
+//!
+//! It keeps the SQLite backend's shape: a record row keyed by blake3 hex
+//! (per namespace), its bytes in checksummed, compressed `bytea` chunks of
+//! about 1 MiB with a line index, so a zoom reads only the chunks it needs.
+//! Writes are idempotent (`INSERT … ON CONFLICT DO NOTHING`): two machines
+//! archiving the same output at once make one row and both succeed.
+//! Every time is the server's clock. A short connect and statement timeout
+//! (default 300 ms) bounds what a slow or dead server can cost a command.
+
+use std::cell::{Cell, RefCell};
+use std::str::FromStr;
+use std::time::Duration;
+
+use postgres::{Client, Config, NoTls};
+
+use super::{Retention, StoreError};
+
+mod ops;
+pub mod schema;
+
+pub use schema::SCHEMA_VERSION;
+
+/// The advisory-lock class of ctx (`ctx` in ASCII); key 0 is the
+/// migration lock, any other key a namespace's GC lock.
+pub(crate) const LOCK_CLASS: i32 = 0x0063_7478;
+
+/// The default connect and statement timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
+
+/// The environment variable that selects a namespace.
+pub const ENV_NAMESPACE: &str = "CTX_NAMESPACE";
+/// The environment variable that sets the connect/statement timeout.
+pub const ENV_TIMEOUT: &str = "CTX_STORE_TIMEOUT";
+
+/// How a PostgreSQL store behaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgOptions {
+    pub retention: Retention,
+    /// Connect timeout, and the statement timeout of every query.
+    pub timeout: Duration,
+    /// Records of other namespaces are invisible (never read, never
+    /// evicted); empty is the default namespace.
+    pub namespace: String,
+}
+
+impl PgOptions {
+    /// Retention from the configuration, the timeout from
+    /// `CTX_STORE_TIMEOUT`, the namespace from `CTX_NAMESPACE`.
+    pub fn from_env() -> (PgOptions, Vec<String>) {
+        let (retention, mut warnings) = crate::config::retention();
+        let mut timeout = DEFAULT_TIMEOUT;
+        if let Some(v) = std::env::var_os(ENV_TIMEOUT) {
+            match v
+                .to_str()
+                .and_then(|s| humantime::parse_duration(s.trim()).ok())
+                .filter(|d| !d.is_zero())
+            {
+                Some(d) => timeout = d,
+                None => warnings.push(format!(
+                    "{ENV_TIMEOUT}={v:?} is not a duration; using 300ms"
+                )),
+            }
+        }
+        let namespace = std::env::var(ENV_NAMESPACE).unwrap_or_default();
+        (
+            PgOptions {
+                retention,
+                timeout,
+                namespace,
+            },
+            warnings,
+        )
+    }
+}
+
+pub struct PgStore {
+    client: RefCell<Client>,
+    options: PgOptions,
+    /// The URL without its password, for messages and `ctx store stats`.
+    location: String,
+    machine: String,
+    user: String,
+    /// Added to the server's clock: tests age records with it.
+    clock_offset_ms: Cell<i64>,
+    /// Settings that did not parse (shown by `ctx store stats`).
+    pub warnings: Vec<String>,
+}
+
+impl PgStore {
+    /// Connects to `url`, checks the schema version and migrates an older
+    /// schema (under the migration lock).
+    pub fn open(url: &str, options: PgOptions) -> Result<PgStore, StoreError> {
+        let mut store = Self::connect(url, options)?;
+        schema::ensure(store.client.get_mut())?;
+        Ok(store)
+    }
+
+    /// Connects without looking at the schema (`ctx store migrate`).
+    pub fn connect(url: &str, options: PgOptions) -> Result<PgStore, StoreError> {
+        let location = redact(url);
+        let mut config = Config::from_str(url).map_err(|e| {
+            StoreError::Unavailable(format!("{location} is not a PostgreSQL URL: {e}"))
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(options.timeout);
+        }
+        // Every statement is bounded too: a server that accepts the
+        // connection and then stalls costs no more than a refused one.
+        let ms = options.timeout.as_millis();
+        let mut extra = config.get_options().unwrap_or("").to_string();
+        extra.push_str(&format!(
+            " -c statement_timeout={ms} -c lock_timeout={ms} -c idle_in_transaction_session_timeout={}",
+            ms.max(1000) * 10
+        ));
+        config.options(extra.trim());
+        if config.get_application_name().is_none() {
+            config.application_name("ctx");
+        }
+        let client = connect_within(config, options.timeout).map_err(|e| match e {
+            StoreError::Unavailable(why) => StoreError::Unavailable(format!("{location}: {why}")),
+            other => other,
+        })?;
+        Ok(PgStore {
+            client: RefCell::new(client),
+            options,
+            location,
+            machine: machine(),
+            user: user(),
+            clock_offset_ms: Cell::new(0),
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The URL without its password.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    pub fn options(&self) -> &PgOptions {
+        &self.options
+    }
+
+    /// Shifts the clock this store reads from the server (tests of
+    /// retention: records "age" without waiting).
+    pub fn shift_clock(&self, by: Duration) {
+        self.clock_offset_ms
+            .set(self.clock_offset_ms.get() + by.as_millis() as i64);
+    }
+
+    /// Runs the missing migrations (`ctx store migrate`).
+    pub fn migrate(&self) -> Result<(i32, i32), StoreError> {
+        schema::migrate(&mut self.client.borrow_mut())
+    }
+
+    /// The schema version on the server.
+    pub fn schema_version(&self) -> Result<i32, StoreError> {
+        schema::version(&mut self.client.borrow_mut())
+    }
+}
+
+/// Connects, giving up after `timeout` in total. The client's own
+/// connect timeout covers only the TCP connection: a server (or a proxy)
+/// that accepts it and then never answers the start-up exchange would
+/// hang the command. So the connection is made on a thread that is left
+/// behind when it takes too long (the process ends soon after anyway).
+fn connect_within(config: Config, timeout: Duration) -> Result<Client, StoreError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("ctx-pg-connect".into())
+        .spawn(move || {
+            let _ = tx.send(config.connect(NoTls));
+        })
+        .map_err(|e| StoreError::Unavailable(format!("cannot start a thread: {e}")))?;
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(e)) => Err(describe(e)),
+        Err(_) => Err(StoreError::Unavailable(format!(
+            "the server did not answer within {}",
+            humantime::format_duration(timeout)
+        ))),
+    }
+}
+
+/// The host name records carry (best effort).
+fn machine() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "?".into())
+}
+
+/// The user records carry: the account name of the real uid (not
+/// `$USER`, which anyone can set), else the number.
+fn user() -> String {
+    let uid = nix::unistd::getuid();
+    match nix::unistd::User::from_uid(uid) {
+        Ok(Some(u)) => u.name,
+        _ => uid.to_string(),
+    }
+}
+
+/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`; a
+/// `password=` parameter is masked the same way.
+pub fn redact(url: &str) -> String {
+    let mut out = url.to_string();
+    if let Some(scheme) = out.find("://") {
+        let rest = scheme + 3;
+        let authority_end = out[rest..].find(['/', '?']).map_or(out.len(), |i| rest + i);
+        if let Some(at) = out[rest..authority_end].rfind('@') {
+            let userinfo = &out[rest..rest + at];
+            if let Some(colon) = userinfo.find(':') {
+                out.replace_range(rest + colon + 1..rest + at, "***");
+            }
+        }
+    }
+    let lower = out.to_ascii_lowercase();
+    if let Some(i) = lower.find("password=") {
+        let start = i + "password=".len();
+        let end = out[start..]
+            .find(['&', ' '])
+            .map_or(out.len(), |j| start + j);
+        out.replace_range(start..end, "***");
+    }
+    out
+}
+
+/// A client error in the words a `[ctx]` note needs. The client never
+/// puts the password in its messages; the URL is redacted by callers.
+pub(crate) fn describe(e: postgres::Error) -> StoreError {
+    use postgres::error::SqlState;
+    if let Some(db) = e.as_db_error() {
+        let code = db.code();
+        if *code == SqlState::QUERY_CANCELED {
+            return StoreError::Unavailable("the server did not answer in time".into());
+        }
+        if *code == SqlState::DISK_FULL {
+            return StoreError::Unavailable("the server is out of disk".into());
+        }
+        return StoreError::Unavailable(format!("server: {}", db.message()));
+    }
+    if e.is_closed() {
+        return StoreError::Unavailable("the connection to the server was lost".into());
+    }
+    let mut why = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        why.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    StoreError::Unavailable(why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_appear_in_a_location() {
+        assert_eq!(
+            redact("postgres://ci:hunter2@db.example:5432/ctx?sslmode=require"),
+            "postgres://ci:***@db.example:5432/ctx?sslmode=require"
+        );
+        assert_eq!(
+            redact("postgresql://db/ctx?user=a&password=hunter2&x=1"),
+            "postgresql://db/ctx?user=a&password=***&x=1"
+        );
+        assert_eq!(
+            redact("host=db password=hunter2 user=a"),
+            "host=db password=*** user=a"
+        );
+        assert_eq!(redact("postgres://ci@db/ctx"), "postgres://ci@db/ctx");
+    }
+}

@@ -1,0 +1,510 @@
+//! `Store` for PostgreSQL: every query parameterised and scoped to the
+//! store's namespace.
+
+use std::time::Duration;
+
+use postgres::types::ToSql;
+use postgres::{GenericClient, Row};
+
+use super::{LOCK_CLASS, PgStore, describe};
+use crate::artifact::Artifact;
+use crate::store::chunks::{self, ChunkInfo, Codec, Encoder};
+use crate::store::record::{self, ROW_ALLOWANCE, RecordMeta};
+use crate::store::retention::{self, Candidate};
+use crate::store::{
+    ArchiveKey, GcReport, PurgeReport, RecordSummary, Retention, Stats, Store, StoreError,
+};
+
+/// Index-entry overhead the size cap charges per chunk (as in SQLite).
+const CHUNK_ALLOWANCE: u64 = 48;
+
+/// The server's clock in unix ms, plus the test offset `$1`.
+const NOW_MS: &str = "SELECT (extract(epoch from now()) * 1000)::bigint + $1::bigint";
+
+const SUMMARY_COLUMNS: &str = "hex, used_ms, argv, label, stored_bytes";
+
+impl PgStore {
+    fn now(&self, c: &mut impl GenericClient) -> Result<i64, StoreError> {
+        let offset = self.clock_offset_ms.get();
+        Ok(c.query_one(NOW_MS, &[&offset]).map_err(describe)?.get(0))
+    }
+
+    fn ns(&self) -> &str {
+        &self.options.namespace
+    }
+
+    /// The GC lock of this namespace, held until the transaction ends:
+    /// two clients never evict at once.
+    fn lock_gc(&self, c: &mut impl GenericClient) -> Result<(), StoreError> {
+        c.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2) | 1)",
+            &[&LOCK_CLASS, &self.ns()],
+        )
+        .map_err(describe)?;
+        Ok(())
+    }
+
+    fn total(&self, c: &mut impl GenericClient) -> Result<(i64, i64), StoreError> {
+        let row = c
+            .query_one(
+                "SELECT count(*), coalesce(sum(stored_bytes), 0)::bigint FROM ctx_records
+                 WHERE namespace = $1",
+                &[&self.ns()],
+            )
+            .map_err(describe)?;
+        Ok((row.get(0), row.get(1)))
+    }
+
+    fn candidates(
+        &self,
+        c: &mut impl GenericClient,
+        policy: Retention,
+        now: i64,
+    ) -> Result<Vec<Candidate>, StoreError> {
+        let cutoff = now.saturating_sub(policy.min_age.as_millis() as i64);
+        let rows = c
+            .query(
+                "SELECT id, used_ms, stored_bytes FROM ctx_records
+                 WHERE namespace = $1 AND used_ms <= $2 ORDER BY used_ms, id",
+                &[&self.ns(), &cutoff],
+            )
+            .map_err(describe)?;
+        Ok(rows
+            .iter()
+            .map(|r| Candidate {
+                id: r.get(0),
+                used_ms: r.get(1),
+                stored_bytes: r.get::<_, i64>(2).max(0) as u64,
+            })
+            .collect())
+    }
+
+    fn evict(
+        &self,
+        c: &mut impl GenericClient,
+        ids: &[i64],
+    ) -> Result<Vec<RecordSummary>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = c
+            .query(
+                &format!(
+                    "DELETE FROM ctx_records WHERE namespace = $1 AND id = ANY($2)
+                     RETURNING {SUMMARY_COLUMNS}"
+                ),
+                &[&self.ns(), &ids],
+            )
+            .map_err(describe)?;
+        Ok(rows.iter().map(summary).collect())
+    }
+
+    fn refresh(&self, c: &mut impl GenericClient, hex: &str) -> Result<bool, StoreError> {
+        let offset = self.clock_offset_ms.get();
+        let n = c
+            .execute(
+                "UPDATE ctx_records
+                 SET used_ms = greatest(used_ms, (extract(epoch from now()) * 1000)::bigint + $3)
+                 WHERE namespace = $1 AND hex = $2",
+                &[&self.ns(), &hex, &offset],
+            )
+            .map_err(describe)?;
+        Ok(n > 0)
+    }
+
+    fn put_artifact(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        let segments = record::canonical_segments(artifact.segments());
+        let bytes_hash = *blake3::hash(artifact.bytes()).as_bytes();
+        let key = record::key_from_hash(&bytes_hash, &segments, artifact.exit);
+        let hex = key.hex();
+        let mut client = self.client.borrow_mut();
+        // The usual repeat costs one short statement and no compression.
+        if self.refresh(&mut *client, &hex)? {
+            return Ok(key);
+        }
+        let mut enc = Encoder::without_hash();
+        let mut encoded = enc.push(artifact.bytes());
+        let fin = enc.finish();
+        encoded.extend(fin.chunks);
+        let line_count = chunks::line_count(fin.newlines, fin.last) as i64;
+        let argv = serde_json::to_string(&artifact.argv)
+            .map_err(|e| StoreError::Unavailable(format!("argv: {e}")))?;
+        let text_len = [&artifact.cwd, &artifact.label, &artifact.family]
+            .iter()
+            .map(|s| s.as_deref().map_or(0, str::len))
+            .sum::<usize>()
+            + argv.len();
+        let stored = encoded
+            .iter()
+            .map(|c| c.data.len() as u64 + CHUNK_ALLOWANCE)
+            .sum::<u64>()
+            + ROW_ALLOWANCE
+            + text_len as u64;
+        let (exit_kind, exit_value) = record::exit_parts(artifact.exit);
+        let (exit_kind, exit_value) = (i32::from(exit_kind), exit_value);
+        let seg_blob = record::encode_segments(&segments);
+
+        let mut tx = client.transaction().map_err(describe)?;
+        let now = self.now(&mut tx)?;
+        let policy = self.options.retention;
+        let (_, total) = self.total(&mut tx)?;
+        if (total.max(0) as u64).saturating_add(stored) > policy.max_bytes {
+            self.lock_gc(&mut tx)?;
+            let (_, total) = self.total(&mut tx)?;
+            let candidates = self.candidates(&mut tx, policy, now)?;
+            match retention::plan_eviction(&candidates, total.max(0) as u64, stored, policy, now) {
+                Ok(ids) => {
+                    self.evict(&mut tx, &ids)?;
+                }
+                Err(refusal) => {
+                    return Err(StoreError::Full {
+                        needed: stored,
+                        cap: policy.max_bytes,
+                        floor: refusal.floor_bytes,
+                    });
+                }
+            }
+        }
+        let params: [&(dyn ToSql + Sync); 17] = [
+            &self.ns(),
+            &hex,
+            &now,
+            &argv,
+            &artifact.cwd,
+            &artifact.label,
+            &artifact.family,
+            &exit_kind,
+            &exit_value,
+            &artifact.truncated,
+            &seg_blob,
+            &(fin.len as i64),
+            &(stored as i64),
+            &line_count,
+            &self.machine,
+            &self.user,
+            &now,
+        ];
+        // Two machines writing the same output at once: the second waits
+        // for the first's commit, then inserts nothing and refreshes.
+        let inserted = tx
+            .query_opt(
+                "INSERT INTO ctx_records (namespace, hex, created_ms, argv, cwd, label, family,
+                    exit_kind, exit_value, truncated, segments, raw_bytes, stored_bytes,
+                    line_count, machine, os_user, used_ms)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                 ON CONFLICT (namespace, hex) DO NOTHING RETURNING id",
+                &params,
+            )
+            .map_err(describe)?;
+        match inserted {
+            Some(row) => {
+                let id: i64 = row.get(0);
+                let ins = tx
+                    .prepare(
+                        "INSERT INTO ctx_chunks (record, seq, \"offset\", raw_len, lines_before,
+                            newlines, codec, data, sum)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    )
+                    .map_err(describe)?;
+                for (seq, c) in encoded.iter().enumerate() {
+                    tx.execute(
+                        &ins,
+                        &[
+                            &id,
+                            &(seq as i32),
+                            &(c.info.offset as i64),
+                            &(c.info.len as i64),
+                            &(c.info.lines_before as i64),
+                            &(c.info.newlines as i64),
+                            &(c.codec as i16),
+                            &c.data,
+                            &&c.sum[..],
+                        ],
+                    )
+                    .map_err(describe)?;
+                }
+                // A record quarantined under this key is whole again.
+                tx.execute(
+                    "DELETE FROM ctx_damaged WHERE namespace = $1 AND hex = $2",
+                    &[&self.ns(), &hex],
+                )
+                .map_err(describe)?;
+            }
+            None => {
+                self.refresh(&mut tx, &hex)?;
+            }
+        }
+        tx.commit().map_err(describe)?;
+        Ok(key)
+    }
+
+    fn quarantined(&self, prefix: &str, upper: &str) -> Result<StoreError, StoreError> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT hex, why FROM ctx_damaged
+                 WHERE namespace = $1 AND hex >= $2 AND hex < $3 ORDER BY found_ms DESC LIMIT 1",
+                &[&self.ns(), &prefix, &upper],
+            )
+            .map_err(describe)?;
+        Ok(
+            match row.and_then(|r| Some((ArchiveKey::from_hex(r.get(0))?, r.get::<_, String>(1)))) {
+                Some((key, why)) => StoreError::Damaged {
+                    key: Some(key),
+                    why: format!("quarantined: {why}"),
+                },
+                None => StoreError::NotFound(prefix.to_string()),
+            },
+        )
+    }
+
+    /// Who wrote the records: (machine, user, records), most first.
+    pub fn writers(&self) -> Result<Vec<(String, String, u64)>, StoreError> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT machine, os_user, count(*) FROM ctx_records WHERE namespace = $1
+                 GROUP BY machine, os_user ORDER BY count(*) DESC, machine, os_user LIMIT 20",
+                &[&self.ns()],
+            )
+            .map_err(describe)?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get::<_, i64>(2).max(0) as u64))
+            .collect())
+    }
+}
+
+fn summary(r: &Row) -> RecordSummary {
+    let hex: String = r.get(0);
+    let argv: String = r.get(2);
+    let label: Option<String> = r.get(3);
+    let command = label.unwrap_or_else(|| {
+        serde_json::from_str::<Vec<String>>(&argv).map_or_else(|_| "?".into(), |a| a.join(" "))
+    });
+    RecordSummary {
+        key: ArchiveKey::from_hex(&hex).unwrap_or(ArchiveKey([0; 32])),
+        used_ms: r.get(1),
+        command,
+        stored_bytes: r.get::<_, i64>(4).max(0) as u64,
+    }
+}
+
+fn chunk_info(r: &Row) -> ChunkInfo {
+    ChunkInfo {
+        offset: r.get::<_, i64>(0).max(0) as u64,
+        len: r.get::<_, i64>(1).max(0) as u64,
+        lines_before: r.get::<_, i64>(2).max(0) as u64,
+        newlines: r.get::<_, i64>(3).max(0) as u64,
+    }
+}
+
+impl Store for PgStore {
+    fn put(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        self.put_artifact(artifact)
+    }
+
+    fn resolve(&self, prefix: &str) -> Result<ArchiveKey, StoreError> {
+        let upper = format!("{prefix}g");
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                &format!(
+                    "SELECT {SUMMARY_COLUMNS} FROM ctx_records
+                     WHERE namespace = $1 AND hex >= $2 AND hex < $3
+                     ORDER BY used_ms DESC LIMIT 20"
+                ),
+                &[&self.ns(), &prefix, &upper],
+            )
+            .map_err(describe)?;
+        let found: Vec<RecordSummary> = rows.iter().map(summary).collect();
+        match found.len() {
+            0 => Err(self.quarantined(prefix, &upper)?),
+            1 => Ok(found[0].key),
+            _ => Err(StoreError::Ambiguous {
+                prefix: prefix.to_string(),
+                candidates: found,
+            }),
+        }
+    }
+
+    fn meta(&self, key: &ArchiveKey) -> Result<RecordMeta, StoreError> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT argv, cwd, label, family, exit_kind, exit_value, truncated, segments,
+                        raw_bytes, stored_bytes, line_count, created_ms, used_ms
+                 FROM ctx_records WHERE namespace = $1 AND hex = $2",
+                &[&self.ns(), &key.hex()],
+            )
+            .map_err(describe)?;
+        let Some(r) = row else {
+            return Err(StoreError::NotFound(key.short()));
+        };
+        let argv: String = r.get(0);
+        Ok(RecordMeta {
+            key: *key,
+            argv: serde_json::from_str(&argv)
+                .map_err(|_| record::corrupt("argv is not a JSON list"))?,
+            cwd: r.get(1),
+            label: r.get(2),
+            family: r.get(3),
+            exit: record::exit_from_parts(
+                i64::from(r.get::<_, i32>(4)),
+                i64::from(r.get::<_, i32>(5)),
+            )?,
+            truncated: r.get(6),
+            segments: record::decode_segments(r.get(7))?,
+            raw_bytes: r.get::<_, i64>(8).max(0) as u64,
+            stored_bytes: r.get::<_, i64>(9).max(0) as u64,
+            line_count: r.get::<_, i64>(10).max(0) as u64,
+            created_ms: r.get(11),
+            used_ms: r.get(12),
+            checksummed: true,
+        })
+        .map_err(|e: StoreError| e.of_record(*key))
+    }
+
+    fn chunk_index(&self, meta: &RecordMeta) -> Result<Vec<ChunkInfo>, StoreError> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT c.\"offset\", c.raw_len, c.lines_before, c.newlines
+                 FROM ctx_chunks c JOIN ctx_records r ON c.record = r.id
+                 WHERE r.namespace = $1 AND r.hex = $2 ORDER BY c.seq",
+                &[&self.ns(), &meta.key.hex()],
+            )
+            .map_err(describe)?;
+        Ok(rows.iter().map(chunk_info).collect())
+    }
+
+    fn chunk(&self, meta: &RecordMeta, seq: usize) -> Result<Vec<u8>, StoreError> {
+        // By key, not row id: a record evicted meanwhile reads as gone.
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT c.\"offset\", c.raw_len, c.lines_before, c.newlines, c.codec, c.data, c.sum
+                 FROM ctx_chunks c JOIN ctx_records r ON c.record = r.id
+                 WHERE r.namespace = $1 AND r.hex = $2 AND c.seq = $3",
+                &[&self.ns(), &meta.key.hex(), &(seq as i32)],
+            )
+            .map_err(describe)?;
+        let Some(r) = row else {
+            return Err(StoreError::NotFound(meta.key.short()));
+        };
+        let info = chunk_info(&r);
+        let codec: i16 = r.get(4);
+        let data: Vec<u8> = r.get(5);
+        let sum: Vec<u8> = r.get(6);
+        Codec::from_i64(i64::from(codec))
+            .and_then(|codec| chunks::decode(&info, codec, data, Some(&sum)))
+            .map_err(|e| e.of_record(meta.key))
+    }
+
+    fn touch(&self, key: &ArchiveKey) -> Result<(), StoreError> {
+        self.refresh(&mut *self.client.borrow_mut(), &key.hex())
+            .map(drop)
+    }
+
+    fn stats(&self) -> Result<Stats, StoreError> {
+        let mut c = self.client.borrow_mut();
+        let r = c
+            .query_one(
+                "SELECT count(*), coalesce(sum(raw_bytes), 0)::bigint,
+                        coalesce(sum(stored_bytes), 0)::bigint, min(created_ms), max(created_ms),
+                        (pg_total_relation_size('ctx_records')
+                         + pg_total_relation_size('ctx_chunks'))::bigint
+                 FROM ctx_records WHERE namespace = $1",
+                &[&self.ns()],
+            )
+            .map_err(describe)?;
+        Ok(Stats {
+            records: r.get::<_, i64>(0).max(0) as u64,
+            raw_bytes: r.get::<_, i64>(1).max(0) as u64,
+            stored_bytes: r.get::<_, i64>(2).max(0) as u64,
+            oldest_ms: r.get(3),
+            newest_ms: r.get(4),
+            file_bytes: r.get::<_, i64>(5).max(0) as u64,
+        })
+    }
+
+    fn gc(&self, policy: Retention) -> Result<GcReport, StoreError> {
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction().map_err(describe)?;
+        self.lock_gc(&mut tx)?;
+        let now = self.now(&mut tx)?;
+        let (_, total) = self.total(&mut tx)?;
+        let candidates = self.candidates(&mut tx, policy, now)?;
+        let (ids, _) = retention::evict_lru(&candidates, total.max(0) as u64, 0, policy, now);
+        let evicted = self.evict(&mut tx, &ids)?;
+        let (left, bytes) = self.total(&mut tx)?;
+        tx.commit().map_err(describe)?;
+        Ok(GcReport {
+            evicted_bytes: evicted.iter().map(|s| s.stored_bytes).sum(),
+            evicted,
+            records_left: left.max(0) as u64,
+            bytes_left: bytes.max(0) as u64,
+        })
+    }
+
+    fn purge(&self, older_than: Option<Duration>) -> Result<PurgeReport, StoreError> {
+        let mut client = self.client.borrow_mut();
+        let now = self.now(&mut *client)?;
+        let cutoff = match older_than {
+            Some(d) => now.saturating_sub(d.as_millis() as i64),
+            None => i64::MAX,
+        };
+        let r = client
+            .query_one(
+                "WITH gone AS (DELETE FROM ctx_records WHERE namespace = $1 AND used_ms < $2
+                               RETURNING stored_bytes)
+                 SELECT count(*), coalesce(sum(stored_bytes), 0)::bigint FROM gone",
+                &[&self.ns(), &cutoff],
+            )
+            .map_err(describe)?;
+        Ok(PurgeReport {
+            records: r.get::<_, i64>(0).max(0) as u64,
+            stored_bytes: r.get::<_, i64>(1).max(0) as u64,
+        })
+    }
+
+    fn quarantine(&self, key: &ArchiveKey, why: &str) -> Result<(), StoreError> {
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction().map_err(describe)?;
+        let now = self.now(&mut tx)?;
+        let hex = key.hex();
+        tx.execute(
+            "INSERT INTO ctx_damaged (namespace, hex, found_ms, why) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (namespace, hex) DO UPDATE SET found_ms = $3, why = $4",
+            &[&self.ns(), &hex, &now, &why],
+        )
+        .map_err(describe)?;
+        tx.execute(
+            "DELETE FROM ctx_records WHERE namespace = $1 AND hex = $2",
+            &[&self.ns(), &hex],
+        )
+        .map_err(describe)?;
+        tx.commit().map_err(describe)
+    }
+
+    fn keys(&self) -> Result<Vec<ArchiveKey>, StoreError> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT hex FROM ctx_records WHERE namespace = $1 ORDER BY id",
+                &[&self.ns()],
+            )
+            .map_err(describe)?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| ArchiveKey::from_hex(r.get(0)))
+            .collect())
+    }
+}
