@@ -35,6 +35,11 @@ use memo::LineMemo;
 const NOTES_TOKENS: usize = 60;
 /// Tokens a single detail line may have to be printed inline.
 const LONGEST_DETAIL_LINE: usize = 300;
+/// Tokens the first cause's detail may take beyond the target: the first
+/// failure (for a compiler, the root cause; later errors are often its
+/// knock-on effects) is what the reader opens next, so a census that uses
+/// the whole budget still leaves room for that one block.
+const FIRST_DETAIL_TOKENS: usize = 160;
 
 pub fn plan(
     artifact: &Artifact,
@@ -311,6 +316,12 @@ impl<'a> Planner<'a> {
             .is_some_and(|h| item.detail.iter().any(|s| s.contains(h.first)))
     }
 
+    /// True when the first cause's detail may be shown past the target:
+    /// it is short, and the digest stays under the ceiling.
+    fn first_detail_fits(&self, cost: usize) -> bool {
+        cost <= FIRST_DETAIL_TOKENS && self.spent + cost <= self.budget.ceiling
+    }
+
     fn omit(&mut self, what: Omitted, count: usize, address: Address) {
         self.omissions.push(Omission {
             what,
@@ -378,13 +389,15 @@ impl<'a> Planner<'a> {
         }
         let mut detail_blocks = Vec::new();
         let mut missing = 0usize;
+        let mut first = true;
         for (summary, members) in &causes {
             let rep = members[0];
             if !self.detail_usable(rep) {
                 continue;
             }
             let cost = self.detail_cost(rep);
-            if self.spent + cost > self.budget.target {
+            let granted = std::mem::take(&mut first) && self.first_detail_fits(cost);
+            if self.spent + cost > self.budget.target && !granted {
                 missing += members.len();
                 continue;
             }

@@ -22,7 +22,7 @@
 //!   line and its indentation (invariant 9, `guard`).
 
 use crate::artifact::Artifact;
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD, Severity};
 use crate::normalize;
 use crate::plan::CensusEntry;
 
@@ -109,7 +109,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
     }
     if let Some(summary) = first_line(item) {
         line.push_str(" - ");
-        line.push_str(summary);
+        line.push_str(&summary);
     }
     RenderedLine {
         origin: Origin::Ctx,
@@ -127,12 +127,25 @@ fn severity_word(s: Severity) -> &'static str {
     }
 }
 
-/// A summary is one line; a tool's multi-line message keeps its first.
-fn first_line(item: &EvidenceItem) -> Option<&str> {
-    item.summary
+/// An item's one-line reason: the summary's first line (a tool's
+/// multi-line message keeps its first), then the primary label when the
+/// profile found one (`mismatched types: expected `u32`, found `u64``).
+fn first_line(item: &EvidenceItem) -> Option<String> {
+    let summary = item
+        .summary
         .as_deref()
         .and_then(|s| s.lines().next())
-        .filter(|s| !s.trim().is_empty())
+        .filter(|s| !s.trim().is_empty());
+    let label = item
+        .fields
+        .get(LABEL_FIELD)
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && summary.is_none_or(|s| !s.contains(l)));
+    match (summary, label) {
+        (Some(s), Some(l)) => Some(format!("{s}: {l}")),
+        (Some(s), None) => Some(s.to_string()),
+        (None, l) => l.map(str::to_string),
+    }
 }
 
 /// The file an item is grouped under: its location's file, when its
@@ -243,7 +256,7 @@ fn push_summary(line: &mut String, item: &EvidenceItem, times: usize) {
             (false, ItemKind::Diagnostic) => " ",
             (false, _) => " - ",
         });
-        line.push_str(summary);
+        line.push_str(&summary);
     }
     if line.is_empty() {
         line.push_str("(the file itself)");

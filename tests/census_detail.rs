@@ -1,0 +1,53 @@
+//! Detail that helps the next decision: when the census of many failures
+//! uses the whole budget, the first (root-cause) failure's detail is still
+//! shown, and each census line carries the decisive part of its message.
+
+use std::path::Path;
+
+use ctx::archive::Known;
+use ctx::pipeline::{self, Options, Output};
+use ctx::store::ArchiveKey;
+
+fn digest(case: &str) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(case);
+    let artifact = ctx::fixture::load(&dir).unwrap();
+    let d = pipeline::digest(
+        &artifact,
+        &Known(ArchiveKey([0x5c; 32])),
+        &Options::default(),
+    )
+    .unwrap();
+    match &d.output {
+        Output::Digest(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Output::Raw => panic!("{case}: raw output delivered"),
+    }
+}
+
+/// 30 `mismatched types` errors: the census line says what was expected
+/// and what was found, and the first error's block is shown.
+#[test]
+fn many_rustc_errors_keep_the_label_and_the_first_block() {
+    let text = digest("cargo-test/build-failed-many");
+    let labelled = text
+        .lines()
+        .filter(|l| l.contains("mismatched types") && l.contains("expected `u32`, found `u64`"))
+        .count();
+    assert!(labelled >= 30, "census lines lack the label:\n{text}");
+    assert!(
+        text.contains("error[E0308]: mismatched types\n --> tests/sizes.rs:5:20"),
+        "the first error's block is missing:\n{text}"
+    );
+}
+
+/// Seven failing tests whose census takes the budget: the first one's
+/// panic is still shown.
+#[test]
+fn many_test_failures_keep_the_first_failures_detail() {
+    let text = digest("cargo-test/default");
+    assert!(
+        text.contains("panicked at src/lib.rs:94:9:\nassertion `left == right` failed\n  left: [2, 3, 4]\n right: [3, 4]"),
+        "the first failure's detail is missing:\n{text}"
+    );
+}
