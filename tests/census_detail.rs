@@ -51,3 +51,26 @@ fn many_test_failures_keep_the_first_failures_detail() {
         "the first failure's detail is missing:\n{text}"
     );
 }
+
+/// 19 failing cases of one parametrized test: one census line names the
+/// test once, with the count and every case's parameters.
+#[test]
+fn parametrized_cases_are_grouped_under_their_test() {
+    let text = digest("pytest/parametrized");
+    let line = text
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("test_easter ×19 [1990-1990-04-15], ")
+        })
+        .unwrap_or_else(|| panic!("no grouped line:\n{text}"));
+    for case in ["[1992-1992-04-19]", "[2014-2014-04-20]"] {
+        assert!(line.contains(case), "{case} missing from {line:?}");
+    }
+    assert!(line.contains("(line 23)"), "{line:?}");
+    assert!(
+        !text.contains("FAILED tests/test_easter.py::test_easter[1992"),
+        "cases listed one per line:\n{text}"
+    );
+    assert!(text.contains("test_easter_is_sunday"), "{text}");
+}

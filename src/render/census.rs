@@ -266,6 +266,90 @@ fn push_summary(line: &mut String, item: &EvidenceItem, times: usize) {
     }
 }
 
+/// A parametrized case's test and its parameters: `test_easter` and
+/// `1990-1990-04-15` of `test_easter[1990-1990-04-15]` (the identity's
+/// rest after its file). None for an identity that is not one.
+fn case_of(rest: &str) -> Option<(&str, &str)> {
+    let open = rest.find('[')?;
+    let (test, params) = (&rest[..open], &rest[open + 1..]);
+    let params = params.strip_suffix(']')?;
+    let plain = !test.is_empty() && !test.ends_with(char::is_whitespace);
+    (plain && !params.is_empty()).then_some((test, params))
+}
+
+/// The members of a file's group, in order, with the parametrized cases of
+/// one test gathered at the place of the first: each run of one test's
+/// cases is one census line (`test_easter ×19 [1990-…], [1992-…], …`).
+fn parametrized<'e>(
+    graph: &EvidenceGraph,
+    file: &str,
+    members: &[&'e CensusEntry],
+) -> Vec<Vec<&'e CensusEntry>> {
+    let test = |e: &CensusEntry| {
+        let item = &graph.items[e.index];
+        let rest = item.identity.get(file.len()..)?;
+        (e.times == 1 && item.identity.starts_with(file))
+            .then(|| case_of(rest.trim_start_matches([':', ' ', '>'])))
+            .flatten()
+            .map(|(t, _)| t.to_string())
+    };
+    let mut out: Vec<(Option<String>, Vec<&CensusEntry>)> = Vec::new();
+    for &e in members {
+        let key = test(e);
+        match key
+            .as_ref()
+            .and_then(|k| out.iter_mut().find(|(t, _)| t.as_ref() == Some(k)))
+        {
+            Some((_, cases)) => cases.push(e),
+            None => out.push((key, vec![e])),
+        }
+    }
+    out.into_iter().map(|(_, cases)| cases).collect()
+}
+
+/// One line for several parametrized cases of one test: the test, the
+/// count, every case's parameters, where it is, and the first case's
+/// reason (marked as the first's when the cases' reasons differ).
+fn cases_text(graph: &EvidenceGraph, file: &str, cases: &[&CensusEntry]) -> String {
+    let items: Vec<&EvidenceItem> = cases.iter().map(|e| &graph.items[e.index]).collect();
+    let rest = |item: &EvidenceItem| {
+        item.identity[file.len()..]
+            .trim_start_matches([':', ' ', '>'])
+            .to_string()
+    };
+    let first = rest(items[0]);
+    let test = case_of(&first).map_or(first.as_str(), |(t, _)| t);
+    let params: Vec<String> = items
+        .iter()
+        .filter_map(|i| case_of(&rest(i)).map(|(_, p)| format!("[{p}]")))
+        .collect();
+    let mut line = format!(
+        "{} {test} ×{} {}",
+        kind_word(items[0]),
+        count(cases.len()),
+        params.join(", ")
+    )
+    .trim_start()
+    .to_string();
+    let lines: Vec<Option<u32>> = items
+        .iter()
+        .map(|i| i.location.as_ref().and_then(|l| l.line))
+        .collect();
+    if let Some(Some(n)) = lines
+        .first()
+        .filter(|_| lines.windows(2).all(|w| w[0] == w[1]))
+    {
+        line.push_str(&format!(" (line {n})"));
+    }
+    let reasons: Vec<Option<String>> = items.iter().map(|i| first_line(i)).collect();
+    if let Some(Some(reason)) = reasons.first() {
+        let same = reasons.windows(2).all(|w| w[0] == w[1]);
+        line.push_str(if same { " - " } else { " - first: " });
+        line.push_str(reason);
+    }
+    line
+}
+
 /// The compact census block of `entries`, `unit` the plural noun counted.
 pub fn compact(
     artifact: &Artifact,
@@ -329,8 +413,11 @@ pub fn compact(
             // A file of several items is named once, its items under it.
             (Some(file), [_, _, ..]) => {
                 out.push(census(format!("{FILE_INDENT}{}", display(file))));
-                for e in members {
-                    let text = grouped_text(&graph.items[e.index], file, e.times);
+                for cases in parametrized(graph, file, members) {
+                    let text = match cases.as_slice() {
+                        [e] => grouped_text(&graph.items[e.index], file, e.times),
+                        _ => cases_text(graph, file, &cases),
+                    };
                     out.push(census(format!("{ITEM_INDENT}{text}")));
                 }
             }
@@ -429,6 +516,22 @@ mod tests {
                 "  src/b.js:2:1 Parsing error: Unexpected token {",
             ]
         );
+    }
+
+    #[test]
+    fn parametrized_cases() {
+        assert_eq!(
+            case_of("test_easter[1990-1990-04-15]"),
+            Some(("test_easter", "1990-1990-04-15"))
+        );
+        assert_eq!(
+            case_of("test_slug[[draft] Plan]"),
+            Some(("test_slug", "[draft] Plan"))
+        );
+        assert_eq!(case_of("test_rows [row] (i=2)"), None);
+        assert_eq!(case_of("T::test_labels [label alpha]"), None);
+        assert_eq!(case_of("test_plain"), None);
+        assert_eq!(case_of("test_empty[]"), None);
     }
 
     #[test]
