@@ -21,6 +21,8 @@
 //!   the files' indentation. The block is visibly ctx's by its opening
 //!   line and its indentation (invariant 9, `guard`).
 
+use std::collections::HashMap;
+
 use crate::artifact::Artifact;
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD, Severity};
 use crate::normalize;
@@ -34,6 +36,10 @@ pub const CENSUS_OPENING: &str = "[ctx] census";
 pub const FILE_INDENT: &str = "  ";
 /// Indentation of an item under its file.
 pub const ITEM_INDENT: &str = "    ";
+
+/// Items of one file with one code and one message share a census line
+/// listing their places from this many on.
+pub const SAME_MESSAGE_LINE: usize = 5;
 
 /// A raw headline longer than this is never an item's census line (the
 /// item gets a ctx line built from its typed fields): a census line that
@@ -277,34 +283,120 @@ fn case_of(rest: &str) -> Option<(&str, &str)> {
     (plain && !params.is_empty()).then_some((test, params))
 }
 
-/// The members of a file's group, in order, with the parametrized cases of
-/// one test gathered at the place of the first: each run of one test's
-/// cases is one census line (`test_easter ×19 [1990-…], [1992-…], …`).
-fn parametrized<'e>(
-    graph: &EvidenceGraph,
-    file: &str,
-    members: &[&'e CensusEntry],
-) -> Vec<Vec<&'e CensusEntry>> {
+/// How the members of a file's group are written: one line each, or
+/// several on one line.
+enum Line<'e> {
+    One(&'e CensusEntry),
+    /// Parametrized cases of one test (`test_easter ×19 [1990-…], …`).
+    Cases(Vec<&'e CensusEntry>),
+    /// Items with one code and one message, at several places
+    /// (`E0308 mismatched types: … ×30 at 5:20, 11:20, …`).
+    Same(Vec<&'e CensusEntry>),
+}
+
+/// The identity's rest after its file (`5:20 E0308`, `test_x[3]`).
+fn rest_of<'i>(item: &'i EvidenceItem, file: &str) -> Option<&'i str> {
+    item.identity
+        .strip_prefix(file)
+        .map(|r| r.trim_start_matches([':', ' ', '>']))
+}
+
+/// The place of an item whose identity's rest is only its place and code
+/// (`5:20 E0308`, `12:3`): what a line of identical messages lists.
+fn place_of<'i>(item: &'i EvidenceItem, file: &str) -> Option<&'i str> {
+    let rest = rest_of(item, file)?;
+    let place = match &item.class {
+        Some(class) => rest.strip_suffix(class.as_str())?.trim_end(),
+        None => rest,
+    };
+    let shaped = !place.is_empty()
+        && place.bytes().all(|b| b.is_ascii_digit() || b == b':')
+        && place.as_bytes()[0].is_ascii_digit();
+    shaped.then_some(place)
+}
+
+/// The members of a file's group, in order: the parametrized cases of one
+/// test gathered at the place of the first, and so are items with the
+/// same code and message at several places.
+fn lines_of<'e>(graph: &EvidenceGraph, file: &str, members: &[&'e CensusEntry]) -> Vec<Line<'e>> {
     let test = |e: &CensusEntry| {
         let item = &graph.items[e.index];
-        let rest = item.identity.get(file.len()..)?;
-        (e.times == 1 && item.identity.starts_with(file))
-            .then(|| case_of(rest.trim_start_matches([':', ' ', '>'])))
+        (e.times == 1)
+            .then(|| rest_of(item, file).and_then(case_of))
             .flatten()
             .map(|(t, _)| t.to_string())
     };
-    let mut out: Vec<(Option<String>, Vec<&CensusEntry>)> = Vec::new();
-    for &e in members {
-        let key = test(e);
-        match key
-            .as_ref()
-            .and_then(|k| out.iter_mut().find(|(t, _)| t.as_ref() == Some(k)))
-        {
-            Some((_, cases)) => cases.push(e),
-            None => out.push((key, vec![e])),
+    let key = |e: &CensusEntry| {
+        let item = &graph.items[e.index];
+        (e.times == 1 && place_of(item, file).is_some())
+            .then(|| (kind_word(item), item.class.clone(), first_line(item)))
+    };
+    // A handful of identical messages read as well one per line, in their
+    // order (and a tool's own lines, which may be the census, stay the
+    // cheaper form): only from `SAME_MESSAGE_LINE` on do they share one.
+    let keys: Vec<_> = members.iter().map(|e| key(e)).collect();
+    let mut counts: HashMap<_, usize> = HashMap::new();
+    for k in keys.iter().flatten() {
+        *counts.entry(k.clone()).or_default() += 1;
+    }
+    let message = |i: usize| {
+        keys[i]
+            .clone()
+            .filter(|k| counts.get(k).is_some_and(|&n| n >= SAME_MESSAGE_LINE))
+    };
+    let mut out: Vec<Line<'e>> = Vec::new();
+    let mut cases: HashMap<String, usize> = HashMap::new();
+    let mut messages: HashMap<_, usize> = HashMap::new();
+    for (i, &e) in members.iter().enumerate() {
+        let at = if let Some(t) = test(e) {
+            *cases.entry(t).or_insert_with(|| {
+                out.push(Line::Cases(Vec::new()));
+                out.len() - 1
+            })
+        } else if let Some(m) = message(i) {
+            *messages.entry(m).or_insert_with(|| {
+                out.push(Line::Same(Vec::new()));
+                out.len() - 1
+            })
+        } else {
+            out.push(Line::One(e));
+            continue;
+        };
+        if let Line::Cases(list) | Line::Same(list) = &mut out[at] {
+            list.push(e);
         }
     }
-    out.into_iter().map(|(_, cases)| cases).collect()
+    // A "group" of one case is a plain line.
+    out.into_iter()
+        .map(|line| match line {
+            Line::Cases(list) if list.len() == 1 => Line::One(list[0]),
+            other => other,
+        })
+        .collect()
+}
+
+/// One line for items of one code and one message at several places.
+fn same_text(graph: &EvidenceGraph, file: &str, list: &[&CensusEntry]) -> String {
+    let items: Vec<&EvidenceItem> = list.iter().map(|e| &graph.items[e.index]).collect();
+    let first = items[0];
+    let parts = [
+        kind_word(first).to_string(),
+        first.class.clone().unwrap_or_default(),
+        first_line(first).unwrap_or_default(),
+    ];
+    let places: Vec<&str> = items.iter().filter_map(|i| place_of(i, file)).collect();
+    let mut line = parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    line.push_str(&format!(
+        " ×{} at {}",
+        count(items.len()),
+        places.join(", ")
+    ));
+    line
 }
 
 /// One line for several parametrized cases of one test: the test, the
@@ -413,10 +505,11 @@ pub fn compact(
             // A file of several items is named once, its items under it.
             (Some(file), [_, _, ..]) => {
                 out.push(census(format!("{FILE_INDENT}{}", display(file))));
-                for cases in parametrized(graph, file, members) {
-                    let text = match cases.as_slice() {
-                        [e] => grouped_text(&graph.items[e.index], file, e.times),
-                        _ => cases_text(graph, file, &cases),
+                for line in lines_of(graph, file, members) {
+                    let text = match line {
+                        Line::One(e) => grouped_text(&graph.items[e.index], file, e.times),
+                        Line::Cases(list) => cases_text(graph, file, &list),
+                        Line::Same(list) => same_text(graph, file, &list),
                     };
                     out.push(census(format!("{ITEM_INDENT}{text}")));
                 }
@@ -514,6 +607,33 @@ mod tests {
                 "    3:1 no-var Unexpected var",
                 "    9:1 no-undef 'x' is not defined",
                 "  src/b.js:2:1 Parsing error: Unexpected token {",
+            ]
+        );
+    }
+
+    #[test]
+    fn identical_messages_share_a_line_from_five_on() {
+        let mut items: Vec<EvidenceItem> = (1..=5)
+            .map(|n| diag("/w/a.rs", n * 10, Some("E0308"), "mismatched types"))
+            .collect();
+        items.insert(1, diag("/w/a.rs", 12, Some("E0425"), "not found"));
+        items.push(diag("/w/b.rs", 3, Some("E0308"), "mismatched types"));
+        assert_eq!(
+            block(Some("/w"), items.clone()),
+            [
+                "[ctx] census: 7 errors",
+                "  a.rs",
+                "    E0308 mismatched types ×5 at 10:1, 20:1, 30:1, 40:1, 50:1",
+                "    12:1 E0425 not found",
+                "  b.rs:3:1 E0308 mismatched types",
+            ]
+        );
+        items.remove(0);
+        assert_eq!(
+            block(Some("/w"), items)[2..4],
+            [
+                "    12:1 E0425 not found",
+                "    20:1 E0308 mismatched types"
             ]
         );
     }
