@@ -79,3 +79,17 @@ fn parametrized_cases_are_grouped_under_their_test() {
     );
     assert!(text.contains("test_easter_is_sunday"), "{text}");
 }
+
+/// pytest cuts its short-summary lines at the terminal width
+/// (`- AssertionError: as...`): the census says what was compared.
+#[test]
+fn cut_summary_lines_give_way_to_the_whole_reason() {
+    let text = digest("pytest/default");
+    for reason in [
+        "AssertionError: assert '[draft]-plan' == 'draft-plan'",
+        "AssertionError: assert 6 <= 5",
+        "ConnectionError: cannot connect to postgres://db.invalid/shop",
+    ] {
+        assert!(text.contains(reason), "{reason:?} missing:\n{text}");
+    }
+}

@@ -60,6 +60,18 @@ pub fn names_itself(artifact: &Artifact, item: &EvidenceItem) -> bool {
         return false;
     }
     let text = normalize::line(raw);
+    // A line the tool cut (pytest's `- AssertionError: assert datetime.d...`)
+    // names the item but not its reason, when the facts hold the reason
+    // whole: the line built from them says what was compared.
+    let cut = text.trim_end().ends_with("...")
+        && item
+            .summary
+            .as_deref()
+            .and_then(|s| s.lines().next())
+            .is_some_and(|s| !text.contains(s.trim()));
+    if cut {
+        return false;
+    }
     if text.contains(item.identity.as_str()) {
         return true;
     }
