@@ -3,8 +3,11 @@
 //!
 //! - PASS_SUMMARY: nothing failed — the header's counts, warnings counted.
 //! - FAIL_CENSUS: every census identity, and every distinct cause's detail.
-//! - DENSE: every census identity; detail for as many causes as fit, the
-//!   rest declared (`ctx expand H --details`).
+//! - DENSE: every census identity; detail for as many causes as fit, in
+//!   the order the tool printed them, the rest declared (`ctx expand H
+//!   --details`). The first cause's block is shown even past the target
+//!   when it is short (`FIRST_DETAIL_TOKENS`): it is the root cause a
+//!   compiler's later errors follow from, and the failure read first.
 //! - FLOOD: the census alone exceeds the ceiling — identities grouped by
 //!   class with exact counts and examples, all of them behind `--items`.
 //!

@@ -14,6 +14,11 @@
 //!       8:25 TS2345 Argument of type 'string' is not assignable…
 //!   ```
 //!
+//!   Under a file, the parametrized cases of one test share a line
+//!   (`test_x ×19 [a], [b], …`), and so do five or more items with one
+//!   code and one message (`E0308 mismatched types: … ×30 at 5:20, …`):
+//!   every identity is still named, in fewer tokens.
+//!
 //!   Paths under the working directory are shown relative; when every file
 //!   is absolute and outside it, their common folder is named once on the
 //!   opening line. Items that do not live in a file their identity starts
