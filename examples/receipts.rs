@@ -115,13 +115,46 @@ fn flattened(text: &str) -> String {
         };
         match (line.strip_prefix("    "), file) {
             (Some(item), Some(f)) => {
-                for sep in [":", "::", " > ", " "] {
-                    out.push_str(&format!("\n{prefix}{f}{sep}{item}"));
+                for item in shared(item) {
+                    for sep in [":", "::", " > ", " "] {
+                        out.push_str(&format!("\n{prefix}{f}{sep}{item}"));
+                    }
                 }
             }
             (Some(_), None) => {}
             (None, _) => file = Some(&line[2..]),
         }
+    }
+    out
+}
+
+/// The items of one census line: itself, and the items a shared line
+/// stands for (`E0308 msg ×30 at 5:20, 11:20` → `5:20 E0308 msg`, …;
+/// `test_x ×3 [a], [b], [c] - …` → `test_x[a]`, …).
+fn shared(item: &str) -> Vec<String> {
+    let mut out = vec![item.to_string()];
+    // A kind word before the rest of the identity (`ERROR test_insert`).
+    for word in ["ERROR ", "NOT RUN ", "BUILD FAILED "] {
+        if let Some(rest) = item.strip_prefix(word) {
+            out.push(rest.to_string());
+        }
+    }
+    if let Some((what, places)) = item.rsplit_once(" at ")
+        && let Some((what, _)) = what.rsplit_once(" ×")
+    {
+        let (code, message) = what.split_once(' ').unwrap_or((what, ""));
+        out.extend(places.split(", ").map(|p| format!("{p} {code} {message}")));
+    } else if let Some((test, rest)) = item.split_once(" ×")
+        && let Some((_, cases)) = rest.split_once(' ')
+    {
+        let cases = cases.split(" (line ").next().unwrap_or(cases);
+        let cases = cases.split(" - ").next().unwrap_or(cases);
+        out.extend(cases.split("], [").map(|c| {
+            format!(
+                "{test}[{}]",
+                c.trim_start_matches('[').trim_end_matches(']')
+            )
+        }));
     }
     out
 }

@@ -77,6 +77,12 @@ pub struct EvidenceItem {
     pub fields: BTreeMap<String, String>,
 }
 
+/// The `fields` key of a diagnostic's primary label: the words a compiler
+/// writes under the code it points at (rustc's ``^^^ expected `u32`, found
+/// `u64` ``). The census line carries it after the summary, because a
+/// header such as `mismatched types` alone does not say what to change.
+pub const LABEL_FIELD: &str = "label";
+
 impl EvidenceItem {
     pub fn new(kind: ItemKind, severity: Severity, identity: impl Into<String>) -> Self {
         EvidenceItem {

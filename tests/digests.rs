@@ -157,6 +157,23 @@ fn in_compact_census(text: &str, identity: &str, cwd: Option<&str>) -> bool {
                 if entry.starts_with(rest) {
                     return true;
                 }
+                // Items of one code and message share a line that lists
+                // their places: `E0308 mismatched types ×30 at 5:20, 11:20`.
+                if let Some((_, places)) = entry.rsplit_once(" at ") {
+                    let place = rest.split(' ').next().unwrap_or(rest);
+                    let code = rest[place.len()..].trim_start();
+                    if entry.starts_with(code) && places.split(", ").any(|p| p == place) {
+                        return true;
+                    }
+                }
+                // Parametrized cases of one test share a line:
+                // `test_easter ×19 [1990-…], [1992-…], …`.
+                if let Some((test, params)) = rest.split_once('[')
+                    && entry.starts_with(&format!("{test} ×"))
+                    && entry.contains(&format!("[{params}"))
+                {
+                    return true;
+                }
             } else {
                 let l = &l[2..];
                 file = Some(l);
@@ -330,16 +347,27 @@ fn build_errors_are_inline_verbatim_and_first() {
         // items under it (`    L:C CODE message`): read each item line
         // with its file, as the reader does.
         let mut file = String::new();
+        // Items of one code and message share a line listing their
+        // places (`    E0308 mismatched types ×30 at 5:20, 11:20`): read
+        // one item per place.
         let joined: Vec<String> = text
             .lines()
-            .map(|l| {
+            .flat_map(|l| {
                 if let Some(item) = l.strip_prefix("    ") {
-                    format!("{file}:{item}")
+                    if let Some((what, places)) = item.rsplit_once(" at ")
+                        && let Some((what, _)) = what.rsplit_once(" ×")
+                    {
+                        return places
+                            .split(", ")
+                            .map(|p| format!("{file}:{p} {what}"))
+                            .collect();
+                    }
+                    vec![format!("{file}:{item}")]
                 } else {
                     if let Some(f) = l.strip_prefix("  ").filter(|f| !f.starts_with(' ')) {
                         file = f.to_string();
                     }
-                    l.to_string()
+                    vec![l.to_string()]
                 }
             })
             .collect();

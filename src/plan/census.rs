@@ -3,8 +3,11 @@
 //!
 //! - PASS_SUMMARY: nothing failed — the header's counts, warnings counted.
 //! - FAIL_CENSUS: every census identity, and every distinct cause's detail.
-//! - DENSE: every census identity; detail for as many causes as fit, the
-//!   rest declared (`ctx expand H --details`).
+//! - DENSE: every census identity; detail for as many causes as fit, in
+//!   the order the tool printed them, the rest declared (`ctx expand H
+//!   --details`). The first cause's block is shown even past the target
+//!   when it is short (`FIRST_DETAIL_TOKENS`): it is the root cause a
+//!   compiler's later errors follow from, and the failure read first.
 //! - FLOOD: the census alone exceeds the ceiling — identities grouped by
 //!   class with exact counts and examples, all of them behind `--items`.
 //!
@@ -35,6 +38,11 @@ use memo::LineMemo;
 const NOTES_TOKENS: usize = 60;
 /// Tokens a single detail line may have to be printed inline.
 const LONGEST_DETAIL_LINE: usize = 300;
+/// Tokens the first cause's detail may take beyond the target: the first
+/// failure (for a compiler, the root cause; later errors are often its
+/// knock-on effects) is what the reader opens next, so a census that uses
+/// the whole budget still leaves room for that one block.
+const FIRST_DETAIL_TOKENS: usize = 160;
 
 pub fn plan(
     artifact: &Artifact,
@@ -311,6 +319,12 @@ impl<'a> Planner<'a> {
             .is_some_and(|h| item.detail.iter().any(|s| s.contains(h.first)))
     }
 
+    /// True when the first cause's detail may be shown past the target:
+    /// it is short, and the digest stays under the ceiling.
+    fn first_detail_fits(&self, cost: usize) -> bool {
+        cost <= FIRST_DETAIL_TOKENS && self.spent + cost <= self.budget.ceiling
+    }
+
     fn omit(&mut self, what: Omitted, count: usize, address: Address) {
         self.omissions.push(Omission {
             what,
@@ -378,13 +392,15 @@ impl<'a> Planner<'a> {
         }
         let mut detail_blocks = Vec::new();
         let mut missing = 0usize;
+        let mut first = true;
         for (summary, members) in &causes {
             let rep = members[0];
             if !self.detail_usable(rep) {
                 continue;
             }
             let cost = self.detail_cost(rep);
-            if self.spent + cost > self.budget.target {
+            let granted = std::mem::take(&mut first) && self.first_detail_fits(cost);
+            if self.spent + cost > self.budget.target && !granted {
                 missing += members.len();
                 continue;
             }

@@ -27,11 +27,11 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::artifact::Artifact;
-use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, LABEL_FIELD, Severity};
 use crate::normalize;
 
 use super::Profile;
-use super::diagnostic::{Extraction, Found, command_words, num};
+use super::diagnostic::{Extraction, Found, command_words, num, primary_label};
 
 pub struct CargoBuild;
 
@@ -172,6 +172,14 @@ impl Profile for CargoBuild {
                     {
                         let (line, col) = (num(c.get(2)), num(c.get(3)));
                         *f = f.clone().at(&c[1], line, col);
+                    }
+                    // An error's label goes on its census line; a
+                    // warning's line stays short.
+                    if f.severity == Severity::Error
+                        && !f.fields.iter().any(|(k, _)| k == LABEL_FIELD)
+                        && let Some(label) = primary_label(text)
+                    {
+                        f.fields.push((LABEL_FIELD.into(), label.to_string()));
                     }
                     if f.code.is_none() {
                         let lint =
@@ -384,6 +392,14 @@ fn json_line(raw: &[u8], n: usize, ex: &mut Extraction<'_>) -> Option<Found> {
         };
         if !file.is_empty() {
             found = found.at(file, field("line_start"), field("column_start"));
+        }
+        if let Some(label) = sp
+            .get("label")
+            .filter(|_| severity == Severity::Error)
+            .and_then(Value::as_str)
+            .filter(|l| !l.trim().is_empty())
+        {
+            found.fields.push((LABEL_FIELD.into(), label.to_string()));
         }
     }
     if let Some(rendered) = message.get("rendered").and_then(Value::as_str) {

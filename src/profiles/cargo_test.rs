@@ -38,9 +38,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::artifact::{Artifact, Span};
-use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
+use crate::evidence::{
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD, Location, Severity,
+};
 
 use super::Profile;
+use super::diagnostic::primary_label;
 use super::testrun;
 
 mod graph;
@@ -113,6 +116,19 @@ struct Run {
     failed: bool,
 }
 
+/// A rustc error above a `could not compile` line, as far as read.
+struct CompileError {
+    /// The `error[E…]: message` line.
+    line: usize,
+    code: Option<String>,
+    message: String,
+    location: Option<Location>,
+    /// The primary label's line and words (`^^^ expected `u32`, found `u64``).
+    label: Option<(usize, String)>,
+    /// The diagnostic's last line (snippet, labels, help and notes).
+    last: usize,
+}
+
 struct Scan {
     graph: EvidenceGraph,
     failures: Vec<Failure>,
@@ -121,7 +137,7 @@ struct Scan {
     pending: Option<Run>,
     counts: Vec<(String, u64)>,
     announced: u64,
-    compile_errors: Vec<(usize, Option<String>, String, Option<Location>)>,
+    compile_errors: Vec<CompileError>,
     nextest: bool,
     summary_seen: bool,
     /// A test binary died of a signal: the run broke.
@@ -334,16 +350,29 @@ impl Profile for CargoTest {
                     && text != "error: test run failed"
                 {
                     in_diagnostic = true;
-                    s.compile_errors.push((
-                        n,
-                        c.get(1).map(|m| m.as_str().to_string()),
-                        c[2].to_string(),
-                        None,
-                    ));
+                    s.compile_errors.push(CompileError {
+                        line: n,
+                        code: c.get(1).map(|m| m.as_str().to_string()),
+                        message: c[2].to_string(),
+                        location: None,
+                        label: None,
+                        last: n,
+                    });
                 }
             } else if let Some(c) = ARROW.captures(text) {
-                if let Some(last) = s.compile_errors.last_mut().filter(|e| e.3.is_none()) {
-                    last.3 = Some(location(&c[1], &c[2], Some(&c[3])));
+                if let Some(last) = s.compile_errors.last_mut() {
+                    last.last = n;
+                    if last.location.is_none() {
+                        last.location = Some(location(&c[1], &c[2], Some(&c[3])));
+                    }
+                }
+            } else if in_diagnostic
+                && is_rustc_snippet(trimmed)
+                && let Some(last) = s.compile_errors.last_mut()
+            {
+                last.last = n;
+                if last.label.is_none() {
+                    last.label = primary_label(text).map(|l| (n, l.to_string()));
                 }
             } else if in_block.is_none()
                 && !in_diagnostic
@@ -451,38 +480,48 @@ fn close_block(s: &mut Scan, open: &mut Option<(usize, usize)>, next: usize) {
 /// the census itself is grouped, then the target's `BuildFailure`.
 fn build_failure(s: &mut Scan, id: String, n: usize) {
     let errors = std::mem::take(&mut s.compile_errors);
-    for (line, code, message, loc) in &errors {
-        let mut identity = match loc {
+    for e in &errors {
+        let mut identity = match &e.location {
             Some(l) => format!(
                 "{}:{}:{}",
                 l.file,
                 l.line.unwrap_or(0),
                 l.column.unwrap_or(0)
             ),
-            None => message.clone(),
+            None => e.message.clone(),
         };
-        if let Some(code) = code {
+        if let Some(code) = &e.code {
             identity.push(' ');
             identity.push_str(code);
         }
         let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, identity);
-        item.class = Some(code.clone().unwrap_or_else(|| "error".into()));
-        item.summary = Some(message.clone());
-        item.location = loc.clone();
-        item.headline = Some(Span::line(*line));
-        let last = if loc.is_some() { line + 1 } else { *line };
-        item.detail = vec![Span::new(*line, last)];
-        item.block = Some(Span::new(*line, last));
+        item.class = Some(e.code.clone().unwrap_or_else(|| "error".into()));
+        item.summary = Some(e.message.clone());
+        item.location = e.location.clone();
+        item.headline = Some(Span::line(e.line));
+        // The decisive lines run from the header through the primary
+        // label (the snippet that says what is wrong); without a label,
+        // the header and its `-->` line.
+        let last = match (&e.label, &e.location) {
+            (Some((at, _)), _) => *at,
+            (None, Some(_)) => e.line + 1,
+            (None, None) => e.line,
+        };
+        item.detail = vec![Span::new(e.line, last)];
+        item.block = Some(Span::new(e.line, e.last.max(last)));
+        if let Some((_, label)) = &e.label {
+            item.fields.insert(LABEL_FIELD.into(), label.clone());
+        }
         item.fields.insert("target".into(), id.clone());
         s.graph.items.push(item);
     }
     let mut item = EvidenceItem::new(ItemKind::BuildFailure, Severity::Error, id);
     item.headline = Some(Span::line(n));
     let first = errors.first();
-    item.class = first.and_then(|e| e.1.clone()).or(Some("build".into()));
-    item.summary = first.map(|e| e.2.clone());
-    item.location = first.and_then(|e| e.3.clone());
-    item.block = Some(Span::new(first.map_or(n, |e| e.0), n));
+    item.class = first.and_then(|e| e.code.clone()).or(Some("build".into()));
+    item.summary = first.map(|e| e.message.clone());
+    item.location = first.and_then(|e| e.location.clone());
+    item.block = Some(Span::new(first.map_or(n, |e| e.line), n));
     item.detail = vec![Span::line(n)];
     item.fields
         .insert("errors".into(), errors.len().to_string());

@@ -26,6 +26,23 @@ pub const DETAIL_CAP: usize = 12;
 static CARET: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[\s\d]*[|│]?\s*[\^~]").expect("static pattern compiles"));
 
+/// A rustc primary label line: the gutter, any secondary marks (`---`),
+/// then the first run of carets and the label's words.
+static PRIMARY_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*\d*\s*\|[^\^]*\^+ +(\S.*)$").expect("static pattern compiles")
+});
+
+/// The words of a rustc primary label (`^^^ expected `u32`, found `u64``),
+/// when `line` is one. An inline suggestion (`^^^ help: …`) is advice, not
+/// what is wrong: it is not a label.
+pub fn primary_label(line: &str) -> Option<&str> {
+    PRIMARY_LABEL
+        .captures(line.trim_end())
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str())
+        .filter(|l| !l.starts_with("help:") && !l.starts_with("note:"))
+}
+
 /// `file:line[:col]: severity: message` — the shape gcc, clang and mypy
 /// share (mypy adds `  [code]`, gcc/clang ` [-Wflag]`; callers split those).
 static LINE_DIAG: LazyLock<Regex> = LazyLock::new(|| {
@@ -503,6 +520,26 @@ mod tests {
 
     fn argv(s: &str) -> Vec<String> {
         s.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn rustc_primary_labels() {
+        let label = "  |              ---   ^^^^^^^^^ expected `u32`, found `u64`";
+        assert_eq!(primary_label(label), Some("expected `u32`, found `u64`"));
+        assert_eq!(
+            primary_label("5 |     ^^^ not found in this scope"),
+            Some("not found in this scope")
+        );
+        assert_eq!(
+            primary_label("  |              --- expected due to this"),
+            None
+        );
+        assert_eq!(
+            primary_label("  |                             ++++++++"),
+            None
+        );
+        assert_eq!(primary_label("  |     ^^^^"), None);
+        assert_eq!(primary_label("  |     ^^^^ help: try: `flag`"), None);
     }
 
     #[test]

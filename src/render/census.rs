@@ -14,6 +14,11 @@
 //!       8:25 TS2345 Argument of type 'string' is not assignable…
 //!   ```
 //!
+//!   Under a file, the parametrized cases of one test share a line
+//!   (`test_x ×19 [a], [b], …`), and so do five or more items with one
+//!   code and one message (`E0308 mismatched types: … ×30 at 5:20, …`):
+//!   every identity is still named, in fewer tokens.
+//!
 //!   Paths under the working directory are shown relative; when every file
 //!   is absolute and outside it, their common folder is named once on the
 //!   opening line. Items that do not live in a file their identity starts
@@ -21,8 +26,10 @@
 //!   the files' indentation. The block is visibly ctx's by its opening
 //!   line and its indentation (invariant 9, `guard`).
 
+use std::collections::HashMap;
+
 use crate::artifact::Artifact;
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD, Severity};
 use crate::normalize;
 use crate::plan::CensusEntry;
 
@@ -34,6 +41,10 @@ pub const CENSUS_OPENING: &str = "[ctx] census";
 pub const FILE_INDENT: &str = "  ";
 /// Indentation of an item under its file.
 pub const ITEM_INDENT: &str = "    ";
+
+/// Items of one file with one code and one message share a census line
+/// listing their places from this many on.
+pub const SAME_MESSAGE_LINE: usize = 5;
 
 /// A raw headline longer than this is never an item's census line (the
 /// item gets a ctx line built from its typed fields): a census line that
@@ -54,6 +65,18 @@ pub fn names_itself(artifact: &Artifact, item: &EvidenceItem) -> bool {
         return false;
     }
     let text = normalize::line(raw);
+    // A line the tool cut (pytest's `- AssertionError: assert datetime.d...`)
+    // names the item but not its reason, when the facts hold the reason
+    // whole: the line built from them says what was compared.
+    let cut = text.trim_end().ends_with("...")
+        && item
+            .summary
+            .as_deref()
+            .and_then(|s| s.lines().next())
+            .is_some_and(|s| !text.contains(s.trim()));
+    if cut {
+        return false;
+    }
     if text.contains(item.identity.as_str()) {
         return true;
     }
@@ -112,7 +135,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
     }
     if let Some(summary) = first_line(item) {
         line.push_str(" - ");
-        line.push_str(summary);
+        line.push_str(&summary);
     }
     RenderedLine {
         origin: Origin::Ctx,
@@ -130,12 +153,25 @@ fn severity_word(s: Severity) -> &'static str {
     }
 }
 
-/// A summary is one line; a tool's multi-line message keeps its first.
-fn first_line(item: &EvidenceItem) -> Option<&str> {
-    item.summary
+/// An item's one-line reason: the summary's first line (a tool's
+/// multi-line message keeps its first), then the primary label when the
+/// profile found one (`mismatched types: expected `u32`, found `u64``).
+fn first_line(item: &EvidenceItem) -> Option<String> {
+    let summary = item
+        .summary
         .as_deref()
         .and_then(|s| s.lines().next())
-        .filter(|s| !s.trim().is_empty())
+        .filter(|s| !s.trim().is_empty());
+    let label = item
+        .fields
+        .get(LABEL_FIELD)
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && summary.is_none_or(|s| !s.contains(l)));
+    match (summary, label) {
+        (Some(s), Some(l)) => Some(format!("{s}: {l}")),
+        (Some(s), None) => Some(s.to_string()),
+        (None, l) => l.map(str::to_string),
+    }
 }
 
 /// The file an item is grouped under: its location's file, when its
@@ -246,7 +282,7 @@ fn push_summary(line: &mut String, item: &EvidenceItem, times: usize) {
             (false, ItemKind::Diagnostic) => " ",
             (false, _) => " - ",
         });
-        line.push_str(summary);
+        line.push_str(&summary);
     }
     if line.is_empty() {
         line.push_str("(the file itself)");
@@ -254,6 +290,176 @@ fn push_summary(line: &mut String, item: &EvidenceItem, times: usize) {
     if times > 1 {
         line.push_str(&format!(" ×{}", count(times)));
     }
+}
+
+/// A parametrized case's test and its parameters: `test_easter` and
+/// `1990-1990-04-15` of `test_easter[1990-1990-04-15]` (the identity's
+/// rest after its file). None for an identity that is not one.
+fn case_of(rest: &str) -> Option<(&str, &str)> {
+    let open = rest.find('[')?;
+    let (test, params) = (&rest[..open], &rest[open + 1..]);
+    let params = params.strip_suffix(']')?;
+    let plain = !test.is_empty() && !test.ends_with(char::is_whitespace);
+    (plain && !params.is_empty()).then_some((test, params))
+}
+
+/// How the members of a file's group are written: one line each, or
+/// several on one line.
+enum Line<'e> {
+    One(&'e CensusEntry),
+    /// Parametrized cases of one test (`test_easter ×19 [1990-…], …`).
+    Cases(Vec<&'e CensusEntry>),
+    /// Items with one code and one message, at several places
+    /// (`E0308 mismatched types: … ×30 at 5:20, 11:20, …`).
+    Same(Vec<&'e CensusEntry>),
+}
+
+/// The identity's rest after its file (`5:20 E0308`, `test_x[3]`).
+fn rest_of<'i>(item: &'i EvidenceItem, file: &str) -> Option<&'i str> {
+    item.identity
+        .strip_prefix(file)
+        .map(|r| r.trim_start_matches([':', ' ', '>']))
+}
+
+/// The place of an item whose identity's rest is only its place and code
+/// (`5:20 E0308`, `12:3`): what a line of identical messages lists.
+fn place_of<'i>(item: &'i EvidenceItem, file: &str) -> Option<&'i str> {
+    let rest = rest_of(item, file)?;
+    let place = match &item.class {
+        Some(class) => rest.strip_suffix(class.as_str())?.trim_end(),
+        None => rest,
+    };
+    let shaped = !place.is_empty()
+        && place.bytes().all(|b| b.is_ascii_digit() || b == b':')
+        && place.as_bytes()[0].is_ascii_digit();
+    shaped.then_some(place)
+}
+
+/// The members of a file's group, in order: the parametrized cases of one
+/// test gathered at the place of the first, and so are items with the
+/// same code and message at several places.
+fn lines_of<'e>(graph: &EvidenceGraph, file: &str, members: &[&'e CensusEntry]) -> Vec<Line<'e>> {
+    let test = |e: &CensusEntry| {
+        let item = &graph.items[e.index];
+        (e.times == 1)
+            .then(|| rest_of(item, file).and_then(case_of))
+            .flatten()
+            .map(|(t, _)| t.to_string())
+    };
+    let key = |e: &CensusEntry| {
+        let item = &graph.items[e.index];
+        (e.times == 1 && place_of(item, file).is_some())
+            .then(|| (kind_word(item), item.class.clone(), first_line(item)))
+    };
+    // A handful of identical messages read as well one per line, in their
+    // order (and a tool's own lines, which may be the census, stay the
+    // cheaper form): only from `SAME_MESSAGE_LINE` on do they share one.
+    let keys: Vec<_> = members.iter().map(|e| key(e)).collect();
+    let mut counts: HashMap<_, usize> = HashMap::new();
+    for k in keys.iter().flatten() {
+        *counts.entry(k.clone()).or_default() += 1;
+    }
+    let message = |i: usize| {
+        keys[i]
+            .clone()
+            .filter(|k| counts.get(k).is_some_and(|&n| n >= SAME_MESSAGE_LINE))
+    };
+    let mut out: Vec<Line<'e>> = Vec::new();
+    let mut cases: HashMap<String, usize> = HashMap::new();
+    let mut messages: HashMap<_, usize> = HashMap::new();
+    for (i, &e) in members.iter().enumerate() {
+        let at = if let Some(t) = test(e) {
+            *cases.entry(t).or_insert_with(|| {
+                out.push(Line::Cases(Vec::new()));
+                out.len() - 1
+            })
+        } else if let Some(m) = message(i) {
+            *messages.entry(m).or_insert_with(|| {
+                out.push(Line::Same(Vec::new()));
+                out.len() - 1
+            })
+        } else {
+            out.push(Line::One(e));
+            continue;
+        };
+        if let Line::Cases(list) | Line::Same(list) = &mut out[at] {
+            list.push(e);
+        }
+    }
+    // A "group" of one case is a plain line.
+    out.into_iter()
+        .map(|line| match line {
+            Line::Cases(list) if list.len() == 1 => Line::One(list[0]),
+            other => other,
+        })
+        .collect()
+}
+
+/// One line for items of one code and one message at several places.
+fn same_text(graph: &EvidenceGraph, file: &str, list: &[&CensusEntry]) -> String {
+    let items: Vec<&EvidenceItem> = list.iter().map(|e| &graph.items[e.index]).collect();
+    let first = items[0];
+    let parts = [
+        kind_word(first).to_string(),
+        first.class.clone().unwrap_or_default(),
+        first_line(first).unwrap_or_default(),
+    ];
+    let places: Vec<&str> = items.iter().filter_map(|i| place_of(i, file)).collect();
+    let mut line = parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    line.push_str(&format!(
+        " ×{} at {}",
+        count(items.len()),
+        places.join(", ")
+    ));
+    line
+}
+
+/// One line for several parametrized cases of one test: the test, the
+/// count, every case's parameters, where it is, and the first case's
+/// reason (marked as the first's when the cases' reasons differ).
+fn cases_text(graph: &EvidenceGraph, file: &str, cases: &[&CensusEntry]) -> String {
+    let items: Vec<&EvidenceItem> = cases.iter().map(|e| &graph.items[e.index]).collect();
+    let rest = |item: &EvidenceItem| {
+        item.identity[file.len()..]
+            .trim_start_matches([':', ' ', '>'])
+            .to_string()
+    };
+    let first = rest(items[0]);
+    let test = case_of(&first).map_or(first.as_str(), |(t, _)| t);
+    let params: Vec<String> = items
+        .iter()
+        .filter_map(|i| case_of(&rest(i)).map(|(_, p)| format!("[{p}]")))
+        .collect();
+    let mut line = format!(
+        "{} {test} ×{} {}",
+        kind_word(items[0]),
+        count(cases.len()),
+        params.join(", ")
+    )
+    .trim_start()
+    .to_string();
+    let lines: Vec<Option<u32>> = items
+        .iter()
+        .map(|i| i.location.as_ref().and_then(|l| l.line))
+        .collect();
+    if let Some(Some(n)) = lines
+        .first()
+        .filter(|_| lines.windows(2).all(|w| w[0] == w[1]))
+    {
+        line.push_str(&format!(" (line {n})"));
+    }
+    let reasons: Vec<Option<String>> = items.iter().map(|i| first_line(i)).collect();
+    if let Some(Some(reason)) = reasons.first() {
+        let same = reasons.windows(2).all(|w| w[0] == w[1]);
+        line.push_str(if same { " - " } else { " - first: " });
+        line.push_str(reason);
+    }
+    line
 }
 
 /// The compact census block of `entries`, `unit` the plural noun counted.
@@ -319,8 +525,12 @@ pub fn compact(
             // A file of several items is named once, its items under it.
             (Some(file), [_, _, ..]) => {
                 out.push(census(format!("{FILE_INDENT}{}", display(file))));
-                for e in members {
-                    let text = grouped_text(&graph.items[e.index], file, e.times);
+                for line in lines_of(graph, file, members) {
+                    let text = match line {
+                        Line::One(e) => grouped_text(&graph.items[e.index], file, e.times),
+                        Line::Cases(list) => cases_text(graph, file, &list),
+                        Line::Same(list) => same_text(graph, file, &list),
+                    };
                     out.push(census(format!("{ITEM_INDENT}{text}")));
                 }
             }
@@ -419,6 +629,49 @@ mod tests {
                 "  src/b.js:2:1 Parsing error: Unexpected token {",
             ]
         );
+    }
+
+    #[test]
+    fn identical_messages_share_a_line_from_five_on() {
+        let mut items: Vec<EvidenceItem> = (1..=5)
+            .map(|n| diag("/w/a.rs", n * 10, Some("E0308"), "mismatched types"))
+            .collect();
+        items.insert(1, diag("/w/a.rs", 12, Some("E0425"), "not found"));
+        items.push(diag("/w/b.rs", 3, Some("E0308"), "mismatched types"));
+        assert_eq!(
+            block(Some("/w"), items.clone()),
+            [
+                "[ctx] census: 7 errors",
+                "  a.rs",
+                "    E0308 mismatched types ×5 at 10:1, 20:1, 30:1, 40:1, 50:1",
+                "    12:1 E0425 not found",
+                "  b.rs:3:1 E0308 mismatched types",
+            ]
+        );
+        items.remove(0);
+        assert_eq!(
+            block(Some("/w"), items)[2..4],
+            [
+                "    12:1 E0425 not found",
+                "    20:1 E0308 mismatched types"
+            ]
+        );
+    }
+
+    #[test]
+    fn parametrized_cases() {
+        assert_eq!(
+            case_of("test_easter[1990-1990-04-15]"),
+            Some(("test_easter", "1990-1990-04-15"))
+        );
+        assert_eq!(
+            case_of("test_slug[[draft] Plan]"),
+            Some(("test_slug", "[draft] Plan"))
+        );
+        assert_eq!(case_of("test_rows [row] (i=2)"), None);
+        assert_eq!(case_of("T::test_labels [label alpha]"), None);
+        assert_eq!(case_of("test_plain"), None);
+        assert_eq!(case_of("test_empty[]"), None);
     }
 
     #[test]
