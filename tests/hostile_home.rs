@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use tempfile::TempDir;
 
@@ -24,17 +24,9 @@ const HOME_FILES: &[&str] = &[
 
 const NOBODY: u32 = 65534;
 
-fn ctx_cmd(home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ctx"));
-    c.args(args)
-        .env("CTX_HOME", home)
-        .env_remove("CTX_STORE")
-        .env_remove("CTX_BUDGET")
-        .env_remove("CTX_NO_LEDGER")
-        .env_remove("CTX_STORE_MAX_BYTES")
-        .env_remove("CTX_STORE_MIN_AGE");
-    c
-}
+use support::ctx_cmd;
+
+mod support;
 
 /// `CMD | ctx pipe` with `input` on stdin.
 fn pipe(home: &Path, input: &[u8]) -> Output {

@@ -36,17 +36,9 @@ fn art(bytes: &[u8]) -> Artifact {
     Artifact::from_stdout(bytes.to_vec(), Exit::Code(0), vec!["gen".into()])
 }
 
-fn ctx_cmd(home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ctx"));
-    c.args(args)
-        .env("CTX_HOME", home)
-        .env_remove("CTX_STORE")
-        .env_remove("CTX_BUDGET")
-        .env_remove("CTX_STORE_MAX_BYTES")
-        .env_remove("CTX_STORE_MIN_AGE")
-        .env_remove("CTX_STORE_BUSY_TIMEOUT");
-    c
-}
+use support::ctx_cmd;
+
+mod support;
 
 fn ctx(home: &Path, args: &[&str]) -> Output {
     ctx_cmd(home, args).output().expect("run ctx")

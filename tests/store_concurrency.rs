@@ -13,18 +13,14 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod support;
+
 const WRITERS: usize = 24;
 const BUSY_TIMEOUT: &str = "1500ms";
 
 fn ctx_cmd(home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ctx"));
-    c.args(args)
-        .env("CTX_HOME", home)
-        .env("CTX_STORE_BUSY_TIMEOUT", BUSY_TIMEOUT)
-        .env_remove("CTX_STORE")
-        .env_remove("CTX_BUDGET")
-        .env_remove("CTX_STORE_MAX_BYTES")
-        .env_remove("CTX_STORE_MIN_AGE");
+    let mut c = support::ctx_cmd(home, args);
+    c.env("CTX_STORE_BUSY_TIMEOUT", BUSY_TIMEOUT);
     c
 }
 

@@ -5,21 +5,13 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use tempfile::TempDir;
 
-fn ctx_cmd(home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ctx"));
-    c.args(args)
-        .env("CTX_HOME", home)
-        .env_remove("CTX_STORE")
-        .env_remove("CTX_BUDGET")
-        .env_remove("CTX_STORE_MAX_BYTES")
-        .env_remove("CTX_STORE_MIN_AGE")
-        .env_remove("CTX_STORE_BUSY_TIMEOUT");
-    c
-}
+use support::ctx_cmd;
+
+mod support;
 
 fn ctx(home: &Path, args: &[&str]) -> Output {
     ctx_cmd(home, args).output().expect("run ctx")
