@@ -4,10 +4,9 @@
 //! it owns alone; it refuses with one `[ctx]` note and prints the raw
 //! output (invariant 8).
 
-use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use tempfile::TempDir;
 
@@ -24,31 +23,9 @@ const HOME_FILES: &[&str] = &[
 
 const NOBODY: u32 = 65534;
 
-use support::ctx_cmd;
+use support::{ctx_cmd, pipe, text};
 
 mod support;
-
-/// `CMD | ctx pipe` with `input` on stdin.
-fn pipe(home: &Path, input: &[u8]) -> Output {
-    let mut child = ctx_cmd(home, &["pipe"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn ctx pipe");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait ctx pipe");
-    let _ = writer.join();
-    out
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn notes(stderr: &[u8]) -> Vec<String> {
     text(stderr)

@@ -3,39 +3,17 @@
 //! output, and quarantined so that the next identical run archives afresh.
 //! `ctx store check` finds the same damage across the whole store.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use tempfile::TempDir;
 
-use support::ctx_cmd;
+use support::{ctx_cmd, pipe, text};
 
 mod support;
 
 fn ctx(home: &Path, args: &[&str]) -> Output {
     ctx_cmd(home, args).output().expect("run ctx")
-}
-
-fn pipe(home: &Path, input: &[u8]) -> Output {
-    let mut child = ctx_cmd(home, &["pipe"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn ctx pipe");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("wait");
-    let _ = writer.join();
-    out
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Archives `input` through `ctx pipe`; the key its digest names.

@@ -1,8 +1,12 @@
 //! What the store and home integration tests share: the built ctx, run
 //! against a private home with none of the caller's own settings.
+//!
+//! Each test binary compiles this module on its own and uses a subset.
+#![allow(dead_code)]
 
+use std::io::Write;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 
 /// `ctx ARGS` with `CTX_HOME=home`. The store's location and limits, the
 /// budget, the ledger switch and the config file come from the test alone:
@@ -26,4 +30,27 @@ pub fn ctx_cmd(home: &Path, args: &[&str]) -> Command {
         c.env_remove(var);
     }
     c
+}
+
+/// `CMD | ctx pipe` with `input` on stdin (written from a thread, so a
+/// large input never blocks on a full pipe).
+pub fn pipe(home: &Path, input: &[u8]) -> Output {
+    let mut child = ctx_cmd(home, &["pipe"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ctx pipe");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait ctx pipe");
+    let _ = writer.join();
+    out
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
 }
