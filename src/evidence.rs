@@ -47,6 +47,19 @@ pub enum Severity {
     Info,
 }
 
+impl Severity {
+    /// The word for it on a census line and in `--severity`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+            Severity::Help => "help",
+            Severity::Info => "info",
+        }
+    }
+}
+
 /// A source coordinate named by the tool.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Location {

@@ -6,7 +6,7 @@
 
 use crate::artifact::{Artifact, Span};
 use crate::classify;
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::profiles::Profile;
 
@@ -44,23 +44,13 @@ impl ItemFilter {
         let severity_ok = self
             .severity
             .as_deref()
-            .is_none_or(|s| severity_word(item.severity) == s);
+            .is_none_or(|s| item.severity.word() == s);
         code_ok && file_ok && severity_ok
     }
 }
 
-/// The words `--severity` accepts: every `severity_word`.
+/// The words `--severity` accepts: every `Severity::word`.
 pub const SEVERITY_WORDS: [&str; 5] = ["error", "warning", "note", "help", "info"];
-
-fn severity_word(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-        Severity::Help => "help",
-        Severity::Info => "info",
-    }
-}
 
 /// The record's evidence, as its profile reads it.
 pub fn evidence(artifact: &Artifact) -> Result<(&'static dyn Profile, EvidenceGraph), ZoomError> {

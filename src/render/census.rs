@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 
 use crate::artifact::Artifact;
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD, Severity};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD};
 use crate::normalize;
 use crate::plan::CensusEntry;
 
@@ -123,7 +123,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
-        | ItemKind::MatchingFile => severity_word(item.severity),
+        | ItemKind::MatchingFile => item.severity.word(),
     };
     let mut line = format!("{CTX_PREFIX} {word} {}", item.identity);
     // The location is printed unless the identity already holds all of it:
@@ -140,16 +140,6 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
     RenderedLine {
         origin: Origin::Ctx,
         text: line,
-    }
-}
-
-fn severity_word(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-        Severity::Help => "help",
-        Severity::Info => "info",
     }
 }
 
@@ -555,7 +545,7 @@ pub fn compact(
 mod tests {
     use super::*;
     use crate::artifact::Exit;
-    use crate::evidence::{Location, Outcome};
+    use crate::evidence::{Location, Outcome, Severity};
 
     fn diag(file: &str, line: u32, code: Option<&str>, msg: &str) -> EvidenceItem {
         let id = match code {
