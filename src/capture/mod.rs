@@ -6,6 +6,7 @@
 //! - `signals`: SIGINT/SIGTERM/SIGHUP/SIGQUIT forwarded through a signalfd.
 //! - `streams`: the poll loop that records both streams in arrival order.
 //! - `exit`: dying the way the child died.
+//! - `watched`: an input read while watching that ctx's reader is there.
 //! - `spill`: the spill chain every ingest keeps its bytes in (memory, then
 //!   an unlinked file, then fallbacks), whatever fails (or passed through).
 //!
@@ -18,6 +19,7 @@ mod signals;
 mod spawn;
 pub mod spill;
 mod streams;
+pub mod watched;
 
 use std::ffi::OsString;
 use std::io;

@@ -36,11 +36,11 @@ use nix::errno::Errno;
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::Signal;
-use nix::sys::stat::{SFlag, fstat};
 
 use super::signals::{Event, Forwarder};
 use super::spawn::Child;
 use super::spill::{GaveUp, Keeper};
+use super::watched::reader_can_leave;
 use crate::artifact::{Segment, Stream};
 
 /// A pipe's read size: Linux's default pipe capacity, so one read usually
@@ -91,7 +91,7 @@ pub fn collect(mut child: Child, signals: &Forwarder, kept: Keeper) -> io::Resul
     // Watched for an error or hang-up only (no events asked): a pipe or a
     // socket whose reader is gone. A file or a terminal never reports it.
     let own_stdout = io::stdout();
-    let mut watch = reader_can_leave(&own_stdout).then(|| own_stdout.as_fd());
+    let mut watch = reader_can_leave(own_stdout.as_fd()).then(|| own_stdout.as_fd());
     loop {
         if status.is_some()
             && collected.stopped_by.is_some()
@@ -158,15 +158,6 @@ struct Ready {
     stdout: bool,
     stderr: bool,
     reader_gone: bool,
-}
-
-/// True when ctx's stdout is a pipe or a socket: the kinds whose reader
-/// can go away while ctx runs.
-fn reader_can_leave(stdout: &io::Stdout) -> bool {
-    fstat(stdout.as_fd()).is_ok_and(|st| {
-        let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
-        kind == SFlag::S_IFIFO || kind == SFlag::S_IFSOCK
-    })
 }
 
 /// Blocks until something is ready; says which of the signals, the two
