@@ -1,9 +1,11 @@
-//! Ingest for `ctx pipe`: standard input to end of file, kept whatever
-//! fails. Input that ctx has consumed exists nowhere else, so losing it is
-//! the worst thing ctx can do; every failure below degrades, none stops.
+//! The spill chain every ingest keeps its bytes in (`ctx pipe` and `ctx
+//! digest` through [`read_input`], `ctx run`'s two streams through
+//! [`Keeper`]), kept whatever fails. Input that ctx has consumed exists
+//! nowhere else, so losing it is the worst thing ctx can do; every failure
+//! below degrades, none stops.
 //!
-//! Up to [`SPILL_BYTES`] (8 MiB) stay in memory. Past that the input is spilled to
-//! an unlinked file, tried in order:
+//! Up to [`SPILL_BYTES`] (8 MiB) stay in memory. Past that the input is
+//! spilled to an unlinked file, tried in order:
 //! 1. the temporary directory (`$TMPDIR`, else `/tmp`);
 //! 2. ctx's own data directory (where the store lives);
 //! 3. memory again, up to [`MEMORY_CAP`] in all.
