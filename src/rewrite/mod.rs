@@ -145,6 +145,9 @@ fn eligible(stage: &Stage) -> Option<usize> {
     if longrun::long_running(core_values).is_some() || longrun::long_running(&values).is_some() {
         return None;
     }
+    if crate::command::secrets::prints_secrets(&values).is_some() {
+        return None;
+    }
     policy::rewritable(core_words).then_some(start)
 }
 
