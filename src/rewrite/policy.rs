@@ -111,10 +111,8 @@ fn git(words: &[Word], reads_pipe: bool) -> bool {
         return false;
     }
     match sub {
-        "diff" | "show" | "log" | "whatchanged" => {
-            let blob = sub == "show" && args.iter().any(|a| !a.starts_with('-') && a.contains(':'));
-            !blob && GitDiff.by_command(&argv).is_some()
-        }
+        // The profile declines what prints no patch, and `show REV:PATH`.
+        "diff" | "show" | "log" | "whatchanged" => GitDiff.by_command(&argv).is_some(),
         "grep" => search(
             &argv.iter().map(String::as_str).collect::<Vec<_>>(),
             reads_pipe,
