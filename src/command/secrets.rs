@@ -130,6 +130,14 @@ pub fn prints_secrets<S: AsRef<str>>(argv: &[S]) -> Option<&'static str> {
         "sops" => (has("-d") || has("--decrypt") || subs.first() == Some(&"decrypt"))
             .then_some("prints decrypted secrets"),
         "git" => {
+            // `git show HEAD:.env`, `git cat-file -p main:config/.env`.
+            let blob = matches!(subs.first(), Some(&("show" | "cat-file")))
+                && subs[1..]
+                    .iter()
+                    .any(|w| w.split_once(':').is_some_and(|(_, path)| secret_file(path)));
+            if blob {
+                return Some("prints a secrets file");
+            }
             pair(&is(&["credential"]), &is(&["fill", "get"])).then_some("prints git credentials")
         }
         "heroku" => subs.contains(&"auth:token").then_some(token),
@@ -211,6 +219,8 @@ mod tests {
             "pass web/github",
             "sops -d secrets.enc.yaml",
             "git credential fill",
+            "git show HEAD:.env",
+            "git cat-file -p main:config/.env.production",
             "heroku auth:token",
             "security find-generic-password -s x -w",
             "docker secret inspect x",
@@ -240,6 +250,7 @@ mod tests {
             "pass generate x 20",
             "sops secrets.enc.yaml",
             "git status",
+            "git show HEAD:src/main.rs",
             "cargo test",
             "grep -rn TOKEN src",
             "npm token list",
