@@ -17,6 +17,8 @@ use regex::Regex;
 pub mod deliver;
 pub mod engine;
 pub mod spec;
+#[cfg(test)]
+mod tests;
 pub mod verify;
 
 pub use deliver::deliver;
@@ -131,7 +133,7 @@ pub fn for_command(argv: &[String], disabled: &[String]) -> Option<&'static Filt
     registry()
         .filters
         .iter()
-        .find(|f| !disabled.iter().any(|d| *d == f.spec.name) && f.matches(argv))
+        .find(|f| !disabled.contains(&f.spec.name) && f.matches(argv))
 }
 
 /// A file whose bytes were read and may be used.
