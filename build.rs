@@ -8,6 +8,50 @@ use std::path::Path;
 fn main() {
     embed("contracts", "contracts.rs", "contract");
     embed("filters", "filters.rs", "filter");
+    index_filters();
+}
+
+/// Writes `$OUT_DIR/filter_index.rs`: each built-in filter's file name,
+/// name, version and `[match] command`, so that choosing a filter at run
+/// time compiles 30 small patterns and parses only the file that matched
+/// (parsing every file, inline tests and all, took milliseconds). A file
+/// without those keys fails the build.
+fn index_filters() {
+    let mut names: Vec<String> = std::fs::read_dir("filters")
+        .expect("filters/ exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    let mut out = String::from(
+        "/// (file name, name, version, command pattern) of every built-in filter, in file-name order.\n",
+    );
+    out.push_str("pub static INDEX: &[(&str, &str, u32, &str)] = &[\n");
+    for file in &names {
+        let text = std::fs::read_to_string(Path::new("filters").join(file)).expect("filter file");
+        let table: toml::Table = text
+            .parse()
+            .unwrap_or_else(|e| panic!("filters/{file}: {e}"));
+        let name = table
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or_else(|| panic!("filters/{file}: no name"));
+        let version = table
+            .get("version")
+            .and_then(|v| v.as_integer())
+            .unwrap_or_else(|| panic!("filters/{file}: no version"));
+        let command = table
+            .get("match")
+            .and_then(|m| m.get("command"))
+            .and_then(|c| c.as_str())
+            .unwrap_or_else(|| panic!("filters/{file}: no [match] command"));
+        writeln!(out, "    ({file:?}, {name:?}, {version}, {command:?}),")
+            .expect("writing to a String");
+    }
+    out.push_str("];\n");
+    let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("filter_index.rs");
+    std::fs::write(dest, out).expect("write the filter index");
 }
 
 /// Writes `$OUT_DIR/<out>`: a static list of (file name, contents) of the

@@ -88,12 +88,7 @@ pub fn execute(args: Args) -> Result<i32> {
     match args.action {
         Action::List => {
             for f in &loaded.filters {
-                println!(
-                    "{:<28} {:<42} {}",
-                    f.label,
-                    f.spec.matcher.command,
-                    f.origin.describe()
-                );
+                println!("{:<28} {:<42} {}", f.label, f.pattern, f.origin.describe());
             }
             Ok(0)
         }
@@ -102,12 +97,12 @@ pub fn execute(args: Args) -> Result<i32> {
             let mut failed = 0;
             let mut unknown: Vec<&String> = names.iter().collect();
             for f in &loaded.filters {
-                if !names.is_empty() && !names.contains(&f.spec.name) {
+                if !names.is_empty() && !names.contains(&f.name) {
                     continue;
                 }
-                unknown.retain(|n| **n != f.spec.name);
-                if f.spec.tests.is_empty() {
-                    println!("FAIL {}: no inline test", f.spec.name);
+                unknown.retain(|n| **n != f.name);
+                if f.spec().is_ok_and(|s| s.tests.is_empty()) {
+                    println!("FAIL {}: no inline test", f.name);
                     failed += 1;
                 }
                 for v in verify::run(f) {

@@ -38,10 +38,10 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
                 rows.push(serde_json::json!({
                     "order": rows.len() + 1,
                     "version": f.label,
-                    "family": f.spec.name,
-                    "contract": format!("filters/{}.toml", f.spec.name),
+                    "family": f.name,
+                    "contract": format!("filters/{}.toml", f.name),
                     "contract_state": format!("filter: {}", f.origin.describe()),
-                    "commands": [format!("^{}", f.spec.matcher.command)],
+                    "commands": [format!("^{}", f.pattern)],
                 }));
             }
         }

@@ -32,7 +32,7 @@ pub fn deliver(
     let budget = Budget::from_contract(&text_contract, options.budget);
     let body = guard::isolate("filter", || {
         let rules = filter.rules().ok()?;
-        Some(engine::apply(&filter.spec, rules, artifact))
+        Some(engine::apply(filter.spec().ok()?, rules, artifact))
     })
     .ok()
     .flatten()?;
@@ -51,7 +51,7 @@ pub fn deliver(
                 "filter {} ({}): command matches {:?}",
                 filter.label,
                 filter.origin.describe(),
-                filter.spec.matcher.command
+                filter.pattern
             ),
         },
         key: None,

@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 pub mod deliver;
 pub mod engine;
@@ -27,6 +27,7 @@ use spec::{Spec, SpecError};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/filters.rs"));
+    include!(concat!(env!("OUT_DIR"), "/filter_index.rs"));
 }
 
 /// The built-in filter files, by file name.
@@ -53,43 +54,94 @@ impl Origin {
     }
 }
 
-/// One loaded filter.
+/// One loaded filter. A built-in is known by its index entry until it is
+/// used: its file is parsed only when it matched (or for `verify`).
 pub struct Filter {
-    pub spec: Spec,
-    pub origin: Origin,
+    pub name: String,
     /// `<name>/filter-v<N>`, for headers, `ctx profiles` and the ledger.
     pub label: &'static str,
-    command: Regex,
+    /// The `[match] command` pattern as written.
+    pub pattern: String,
+    pub origin: Origin,
+    command: OnceLock<Option<Regex>>,
+    file: String,
+    text: &'static str,
+    spec: OnceLock<Result<Spec, String>>,
     compiled: OnceLock<Result<Compiled, String>>,
 }
 
 impl Filter {
+    /// A filter from a parsed and validated file.
     pub fn new(spec: Spec, origin: Origin) -> Result<Filter, SpecError> {
-        let command =
-            spec::compile(&spec::anchored(&spec.matcher.command)).map_err(|e| SpecError {
-                file: format!("{}.toml", spec.name),
-                why: e.to_string(),
-            })?;
-        let label: &'static str = Box::leak(spec.version_label().into_boxed_str());
-        Ok(Filter {
-            spec,
+        let mut filter = Filter::unparsed(
+            format!("{}.toml", spec.name),
+            spec.name.clone(),
+            spec.version,
+            spec.matcher.command.clone(),
+            "",
             origin,
+        )?;
+        filter.spec = OnceLock::from(Ok(spec));
+        Ok(filter)
+    }
+
+    /// A filter known by its name, version and command; `text` is parsed
+    /// on first use.
+    fn unparsed(
+        file: String,
+        name: String,
+        version: u32,
+        pattern: String,
+        text: &'static str,
+        origin: Origin,
+    ) -> Result<Filter, SpecError> {
+        let label: &'static str = Box::leak(format!("{name}/filter-v{version}").into_boxed_str());
+        Ok(Filter {
+            name,
             label,
-            command,
+            pattern,
+            origin,
+            command: OnceLock::new(),
+            file,
+            text,
+            spec: OnceLock::new(),
             compiled: OnceLock::new(),
         })
     }
 
     /// Whether this filter reads `argv`'s output.
     pub fn matches(&self, argv: &[String]) -> bool {
-        !argv.is_empty() && self.command.is_match(&command_line(argv))
+        let command = self
+            .command
+            .get_or_init(|| spec::compile(&spec::anchored(&self.pattern)).ok());
+        !argv.is_empty()
+            && command
+                .as_ref()
+                .is_some_and(|c| c.is_match(&command_line(argv)))
+    }
+
+    /// The whole filter file, parsed (a built-in on first use; its
+    /// patterns are compiled by the test suite, not on the hot path).
+    pub fn spec(&self) -> Result<&Spec, &str> {
+        self.spec
+            .get_or_init(|| {
+                let spec =
+                    Spec::parse_unchecked(&self.file, self.text).map_err(|e| e.to_string())?;
+                if spec.name != self.name || spec.matcher.command != self.pattern {
+                    return Err(format!("filter {}: index and file disagree", self.file));
+                }
+                Ok(spec)
+            })
+            .as_ref()
+            .map_err(String::as_str)
     }
 
     /// The compiled rules (compiled on first use: a run compiles only the
     /// filter that matched).
     pub fn rules(&self) -> Result<&Compiled, &str> {
+        let spec = self.spec()?;
         self.compiled
-            .get_or_init(|| Compiled::new(&self.spec).map_err(|e| e.to_string()))
+            .get_or_init(|| Compiled::new(spec).map_err(|e| e.to_string()))
             .as_ref()
             .map_err(String::as_str)
     }
@@ -113,6 +165,9 @@ pub fn command_line(argv: &[String]) -> String {
 pub struct Loaded {
     pub filters: Vec<Filter>,
     pub problems: Vec<String>,
+    /// Every filter's command pattern in one set (compiled on first use:
+    /// one set builds several times faster than thirty patterns).
+    commands: OnceLock<Option<RegexSet>>,
 }
 
 /// The filters of this process, loaded once. Problems are noted on stderr
@@ -130,10 +185,38 @@ pub fn registry() -> &'static Loaded {
 
 /// The first filter (not disabled) that reads `argv`'s output.
 pub fn for_command(argv: &[String], disabled: &[String]) -> Option<&'static Filter> {
-    registry()
-        .filters
-        .iter()
-        .find(|f| !disabled.contains(&f.spec.name) && f.matches(argv))
+    registry().for_command(argv, disabled)
+}
+
+impl Loaded {
+    /// The first filter (not disabled) whose command pattern matches.
+    pub fn for_command(&self, argv: &[String], disabled: &[String]) -> Option<&Filter> {
+        if argv.is_empty() {
+            return None;
+        }
+        let set = self.commands.get_or_init(|| {
+            RegexSet::new(self.filters.iter().map(|f| spec::anchored(&f.pattern))).ok()
+        });
+        let allowed = |f: &&Filter| !disabled.contains(&f.name);
+        match set {
+            Some(set) => {
+                let line = command_line(argv);
+                let hits = set.matches(&line);
+                self.filters
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| hits.matched(*i))
+                    .map(|(_, f)| f)
+                    .find(allowed)
+            }
+            // A pattern the set refused: each filter on its own.
+            None => self
+                .filters
+                .iter()
+                .filter(allowed)
+                .find(|f| f.matches(argv)),
+        }
+    }
 }
 
 /// A file whose bytes were read and may be used.
@@ -151,40 +234,43 @@ pub struct SourceFile {
 pub fn load(project: &crate::trust::ProjectFiles, user: &[SourceFile]) -> Loaded {
     let mut filters: Vec<Filter> = Vec::new();
     let mut problems = project.problems.clone();
-    let mut add = |file: &str, text: &str, origin: Origin, filters: &mut Vec<Filter>| {
-        let parsed = match origin {
-            Origin::Builtin => Spec::parse_unchecked(file, text),
-            _ => Spec::parse(file, text),
-        };
-        match parsed.and_then(|spec| Filter::new(spec, origin.clone())) {
+    let project = project
+        .files
+        .iter()
+        .map(|f| (f, Origin::Project(f.path.clone())));
+    let user = user.iter().map(|f| (f, Origin::User(f.path.clone())));
+    for (f, origin) in project.chain(user) {
+        let file = file_name(&f.path);
+        match Spec::parse(&file, &f.text).and_then(|spec| Filter::new(spec, origin)) {
             Ok(filter) => {
-                if !filters.iter().any(|f| f.spec.name == filter.spec.name) {
+                if !filters.iter().any(|g| g.name == filter.name) {
                     filters.push(filter);
                 }
             }
             Err(e) => problems.push(format!("{e}; filter not used")),
         }
-    };
-    for f in &project.files {
-        add(
-            &file_name(&f.path),
-            &f.text,
-            Origin::Project(f.path.clone()),
-            &mut filters,
-        );
     }
-    for f in user {
-        add(
-            &file_name(&f.path),
-            &f.text,
-            Origin::User(f.path.clone()),
-            &mut filters,
-        );
+    for (&(file, name, version, pattern), &(_, text)) in embedded::INDEX.iter().zip(embedded()) {
+        if filters.iter().any(|g| g.name == name) {
+            continue;
+        }
+        match Filter::unparsed(
+            file.into(),
+            name.into(),
+            version,
+            pattern.into(),
+            text,
+            Origin::Builtin,
+        ) {
+            Ok(filter) => filters.push(filter),
+            Err(e) => problems.push(format!("{e}; filter not used")),
+        }
     }
-    for (name, text) in embedded() {
-        add(name, text, Origin::Builtin, &mut filters);
+    Loaded {
+        filters,
+        problems,
+        commands: OnceLock::new(),
     }
-    Loaded { filters, problems }
 }
 
 fn file_name(path: &std::path::Path) -> String {
