@@ -147,17 +147,12 @@ impl Filter {
     }
 }
 
-/// The text a filter's `[match] command` is matched against: argv[0]'s
-/// base name, then the arguments, joined by single spaces.
+/// The text a filter's `[match] command` is matched against: the words of
+/// the command argv runs, wrappers looked through (`timeout 60 make` is
+/// `make`, see `crate::command`), the first word reduced to its base name,
+/// joined by single spaces.
 pub fn command_line(argv: &[String]) -> String {
-    let mut words = argv.iter();
-    let first = words
-        .next()
-        .map_or("", |w| w.rsplit('/').next().unwrap_or(w));
-    std::iter::once(first)
-        .chain(words.map(String::as_str))
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::command::command_words(argv).join(" ")
 }
 
 /// Every filter this process uses, in the order they are tried, and the

@@ -92,6 +92,7 @@ fn rejects_broken_files() {
 fn the_command_is_anchored_at_the_start() {
     let f = filter("");
     assert!(f.matches(&["/usr/bin/t".into(), "x".into()]));
+    assert!(f.matches(&["timeout".into(), "5".into(), "t".into()]));
     assert!(!f.matches(&["xt".into()]));
     assert!(!f.matches(&[]));
 }
