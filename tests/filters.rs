@@ -115,6 +115,16 @@ fn builtin_test_inputs_are_captured_fixtures() {
         }
     }
     assert!(seen >= 30, "{seen} tests");
+    for entry in std::fs::read_dir(root.join("fixtures/filters")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(
+                root.join("filters").join(format!("{name}.toml")).is_file(),
+                "fixtures/filters/{name} belongs to no filter"
+            );
+        }
+    }
 }
 
 const SEQ: &str = r#"schema = "ctx.filter/v1"
