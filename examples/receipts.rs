@@ -27,8 +27,8 @@ const DIAGNOSTICS: &[&str] = &[
     "ruff",
     "pyright",
 ];
-/// Everyday commands: diffs and searches so far.
-const EVERYDAY: &[&str] = &["git-diff", "search"];
+/// Everyday commands: diffs, searches, listings and installs.
+const EVERYDAY: &[&str] = &["git-diff", "search", "listing", "install"];
 
 struct Row {
     case: String,
@@ -67,6 +67,22 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
         for f in files["files"].as_array().into_iter().flatten() {
             if let Some(path) = f["path"].as_str() {
                 out.push(vec![path.to_string()]);
+            }
+        }
+    }
+    // A listing's folders (`find -printf`), by their last name: tree draws
+    // names, not paths, and ls names a folder's entries under its section.
+    for d in truth["directories"].as_array().into_iter().flatten() {
+        if let Some(path) = d.as_str() {
+            out.push(vec![path.rsplit('/').next().unwrap_or(path).to_string()]);
+        }
+    }
+    // An install's named packages and its decisive error lines (pip's
+    // report and log, apt's simulation, npm's --json error code).
+    for key in ["named", "errors", "compiler_errors"] {
+        for v in truth[key].as_array().into_iter().flatten() {
+            if let Some(word) = v.as_str() {
+                out.push(vec![word.to_string()]);
             }
         }
     }

@@ -15,6 +15,7 @@ pub mod census;
 pub mod delta;
 pub mod diff;
 pub mod lines;
+pub mod listing;
 pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -227,6 +228,10 @@ pub fn resolve(
     // A search's census is its matching files, planned by their own rule.
     if contract.decision_unit == search::DECISION_UNIT {
         return search::plan(artifact, graph, budget);
+    }
+    // A listing's census is its folders, kept in the listing's own order.
+    if contract.decision_unit == listing::DECISION_UNIT {
+        return listing::plan(artifact, graph, budget);
     }
     // A family profile names its tool; text/v1 reads lines only.
     if graph.tool.is_empty() {

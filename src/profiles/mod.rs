@@ -18,6 +18,7 @@ pub(crate) mod jestlike;
 pub mod junit;
 #[cfg(test)]
 mod linearity;
+pub mod listing;
 pub mod mypy;
 pub mod pyright;
 pub mod pytest;
@@ -154,6 +155,7 @@ pub fn registry() -> &'static [&'static dyn Profile] {
         &ruff::Ruff,
         &pyright::Pyright,
         &search::Search,
+        &listing::ListingProfile,
         &text::Text,
     ]
 }

@@ -1,0 +1,213 @@
+//! listing/v1 against the truth of each captured fixture (`find -printf`
+//! over the listed tree): every folder found and named in the digest at
+//! the default budget and at squeezed ones, the exact entry count, every
+//! anomaly the file system shows kept whole, and no listed line rewritten
+//! or moved out of the listing's order.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use ctx::archive::Known;
+use ctx::artifact::Artifact;
+use ctx::evidence::{EvidenceGraph, ItemKind};
+use ctx::pipeline::{self, Options, Output};
+use ctx::plan::Rung;
+use ctx::store::ArchiveKey;
+use ctx::{normalize, zoom};
+
+fn cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/listing");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("truth.json").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+fn truth(case: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(case.join("truth.json")).unwrap()).unwrap()
+}
+
+fn name(case: &Path) -> String {
+    case.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// A truth path (relative, no `./`) as the tool names it.
+fn as_listed(case: &str, path: &str) -> String {
+    if case.starts_with("ls-la") || case.starts_with("du-sh") {
+        path.to_string()
+    } else {
+        format!("./{path}")
+    }
+}
+
+fn folders(graph: &EvidenceGraph) -> BTreeSet<String> {
+    graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Directory && !i.fields.contains_key("root"))
+        .map(|i| i.identity.clone())
+        .collect()
+}
+
+#[test]
+fn every_folder_entry_and_anomaly_is_found() {
+    let all = cases();
+    assert!(all.len() >= 15, "listing fixtures missing: {}", all.len());
+    for case in all {
+        let n = name(&case);
+        let t = truth(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        assert_eq!(profile.version(), "listing/v1", "{n}");
+        let want: BTreeSet<String> = t["directories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| as_listed(&n, d.as_str().unwrap()))
+            .collect();
+        let got = folders(&graph);
+        // Plain `ls -R` names folders by their sections; `du -sh *` names
+        // entries without saying which are folders.
+        if n != "du-sh" {
+            assert_eq!(got, want, "{n}: folders");
+        }
+        let entries = graph.counts[0].1;
+        assert_eq!(entries, t["entries"].as_u64().unwrap(), "{n}: entries");
+        let anomalies: BTreeSet<String> = graph
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Anomaly)
+            .map(|i| i.identity.clone())
+            .collect();
+        // Modes and sizes are printed by ls -l, find -ls and tree -p only.
+        let long = n.starts_with("ls-l") || n == "find-ls";
+        if long {
+            for a in t["anomalies"].as_array().unwrap() {
+                let path = as_listed(&n, a["path"].as_str().unwrap());
+                assert!(anomalies.contains(&path), "{n}: anomaly {path} ({a})");
+            }
+            for l in t["largest"].as_array().unwrap() {
+                if l["size"].as_u64().unwrap() > 0 && t["files"].as_u64().unwrap() > 3 {
+                    let path = as_listed(&n, l["path"].as_str().unwrap());
+                    assert!(anomalies.contains(&path), "{n}: largest {path}");
+                }
+            }
+        }
+    }
+}
+
+fn digest(artifact: &Artifact, budget: Option<usize>) -> (String, pipeline::Delivery) {
+    let options = Options {
+        budget,
+        ..Options::default()
+    };
+    let d = pipeline::digest(artifact, &Known(ArchiveKey([0x1c; 32])), &options).unwrap();
+    let text = match &d.output {
+        Output::Digest(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Output::Raw => String::from_utf8_lossy(artifact.bytes()).into_owned(),
+    };
+    (text, d)
+}
+
+#[test]
+fn every_folder_and_anomaly_survives_at_every_budget() {
+    for case in cases() {
+        let n = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let raw_tokens = ctx::tokens::estimate(artifact.bytes());
+        for budget in [None, Some(256), Some(600)] {
+            let (text, d) = digest(&artifact, budget);
+            assert!(
+                ctx::tokens::estimate(text.as_bytes()) <= raw_tokens,
+                "{n} at {budget:?}: digest larger than the output"
+            );
+            let Some(trace) = &d.trace else { continue };
+            if d.output == Output::Raw {
+                continue;
+            }
+            let listed = zoom::items(&trace.graph, &zoom::ItemFilter::default());
+            for item in trace.graph.census() {
+                let headline = item.headline.is_some_and(|h| {
+                    let raw = normalize::line(artifact.line(h.first));
+                    text.lines().any(|l| l == raw)
+                });
+                let named = headline || text.contains(&item.identity);
+                let grouped = trace.plan.rung == Rung::Flood && listed.contains(&item.identity);
+                assert!(
+                    named || grouped,
+                    "{n} at {budget:?}: {:?} {:?} lost",
+                    item.kind,
+                    item.identity
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn listed_lines_keep_their_text_and_order() {
+    for case in cases() {
+        let n = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (text, d) = digest(&artifact, None);
+        if d.output == Output::Raw {
+            continue;
+        }
+        let raw: Vec<String> = (1..=artifact.line_count())
+            .map(|k| normalize::line(artifact.line(k)).into_owned())
+            .collect();
+        // Each non-ctx line after the header is the next raw line at or
+        // after the last one matched.
+        let mut at = 0;
+        for line in text.lines().skip(1) {
+            if line.starts_with("[ctx] ") {
+                continue;
+            }
+            let found = raw[at..].iter().position(|r| r == line);
+            assert!(found.is_some(), "{n}: {line:?} is not a raw line in order");
+            at += found.unwrap() + 1;
+        }
+    }
+}
+
+#[test]
+fn items_bring_back_a_folder_and_the_types_add_up() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/listing/ls-lr");
+    let artifact = ctx::fixture::load(&case).unwrap();
+    let (profile, graph) = zoom::evidence(&artifact).unwrap();
+    let spans = zoom::item_spans(profile, &graph, "./logs").unwrap();
+    let lines: Vec<String> = spans
+        .iter()
+        .flat_map(|s| s.first..=s.last)
+        .map(|k| normalize::line(artifact.line(k)).into_owned())
+        .collect();
+    assert_eq!(lines[0], "./logs:");
+    assert!(lines.iter().any(|l| l.ends_with(" empty.log")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.ends_with(" open.log")), "{lines:?}");
+    let t = truth(&case);
+    let files: u64 = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::FileType && !i.identity.starts_with('('))
+        .chain(
+            graph
+                .items
+                .iter()
+                .filter(|i| i.identity == "(no extension)"),
+        )
+        .map(|i| i.fields["files"].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(files, t["files"].as_u64().unwrap());
+    let bytes: u64 = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::FileType && i.identity != "(symlink)")
+        .filter_map(|i| i.fields.get("bytes"))
+        .map(|b| b.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(bytes, t["bytes"].as_u64().unwrap());
+}
