@@ -14,16 +14,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::artifact::{Artifact, Span};
+use crate::artifact::Artifact;
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::render::count;
 use crate::tokens;
 
-use super::census;
 use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
 };
+use super::{census, runs};
 
 /// The contract decision unit planned here (contracts/listing.toml).
 pub const DECISION_UNIT: &str = "directory";
@@ -194,15 +194,7 @@ impl Planner<'_> {
     /// The listing in order: kept runs as raw spans, left-out runs as one
     /// marker each.
     fn emit(&mut self) {
-        let total = self.keep.len() - 1;
-        let mut n = 1;
-        while n <= total {
-            let start = n;
-            let kept = self.keep[n];
-            while n <= total && self.keep[n] == kept {
-                n += 1;
-            }
-            let span = Span::new(start, n - 1);
+        for (kept, span) in runs::runs(&self.keep) {
             if kept {
                 self.blocks.push(Block::Raw(span));
             } else {

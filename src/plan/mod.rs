@@ -14,8 +14,10 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 pub mod census;
 pub mod delta;
 pub mod diff;
+pub mod install;
 pub mod lines;
 pub mod listing;
+pub mod runs;
 pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -228,6 +230,10 @@ pub fn resolve(
     // A search's census is its matching files, planned by their own rule.
     if contract.decision_unit == search::DECISION_UNIT {
         return search::plan(artifact, graph, budget);
+    }
+    // An install's decisive lines are its failures, shown first.
+    if contract.decision_unit == install::DECISION_UNIT {
+        return install::plan(artifact, graph, budget);
     }
     // A listing's census is its folders, kept in the listing's own order.
     if contract.decision_unit == listing::DECISION_UNIT {

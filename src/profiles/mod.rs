@@ -13,6 +13,7 @@ pub mod eslint;
 pub mod gcc;
 pub mod git_diff;
 pub mod go_test;
+pub mod install;
 pub mod jest;
 pub(crate) mod jestlike;
 pub mod junit;
@@ -156,6 +157,7 @@ pub fn registry() -> &'static [&'static dyn Profile] {
         &pyright::Pyright,
         &search::Search,
         &listing::ListingProfile,
+        &install::Install,
         &text::Text,
     ]
 }
