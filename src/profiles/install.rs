@@ -31,31 +31,32 @@
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 
 mod command;
 mod read;
 
 pub struct Install;
 
-impl Profile for Install {
-    fn version(&self) -> &'static str {
-        "install/v1"
-    }
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &[
+        "npm install",
+        "npm ci",
+        "pnpm install",
+        "yarn install",
+        "pip install",
+        "uv pip install",
+        "apt-get install",
+        "go mod download",
+        "go mod tidy",
+        "bundle install",
+    ],
+    ..ProfileSpec::new("install/v1", "install", ReceiptGroup::Everyday)
+};
 
-    fn commands(&self) -> &'static [&'static str] {
-        &[
-            "npm install",
-            "npm ci",
-            "pnpm install",
-            "yarn",
-            "pip install",
-            "uv pip install",
-            "apt-get install",
-            "go mod download",
-            "go mod tidy",
-            "bundle install",
-        ]
+impl Profile for Install {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {

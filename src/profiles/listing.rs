@@ -37,7 +37,7 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Precision, Severity,
 };
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 
 mod entry;
 mod long;
@@ -51,18 +51,19 @@ use read::{Listing, parent};
 
 pub struct ListingProfile;
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["ls", "find", "tree", "du"],
+    ..ProfileSpec::new("listing/v1", "listing", ReceiptGroup::Everyday)
+};
+
 /// The `FileType` identity of entries that are not regular files.
 const SYMLINKS: &str = "(symlink)";
 const OTHER: &str = "(device, socket or pipe)";
 const NO_EXTENSION: &str = "(no extension)";
 
 impl Profile for ListingProfile {
-    fn version(&self) -> &'static str {
-        "listing/v1"
-    }
-
-    fn commands(&self) -> &'static [&'static str] {
-        &["ls", "find", "tree", "du"]
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {

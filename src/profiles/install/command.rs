@@ -1,6 +1,6 @@
 //! Which package manager argv runs, and whether the subcommand installs.
 
-use crate::profiles::diagnostic::basename;
+use crate::command::{basename, wrappers};
 
 /// The package managers this family reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,37 +78,30 @@ fn sub_after_flags(words: &[String]) -> &str {
         .map_or("", String::as_str)
 }
 
-/// argv without the wrappers people put before an install: `sudo`,
-/// `env K=V`, `timeout N`, `nice`, `time`, `DEBIAN_FRONTEND=… ` style
-/// assignments.
+/// argv from the command an install runs: the shared wrappers looked
+/// through (`env K=V`, `timeout N`, `nice`, `time`, `nohup`, …), and the
+/// two prefixes only installs wear: `sudo` (with its flags) and leading
+/// `K=V` assignments (`DEBIAN_FRONTEND=noninteractive apt-get …`).
 fn unwrapped(argv: &[String]) -> Vec<String> {
-    let mut words: &[String] = argv;
+    let mut at = 0;
     loop {
-        let Some(first) = words.first() else {
+        let Some(first) = argv.get(at) else {
             return Vec::new();
         };
-        let base = basename(first);
-        let skip = match base {
-            "sudo" | "nice" | "time" | "nohup" => {
-                1 + words[1..].iter().take_while(|w| w.starts_with('-')).count()
+        let skip = if basename(first) == "sudo" {
+            1 + argv[at + 1..].iter().take_while(|w| w.starts_with('-')).count()
+        } else if first.contains('=') && !first.starts_with('-') {
+            1
+        } else {
+            match wrappers::unwrap(&argv[at..]) {
+                Some(0) | None => 0,
+                Some(k) => k,
             }
-            "env" => {
-                1 + words[1..]
-                    .iter()
-                    .take_while(|w| w.contains('=') || w.starts_with('-'))
-                    .count()
-            }
-            "timeout" => {
-                let flags = words[1..].iter().take_while(|w| w.starts_with('-')).count();
-                2 + flags
-            }
-            _ if first.contains('=') && !first.starts_with('-') => 1,
-            _ => 0,
         };
-        if skip == 0 || skip >= words.len() {
-            return words.to_vec();
+        if skip == 0 || at + skip >= argv.len() {
+            return argv[at..].to_vec();
         }
-        words = &words[skip..];
+        at += skip;
     }
 }
 

@@ -1,6 +1,6 @@
 //! What the listing command's own flags say about the shape of its output.
 
-use crate::profiles::diagnostic::command_words;
+use crate::command::command_words;
 
 /// The listing tools this family reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
