@@ -61,14 +61,28 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
         .filter_map(|i| i.headline.map(|h| h.first))
         .collect();
     must.extend(graph.conclusion.iter().map(|s| s.first));
-    let must_cost: usize =
-        must.iter().map(|&n| p.line_cost(n)).sum::<usize>() + gaps(&must, total) * MARKER_TOKENS;
+    let lines_cost: usize = must.iter().map(|&n| p.line_cost(n)).sum();
+    let markers_cost = gaps(&must, total) * MARKER_TOKENS;
+    let must_cost = lines_cost + markers_cost;
     let mut unnamed = 0;
     // FLOOD by the rule every family shares: the census in the form it is
     // printed (each folder's own line) exceeds the ceiling. The markers of
     // the runs between folders are declared omissions, not census.
+    let named_cost = named_cost(graph);
+    let mut named_form = false;
     if !census::measure(artifact, graph).fits(budget.ceiling) {
-        unnamed = p.flood(graph, budget.ceiling);
+        p.rung = Rung::Flood;
+        unnamed = p.named(graph, budget.ceiling);
+    } else if p.spent + must_cost > budget.target
+        && markers_cost > lines_cost
+        && named_cost < must_cost
+    {
+        // A big tree whose folders are a tenth of its lines: one marker
+        // per run between folder lines would cost more than the folders
+        // themselves. The folders are named in notes instead, in the
+        // listing's order, each with its entry count.
+        named_form = true;
+        unnamed = p.named(graph, budget.ceiling);
     } else {
         p.spent += must_cost;
         for &n in &must {
@@ -86,8 +100,11 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
         );
     }
     p.blocks.push(Block::Footer);
-    let why = match p.rung {
-        Rung::Flood => "the folders exceed the ceiling: named while they fit, the rest by parent",
+    let why = match (p.rung, named_form) {
+        (Rung::Flood, _) => {
+            "the folders exceed the ceiling: named while they fit, the rest by parent"
+        }
+        (_, true) => "folders named in notes: a marker per run would cost more than they do",
         _ => "the listing in order: every folder and anomaly, first entries of each folder",
     };
     DeliveryPlan {
@@ -213,10 +230,9 @@ impl Planner<'_> {
     }
 
     /// Anomaly, error and closing lines whole while they fit in half the
-    /// ceiling; folders named in notes while they fit; returns how many
-    /// census identities are left to `--items`.
-    fn flood(&mut self, graph: &EvidenceGraph, ceiling: usize) -> usize {
-        self.rung = Rung::Flood;
+    /// ceiling; folders named in notes, in the listing's order, while they
+    /// fit; returns how many census identities are left to `--items`.
+    fn named(&mut self, graph: &EvidenceGraph, ceiling: usize) -> usize {
         let mut left = 0;
         let mut whole: Vec<usize> = graph
             .items
@@ -241,11 +257,18 @@ impl Planner<'_> {
             .iter()
             .filter(|i| i.kind == ItemKind::Directory)
             .collect();
-        self.blocks.push(Block::Note(format!(
-            "{} folders exceed the {}-token ceiling: named with their entry counts while they fit",
-            count(folders.len()),
-            count(ceiling)
-        )));
+        self.blocks.push(Block::Note(if self.rung == Rung::Flood {
+            format!(
+                "{} folders exceed the {}-token ceiling: named with their entry counts while they fit",
+                count(folders.len()),
+                count(ceiling)
+            )
+        } else {
+            format!(
+                "{} folders in the listing's order, each with its entry count:",
+                count(folders.len())
+            )
+        }));
         let mut named = 0;
         let mut in_line = 0;
         let mut line = String::new();
@@ -274,6 +297,11 @@ impl Planner<'_> {
                 parents(&folders[named..])
             )));
         }
+        // How to read any folder's own lines.
+        if let Some(f) = folders.iter().find(|f| !f.fields.contains_key("root")) {
+            self.blocks
+                .push(Block::Next(Address::Item(f.identity.clone())));
+        }
         left + folders.len() - named
     }
 
@@ -288,6 +316,17 @@ impl Planner<'_> {
         self.blocks.push(Block::Note(std::mem::take(line)));
         true
     }
+}
+
+/// What naming every folder in notes costs (`./src ×17 · ` each).
+fn named_cost(graph: &EvidenceGraph) -> usize {
+    graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Directory)
+        .map(|i| tokens::estimate(i.identity.as_bytes()) + 4)
+        .sum::<usize>()
+        + MARKER_TOKENS * 2
 }
 
 /// `files by type: .rs ×52 (1.1 MiB) · .md ×2 (9.0 KiB) · …`.
