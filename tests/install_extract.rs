@@ -174,3 +174,39 @@ fn every_warning_is_counted_and_comes_back_by_its_identity() {
     // npm --force prints its own warning and the overridden peer conflict.
     assert!(seen >= 2, "{seen} warnings in the fixtures");
 }
+
+/// cargo build's `Compiling` lines stay with cargo_build, which keeps every
+/// compiler error; installs claim only what installs.
+#[test]
+fn builds_stay_builds_and_installs_are_told_by_command() {
+    let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    let out =
+        b"   Compiling foo v0.1.0\nerror[E0308]: mismatched types\n --> src/main.rs:2:5\n".to_vec();
+    let a = Artifact::from_stdout(out, ctx::artifact::Exit::Code(101), argv("cargo build"));
+    assert_eq!(
+        ctx::classify::choose(&a, None).unwrap().0.family(),
+        "cargo_build"
+    );
+    for cmd in [
+        "npm ci",
+        "sudo apt-get -y install tree",
+        "python3 -m pip install requests",
+        "timeout 600 pnpm install",
+        "yarn add react",
+    ] {
+        let a = Artifact::from_stdout(b"x\n".to_vec(), ctx::artifact::Exit::Code(0), argv(cmd));
+        assert_eq!(
+            ctx::classify::choose(&a, None).unwrap().0.family(),
+            "install",
+            "{cmd}"
+        );
+    }
+    for cmd in ["npm test", "npm run build", "pip list", "apt-get update"] {
+        let a = Artifact::from_stdout(b"x\n".to_vec(), ctx::artifact::Exit::Code(0), argv(cmd));
+        assert_ne!(
+            ctx::classify::choose(&a, None).unwrap().0.family(),
+            "install",
+            "{cmd}"
+        );
+    }
+}

@@ -211,3 +211,90 @@ fn items_bring_back_a_folder_and_the_types_add_up() {
         .sum();
     assert_eq!(bytes, t["bytes"].as_u64().unwrap());
 }
+
+fn ctx(home: &Path, cwd: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(args)
+        .env("CTX_HOME", home)
+        .env("LC_ALL", "C")
+        .env_remove("CTX_STORE")
+        .env_remove("CTX_BUDGET")
+        .current_dir(cwd)
+        .output()
+        .expect("run ctx")
+}
+
+/// The built binary on a generated tree: 12 folders of 40 files, a
+/// dangling symlink, a setuid and a world-writable file and an empty one.
+#[test]
+fn ls_lr_of_a_generated_tree_keeps_every_folder_and_anomaly() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..12 {
+        let sub = dir.path().join(format!("pkg{d:02}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        for f in 0..40 {
+            std::fs::write(sub.join(format!("module_{f:02}.py")), "x = 1\n").unwrap();
+        }
+    }
+    let odd = dir.path().join("pkg05");
+    std::os::unix::fs::symlink("no-such-file.py", odd.join("broken.py")).unwrap();
+    std::fs::write(odd.join("runner"), "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(odd.join("runner"), std::fs::Permissions::from_mode(0o4755)).unwrap();
+    std::fs::set_permissions(
+        odd.join("module_07.py"),
+        std::fs::Permissions::from_mode(0o666),
+    )
+    .unwrap();
+    std::fs::write(odd.join("empty.txt"), "").unwrap();
+    let out = ctx(
+        home.path(),
+        dir.path(),
+        &["run", "--digest", "--", "ls", "-lR"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.starts_with("ls: OK · 495 entries, 12 directories, 482 files, 1 symlink · exit 0\n"),
+        "{text}"
+    );
+    for d in 0..12 {
+        assert!(
+            text.contains(&format!("./pkg{d:02}")),
+            "pkg{d:02} missing\n{text}"
+        );
+    }
+    for name in [
+        "broken.py -> no-such-file.py",
+        " runner",
+        " module_07.py",
+        " empty.txt",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| !l.starts_with("[ctx]") && l.ends_with(name)),
+            "{name} not kept whole\n{text}"
+        );
+    }
+    assert!(text.contains("dangling symlink ×1"), "{text}");
+    let key = text
+        .lines()
+        .last()
+        .and_then(|l| l.split("ctx expand ").nth(1))
+        .and_then(|r| r.split([' ', ';']).next())
+        .unwrap()
+        .to_string();
+    let back = ctx(
+        home.path(),
+        dir.path(),
+        &["expand", &key, "--item", "./pkg03"],
+    );
+    let back = String::from_utf8_lossy(&back.stdout).into_owned();
+    assert_eq!(back.lines().next(), Some("./pkg03:"), "{back}");
+    assert_eq!(
+        back.lines().filter(|l| l.contains("module_")).count(),
+        40,
+        "{back}"
+    );
+}
