@@ -140,7 +140,7 @@ fn every_warning_is_counted_and_comes_back_by_its_identity() {
     for case in cases() {
         let n = name(&case);
         let artifact = ctx::fixture::load(&case).unwrap();
-        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        let (profile, graph, contract) = zoom::evidence(&artifact).unwrap();
         let warnings: Vec<_> = graph
             .items
             .iter()
@@ -160,7 +160,11 @@ fn every_warning_is_counted_and_comes_back_by_its_identity() {
             severity: Some("warning".to_string()),
             ..zoom::ItemFilter::default()
         };
-        assert_eq!(zoom::items(&graph, &filter).len(), warnings.len(), "{n}");
+        assert_eq!(
+            zoom::items(&contract, &graph, &filter).len(),
+            warnings.len(),
+            "{n}"
+        );
         for w in warnings {
             let spans = zoom::item_spans(profile, &graph, &w.identity).unwrap();
             let first = normalize::line(artifact.line(spans[0].first)).into_owned();

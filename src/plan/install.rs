@@ -9,6 +9,7 @@
 //! a `[ctx]` note or marker.
 
 use crate::artifact::{Artifact, Span};
+use crate::contract::Contract;
 use crate::evidence::{EvidenceGraph, ItemKind, Severity};
 use crate::normalize;
 use crate::render::count;
@@ -19,13 +20,15 @@ use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
 };
 
-/// The contract decision unit planned here (contracts/install.toml).
-pub const DECISION_UNIT: &str = "package";
-
 /// How many warning classes the note names before "… N more".
 const TOP_CLASSES: usize = 6;
 
-pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
     let total = artifact.line_count();
     let cost = |n: usize| tokens::estimate(normalize::line(artifact.line(n)).as_bytes()) + 1;
     let mut keep = vec![false; total + 1];
@@ -35,7 +38,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
     let mut rung = Rung::Dense;
     // The failures' lines first, in output order, while under the ceiling.
     let mut left = 0;
-    for item in graph.census() {
+    for item in contract.census(graph) {
         let lines: Vec<usize> = item.detail.iter().map(|s| s.first).collect();
         let c: usize = lines.iter().map(|&n| cost(n)).sum();
         if left > 0 || spent + c + MARKER_TOKENS > budget.ceiling {

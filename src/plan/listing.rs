@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::artifact::Artifact;
+use crate::contract::Contract;
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::render::count;
@@ -24,9 +25,6 @@ use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
 };
 use super::{census, runs};
-
-/// The contract decision unit planned here (contracts/listing.toml).
-pub const DECISION_UNIT: &str = "directory";
 
 /// How many file types the note names before "… N more types".
 const TOP_TYPES: usize = 8;
@@ -38,7 +36,12 @@ const NOTE_WIDTH: usize = 160;
 /// that costs about what it replaces saves nothing.
 const CHEAP_RUN: usize = MARKER_TOKENS * 3 / 4;
 
-pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
     let total = artifact.line_count();
     let mut p = Planner {
         artifact,
@@ -55,7 +58,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
         p.spent += tokens::estimate(note.as_bytes()) + 2;
         p.blocks.push(Block::Note(note));
     }
-    let census: Vec<&EvidenceItem> = graph.census().collect();
+    let census: Vec<&EvidenceItem> = contract.census(graph).collect();
     let mut must: BTreeSet<usize> = census
         .iter()
         .filter_map(|i| i.headline.map(|h| h.first))
@@ -70,9 +73,9 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
     // the runs between folders are declared omissions, not census.
     let named_cost = named_cost(graph);
     let mut named_form = false;
-    if !census::measure(artifact, graph).fits(budget.ceiling) {
+    if !census::measure(artifact, graph, contract).fits(budget.ceiling) {
         p.rung = Rung::Flood;
-        unnamed = p.named(graph, budget.ceiling);
+        unnamed = p.named(graph, contract, budget.ceiling);
     } else if p.spent + must_cost > budget.target
         && markers_cost > lines_cost
         && named_cost < must_cost
@@ -82,7 +85,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
         // themselves. The folders are named in notes instead, in the
         // listing's order, each with its entry count.
         named_form = true;
-        unnamed = p.named(graph, budget.ceiling);
+        unnamed = p.named(graph, contract, budget.ceiling);
     } else {
         p.spent += must_cost;
         for &n in &must {
@@ -232,12 +235,12 @@ impl Planner<'_> {
     /// Anomaly, error and closing lines whole while they fit in half the
     /// ceiling; folders named in notes, in the listing's order, while they
     /// fit; returns how many census identities are left to `--items`.
-    fn named(&mut self, graph: &EvidenceGraph, ceiling: usize) -> usize {
+    fn named(&mut self, graph: &EvidenceGraph, contract: &Contract, ceiling: usize) -> usize {
         let mut left = 0;
         let mut whole: Vec<usize> = graph
             .items
             .iter()
-            .filter(|i| i.is_census() && i.kind != ItemKind::Directory)
+            .filter(|i| contract.requires(i) && i.kind != ItemKind::Directory)
             .filter_map(|i| i.headline.map(|h| h.first))
             .collect();
         whole.extend(graph.conclusion.iter().map(|s| s.first));
