@@ -69,7 +69,12 @@ impl Options {
             Tool::Find => o.find_words(rest),
             _ => o.flag_words(rest),
         }
-        Some(o)
+        // `find … -exec grep …` prints the command's output, not paths.
+        let runs_a_command = tool == Tool::Find
+            && rest
+                .iter()
+                .any(|w| matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir"));
+        (!runs_a_command).then_some(o)
     }
 
     /// find: paths first, then an expression.
@@ -229,6 +234,11 @@ mod tests {
         assert_eq!(opts("find . -type d").find_type, Some('d'));
         assert_eq!(opts("find . -type l").find_type, None);
         assert!(opts("find . -printf %p").foreign.is_some());
+        let argv: Vec<String> = "find . -name *.rs -exec grep -n fn {} +"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        assert!(Options::from_argv(&argv).is_none());
     }
 
     #[test]
