@@ -10,7 +10,7 @@
 
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
-use crate::evidence::{EvidenceGraph, ItemKind, Severity};
+use crate::evidence::{EvidenceGraph, ItemKind, Outcome, Severity};
 use crate::normalize;
 use crate::render::count;
 use crate::tokens;
@@ -81,6 +81,23 @@ pub fn plan(
         spent += cost(n);
         keep[n] = true;
         blocks.push(Block::Raw(Span::line(n)));
+    }
+    // Not a success and no failure line recognised (a cut output, an error
+    // in a form not read): the tail of the output, where installers end
+    // with their error, is shown as it is, never counts alone.
+    if !matches!(graph.outcome, Outcome::Ok) && !keep.iter().any(|&k| k) {
+        let mut first = total + 1;
+        while first > 1 && spent + cost(first - 1) <= budget.target {
+            first -= 1;
+            spent += cost(first);
+            keep[first] = true;
+        }
+        if first <= total {
+            blocks.push(Block::Note(
+                "no failure line recognised: the end of the output".into(),
+            ));
+            blocks.push(Block::Raw(Span::new(first, total)));
+        }
     }
     merge_adjacent(&mut blocks);
     for (kept, span) in runs(&keep) {
