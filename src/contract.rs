@@ -41,6 +41,10 @@ pub enum Planner {
     Diff,
     /// Matching files with their counts, then first matches.
     Search,
+    /// Folders in the listing's order, anomalies whole, entries elastic.
+    Listing,
+    /// A failure's decisive lines first, then the lines naming packages.
+    Install,
 }
 
 /// The order census items are listed in.

@@ -34,6 +34,15 @@ pub enum ItemKind {
     ChangedFile,
     /// A commit a log or `git show` prints.
     Commit,
+    /// A folder a listing names; identity its path, fields its counts.
+    Directory,
+    /// One kind of file in a listing (`.rs`, `(no extension)`,
+    /// `(symlink)`): fields `files` and `bytes`, detail its entry lines.
+    FileType,
+    /// A listed entry the reader must see whatever the budget (a dangling
+    /// symlink, setuid, world-writable, empty, one of the largest): class
+    /// says which.
+    Anomaly,
 }
 
 /// How serious a finding is, for ordering and grouping.

@@ -173,6 +173,9 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::MatchingFile => "matches",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
+        ItemKind::Directory => "listed folder",
+        ItemKind::FileType => "file type",
+        ItemKind::Anomaly => "kept whole",
     }
 }
 

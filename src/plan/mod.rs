@@ -14,7 +14,10 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 pub mod census;
 pub mod delta;
 pub mod diff;
+pub mod install;
 pub mod lines;
+pub mod listing;
+pub mod runs;
 pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -224,6 +227,8 @@ pub fn resolve(
     match contract.planner {
         Planner::Diff => diff::plan(artifact, graph, receipt, contract, budget),
         Planner::Search => search::plan(artifact, graph, budget),
+        Planner::Listing => listing::plan(artifact, graph, contract, budget),
+        Planner::Install => install::plan(artifact, graph, contract, budget),
         Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
         Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }

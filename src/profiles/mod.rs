@@ -53,6 +53,8 @@ registry! {
     ruff: Ruff,
     pyright: Pyright,
     search: Search,
+    listing: ListingProfile,
+    install: Install,
     // Last: the universal fallback.
     text: Text,
 }

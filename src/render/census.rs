@@ -120,6 +120,9 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::BuildFailure => "BUILD FAILED",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
+        ItemKind::Directory => "folder",
+        ItemKind::FileType => "type",
+        ItemKind::Anomaly => "anomaly",
         ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
