@@ -34,6 +34,22 @@ pub enum ItemKind {
     ChangedFile,
     /// A commit a log or `git show` prints.
     Commit,
+    /// A log line template (timestamps, numbers, ids, addresses, quoted
+    /// strings abstracted): fields `count`, `first`, `last` (line numbers).
+    LogTemplate,
+    /// An access-log endpoint that answered 4xx/5xx: identity
+    /// `STATUS METHOD PATH`, field `count`.
+    Endpoint,
+    /// The time a log covers: fields `from` and `to` as the log wrote them.
+    Period,
+    /// One of an access log's slowest requests: identity `METHOD PATH`,
+    /// field `seconds`, headline its line.
+    SlowRequest,
+    /// A CI job step: identity its name, field `outcome`.
+    Step,
+    /// A CI annotation (`##[error]`, `##[warning]`, `::error …::`), kept
+    /// verbatim; field `step` names the step it belongs to.
+    Annotation,
 }
 
 /// How serious a finding is, for ordering and grouping.
@@ -121,9 +137,16 @@ impl EvidenceItem {
             | ItemKind::BuildFailure
             | ItemKind::MatchingFile
             | ItemKind::ChangedFile
-            | ItemKind::Commit => true,
+            | ItemKind::Commit
+            | ItemKind::Endpoint
+            | ItemKind::Step
+            | ItemKind::Annotation => true,
             ItemKind::Diagnostic => self.severity == Severity::Error,
-            ItemKind::DecisiveLine | ItemKind::Warning => false,
+            ItemKind::DecisiveLine
+            | ItemKind::Warning
+            | ItemKind::LogTemplate
+            | ItemKind::Period
+            | ItemKind::SlowRequest => false,
         }
     }
 }

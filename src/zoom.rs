@@ -161,6 +161,12 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::MatchingFile => "matches",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
+        ItemKind::LogTemplate => "template",
+        ItemKind::Endpoint => "answered with an error status",
+        ItemKind::Period => "time covered",
+        ItemKind::SlowRequest => "slow request",
+        ItemKind::Step => "step",
+        ItemKind::Annotation => "annotation",
     }
 }
 

@@ -15,6 +15,7 @@ pub mod census;
 pub mod delta;
 pub mod diff;
 pub mod lines;
+pub mod log;
 pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -223,6 +224,10 @@ pub fn resolve(
     // A diff's unit is the changed file and its hunks, not a failure.
     if diff::applies(graph) {
         return diff::plan(artifact, graph, receipt, budget);
+    }
+    // A log's census is what went wrong in it, planned by its own rule.
+    if contract.decision_unit == log::DECISION_UNIT {
+        return log::plan(artifact, graph, budget);
     }
     // A search's census is its matching files, planned by their own rule.
     if contract.decision_unit == search::DECISION_UNIT {

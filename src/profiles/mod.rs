@@ -18,6 +18,7 @@ pub(crate) mod jestlike;
 pub mod junit;
 #[cfg(test)]
 mod linearity;
+pub mod log;
 pub mod mypy;
 pub mod pyright;
 pub mod pytest;
@@ -140,6 +141,9 @@ pub fn registry() -> &'static [&'static dyn Profile] {
     &[
         // First: a diff quotes any text, and other families' shapes with it.
         &git_diff::GitDiff,
+        // Before the test and build families: a log quotes their lines
+        // (a traceback, a panic), but its head is unmistakably a log's.
+        &log::Log,
         &pytest::Pytest,
         &cargo_test::CargoTest,
         &go_test::GoTest,

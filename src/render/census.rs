@@ -120,7 +120,13 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::BuildFailure => "BUILD FAILED",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
-        ItemKind::Diagnostic
+        ItemKind::Step => "step",
+        ItemKind::Endpoint
+        | ItemKind::Annotation
+        | ItemKind::LogTemplate
+        | ItemKind::Period
+        | ItemKind::SlowRequest
+        | ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
         | ItemKind::MatchingFile => item.severity.word(),
