@@ -251,37 +251,50 @@ impl Planner<'_> {
             count_word(order.len(), "template", "templates")
         ));
         let mut counted_only = 0;
+        let mut silent = 0;
         for id in order {
             let list = &events[id];
             let first = list[0];
             let cost = self.block_cost(first) + MARKER_TOKENS * 2;
             if counted_only == 0 && self.spent + cost <= ceiling {
                 self.block(first);
-            } else {
-                counted_only += 1;
-                self.note(format!(
-                    "×{} {} ({}): {}",
-                    count(list.len()),
-                    if list.len() == 1 { "event" } else { "events" },
-                    lines_word(list[0].first, list[list.len() - 1].first),
-                    clip(id, TEMPLATE_CHARS)
-                ));
-                if self.spent > ceiling {
-                    break;
+                if list.len() > 1 {
+                    self.omit(
+                        Omitted::Items(format!(
+                            "more events of this template ({} in all, last at line {})",
+                            count(list.len()),
+                            count(list[list.len() - 1].first)
+                        )),
+                        list.len() - 1,
+                        Address::Item(id.to_string()),
+                    );
                 }
                 continue;
             }
-            if list.len() > 1 {
-                self.omit(
-                    Omitted::Items(format!(
-                        "more events of this template ({} in all, last at line {})",
-                        count(list.len()),
-                        count(list[list.len() - 1].first)
-                    )),
-                    list.len() - 1,
-                    Address::Item(id.to_string()),
-                );
+            counted_only += 1;
+            if self.spent + MARKER_TOKENS * 2 > ceiling {
+                silent += list.len();
+                continue;
             }
+            self.note(format!(
+                "×{} {} ({}): {}",
+                count(list.len()),
+                if list.len() == 1 { "event" } else { "events" },
+                lines_word(list[0].first, list[list.len() - 1].first),
+                clip(id, TEMPLATE_CHARS)
+            ));
+        }
+        if counted_only > 0 {
+            // Templates only counted here are named in full by `--items`.
+            let what = if silent > 0 {
+                format!(
+                    "error templates not shown whole ({} events not even counted here)",
+                    count(silent)
+                )
+            } else {
+                "error templates not shown whole".to_string()
+            };
+            self.omit(Omitted::Items(what), counted_only, Address::Items(None));
         }
     }
 
