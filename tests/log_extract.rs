@@ -5,7 +5,8 @@
 //! header, every failing endpoint is named with its count, every error
 //! event of the truth is in the digest (whole, or its template counted
 //! with its `--item` address) at the default and the squeezed budget, and
-//! the digest does not change when only the timestamps do.
+//! the digest does not change when only the timestamps do. Each digest is
+//! an insta snapshot, at the default and the squeezed budget.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -319,5 +320,20 @@ fn only_timestamps_changing_keeps_the_digest() {
                 .join("\n")
         };
         assert_eq!(mask(&da), mask(&db), "{name}");
+    }
+}
+
+#[test]
+fn digests_as_snapshotted() {
+    for name in [
+        "nginx-access.log",
+        "nginx-access-timed.log",
+        "nginx-error.log",
+        "postgresql.log",
+        "python-app.log",
+    ] {
+        let stem = name.trim_end_matches(".log");
+        insta::assert_snapshot!(stem, digest(&piped(name), None));
+        insta::assert_snapshot!(format!("{stem}-squeezed"), digest(&piped(name), Some(256)));
     }
 }

@@ -289,8 +289,10 @@ fn bracketed_iso(s: &[u8]) -> Option<usize> {
 
 /// `Nov 30 23:10:01 ` or `Dec  1 04:00:00 `: the end of the stamp.
 fn syslog_stamp(s: &[u8]) -> Option<usize> {
-    let month = s.len() > 16
-        && s[0].is_ascii_uppercase()
+    if s.len() <= 16 {
+        return None;
+    }
+    let month = s[0].is_ascii_uppercase()
         && s[1].is_ascii_lowercase()
         && s[2].is_ascii_lowercase()
         && s[3] == b' ';
@@ -529,6 +531,28 @@ mod tests {
         );
         // A level word inside the message is not the line's level.
         assert_eq!(level("2026-11-30 23:10:01 started; errors=0 ERRORS"), None);
+    }
+
+    /// Any prefix of any shape reads without a panic (classification
+    /// runs on every output).
+    #[test]
+    fn every_prefix_reads() {
+        let lines = [
+            "Nov 30 23:10:01 host sshd[12]: error: x",
+            "2026-11-30 23:10:01.123 UTC [4242] app@db ERROR:  x",
+            "2026/11/30 23:10:01 [error] 12#12: x",
+            r#"1.2.3.4 - - [30/Nov/2026:23:10:01 +0000] "GET / HTTP/1.1" 200 5 "-" "c" 0.1"#,
+            "[2026-11-30 23:10:01,5] INFO x",
+            "ERROR:root:x",
+            "thread 'main' panicked at x",
+        ];
+        for l in lines {
+            for end in 0..=l.len() {
+                let _ = read(&l.as_bytes()[..end]);
+                let mut out = Vec::new();
+                super::super::template::abstract_into(&l.as_bytes()[..end], &mut out);
+            }
+        }
     }
 
     #[test]
