@@ -402,10 +402,10 @@ fn level_in(rest: &[u8]) -> Option<Level> {
             || (before == b'=' && w[..start].ends_with(b"level="));
         let alone = matches!(before, b' ' | b'[' | b'<' | b'|' | b'-')
             && matches!(after, b' ' | b':' | b']' | b'>' | b'|');
-        if (upper && alone) || framed {
-            if let Some(l) = Level::parse(word) {
-                return Some(l);
-            }
+        if ((upper && alone) || framed)
+            && let Some(l) = Level::parse(word)
+        {
+            return Some(l);
         }
     }
     None
