@@ -23,13 +23,18 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/log")
 }
 
+/// A case as `ctx pipe` captured it: the log on stdin, no command.
 fn piped(name: &str) -> Artifact {
-    let bytes = std::fs::read(dir().join(name)).unwrap();
-    Artifact::from_stdout(bytes, Exit::Unknown, Vec::new())
+    ctx::fixture::load(&dir().join(name.trim_end_matches(".log"))).unwrap()
+}
+
+fn log_text(name: &str) -> String {
+    std::fs::read_to_string(dir().join(name.trim_end_matches(".log")).join("stdout")).unwrap()
 }
 
 fn truth(name: &str) -> Vec<Value> {
-    std::fs::read_to_string(dir().join(name))
+    let case = name.trim_end_matches(".truth.jsonl");
+    std::fs::read_to_string(dir().join(case).join("truth.jsonl"))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -272,7 +277,7 @@ fn python_levels_and_tracebacks_match_the_json_handler() {
 
 #[test]
 fn nginx_error_levels_are_counted_exactly() {
-    let text = std::fs::read_to_string(dir().join("nginx-error.log")).unwrap();
+    let text = log_text("nginx-error.log");
     let count = |level: &str| {
         text.lines()
             .filter(|l| {
@@ -304,7 +309,7 @@ fn only_timestamps_changing_keeps_the_digest() {
         ("nginx-access.log", "30/Nov/2026:23:", "01/Dec/2026:04:"),
         ("nginx-error.log", "2026/11/30 23:", "2026/12/01 04:"),
     ] {
-        let original = std::fs::read_to_string(dir().join(name)).unwrap();
+        let original = log_text(name);
         let shifted = original.replace(from, to);
         assert_ne!(original, shifted);
         let a = Artifact::from_stdout(original.into_bytes(), Exit::Unknown, Vec::new());

@@ -41,7 +41,7 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Precision, Severity,
 };
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 
 pub mod access;
 pub mod shape;
@@ -51,6 +51,8 @@ use shape::{Format, Level, Line};
 use template::Clusters;
 
 pub struct Log;
+
+static SPEC: ProfileSpec = ProfileSpec::new("log/v1", "log", ReceiptGroup::Everyday);
 
 /// Error events kept as items; further ones are counted by template only,
 /// so memory stays bounded whatever the log holds.
@@ -74,8 +76,8 @@ pub const STATUS_CLASSES: [&str; 5] = [
 const SNIFF_LINES: usize = 20;
 
 impl Profile for Log {
-    fn version(&self) -> &'static str {
-        "log/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
