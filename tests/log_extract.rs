@@ -76,6 +76,7 @@ fn every_log_is_told_by_content() {
         ("nginx-error.log", "nginx error log"),
         ("postgresql.log", "postgresql log"),
         ("python-app.log", "log"),
+        ("supervisor-traces.log", "log"),
     ] {
         let a = piped(name);
         let (profile, m) = classify::choose(&a, None).unwrap();
@@ -299,6 +300,45 @@ fn nginx_error_levels_are_counted_exactly() {
     check_errors("nginx-error.log", &errors, &levels);
 }
 
+/// A supervisor's log into which real Go, Node, Java and Rust programs
+/// crashed: each crash is an error event whose block holds its whole
+/// report (the panic or exception line through its last frame), shown in
+/// the digest, and each supervisor ERROR line is one too.
+#[test]
+fn stack_traces_of_four_runtimes_stay_whole() {
+    let a = piped("supervisor-traces.log");
+    let (_, graph) = zoom::evidence(&a).unwrap();
+    // 76 lines fit the default budget whole: squeezed, they are digested.
+    let d = digest(&a, Some(400));
+    let crashes = truth("supervisor-traces.truth.jsonl");
+    assert_eq!(crashes.len(), 4);
+    let line = |n: usize| String::from_utf8_lossy(a.line(n)).into_owned();
+    for c in &crashes {
+        let first = c["first"].as_str().unwrap();
+        let worker = c["worker"].as_str().unwrap();
+        let event = graph
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Diagnostic)
+            .find(|i| {
+                let b = i.block.unwrap();
+                (b.first..=b.last).any(|n| line(n) == first)
+            })
+            .unwrap_or_else(|| panic!("{worker}: no error event holds {first:?}"));
+        let b = event.block.unwrap();
+        // The block runs to the line before the supervisor's next line.
+        assert!(line(b.last + 1).contains("supervisor: worker"), "{worker}: block ends early at {:?}", line(b.last));
+        for n in b.first..=b.last {
+            assert!(d.lines().any(|l| l == line(n)), "{worker}: {:?} not in the digest\n{d}", line(n));
+        }
+        let status = format!("worker {worker} exited with status {}", c["exit"]);
+        assert!(d.lines().any(|l| l.ends_with(&status)), "{worker}: {status}");
+    }
+    let counts = header_counts(&d);
+    assert_eq!(counts["exceptions"], 4);
+    assert_eq!(counts["errors"], 4);
+}
+
 /// The same log an hour and a day later: the same digest once the
 /// timestamps are masked (choices, counts and order never follow times).
 #[test]
@@ -336,9 +376,17 @@ fn digests_as_snapshotted() {
         "nginx-error.log",
         "postgresql.log",
         "python-app.log",
+        "supervisor-traces.log",
     ] {
         let stem = name.trim_end_matches(".log");
-        insta::assert_snapshot!(stem, digest(&piped(name), None));
+        let a = piped(name);
+        let options = Options::default();
+        let d = pipeline::digest(&a, &Known(ArchiveKey([0x10; 32])), &options).unwrap();
+        let default = match d.output {
+            Output::Digest(bytes) => String::from_utf8(bytes).unwrap(),
+            Output::Raw => "(the output, unchanged: it fits the budget)".to_string(),
+        };
+        insta::assert_snapshot!(stem, default);
         insta::assert_snapshot!(format!("{stem}-squeezed"), digest(&piped(name), Some(256)));
     }
 }

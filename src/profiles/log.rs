@@ -95,14 +95,20 @@ impl Profile for Log {
     }
 }
 
-/// The head is a log when most of its complete lines open an event
-/// (continuation lines such as stack frames are neutral) and at least
-/// three do: the format most of them share.
+/// The head is a log when its first line opens an event, at least three
+/// of its complete lines do, and they are no fewer than the lines that
+/// neither open an event nor continue one by indentation (a supervisor's
+/// log holds its programs' own output): the format most of them share.
 pub fn sniff(head: &str) -> Option<Format> {
     let mut lines: Vec<&str> = head.lines().collect();
     // The head is cut at a byte count: its last line may be partial.
     if head.len() >= crate::classify::SNIFF_BYTES && !head.ends_with('\n') {
         lines.pop();
+    }
+    // The first line opens an event: a log starts with one.
+    let first = lines.iter().find(|l| !l.trim().is_empty())?;
+    if !matches!(shape::read(first.as_bytes()), Line::Start { .. }) {
+        return None;
     }
     let mut formats: Vec<Format> = Vec::new();
     let mut other = 0;
@@ -114,7 +120,7 @@ pub fn sniff(head: &str) -> Option<Format> {
             Line::Continuation => other += 1,
         }
     }
-    if formats.len() < 3 || formats.len() < other * 3 {
+    if formats.len() < 3 || formats.len() < other {
         return None;
     }
     // A bare level word opening lines (`INFO x`) is how many tools print

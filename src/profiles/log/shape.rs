@@ -435,7 +435,7 @@ fn syslog_level(rest: &[u8]) -> Option<Level> {
 }
 
 /// A stack trace or crash report's first line, printed with no prefix:
-/// Python's `Traceback`, Go's `panic:`, Rust's `thread '…' panicked`,
+/// Python's `Traceback`, Go's `panic:`, Rust's `thread '…' (id) panicked`,
 /// Java's `Exception in thread`, and `SomeError: …` / `a.b.SomeException`
 /// (the last line of a Python traceback, Node's and Java's first).
 pub fn is_exception(s: &[u8]) -> bool {
@@ -444,7 +444,7 @@ pub fn is_exception(s: &[u8]) -> bool {
         || s.starts_with(b"fatal error: ")
         || s.starts_with(b"Exception in thread ")
         || s.starts_with(b"Uncaught ")
-        || (s.starts_with(b"thread '") && memchr::memmem::find(s, b"' panicked at").is_some())
+        || (s.starts_with(b"thread '") && memchr::memmem::find(s, b" panicked at ").is_some())
     {
         return true;
     }
@@ -563,6 +563,7 @@ mod tests {
             "java.lang.IllegalStateException: boom",
             "panic: runtime error: index out of range [3] with length 3",
             "thread 'main' panicked at src/main.rs:4:5:",
+            "thread 'main' (9306) panicked at src/main.rs:4:27:",
             "TypeError: Cannot read properties of undefined (reading 'x')",
         ] {
             assert_eq!(read(l.as_bytes()), Line::Exception, "{l}");
