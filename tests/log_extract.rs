@@ -327,12 +327,23 @@ fn stack_traces_of_four_runtimes_stay_whole() {
             .unwrap_or_else(|| panic!("{worker}: no error event holds {first:?}"));
         let b = event.block.unwrap();
         // The block runs to the line before the supervisor's next line.
-        assert!(line(b.last + 1).contains("supervisor: worker"), "{worker}: block ends early at {:?}", line(b.last));
+        assert!(
+            line(b.last + 1).contains("supervisor: worker"),
+            "{worker}: block ends early at {:?}",
+            line(b.last)
+        );
         for n in b.first..=b.last {
-            assert!(d.lines().any(|l| l == line(n)), "{worker}: {:?} not in the digest\n{d}", line(n));
+            assert!(
+                d.lines().any(|l| l == line(n)),
+                "{worker}: {:?} not in the digest\n{d}",
+                line(n)
+            );
         }
         let status = format!("worker {worker} exited with status {}", c["exit"]);
-        assert!(d.lines().any(|l| l.ends_with(&status)), "{worker}: {status}");
+        assert!(
+            d.lines().any(|l| l.ends_with(&status)),
+            "{worker}: {status}"
+        );
     }
     let counts = header_counts(&d);
     assert_eq!(counts["exceptions"], 4);

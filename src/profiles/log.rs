@@ -266,7 +266,7 @@ impl Reader {
         };
         self.classes[usize::from(req.status / 100)] += 1;
         if let Some(s) = req.seconds {
-            self.slow(n, s, format!("{} {}", req.method, req.path));
+            self.slow(n, s, req.method, req.path);
         }
         if req.status < 400 {
             return;
@@ -291,11 +291,11 @@ impl Reader {
     }
 
     /// Keeps the `SLOWEST` longest requests, the earlier one first on ties.
-    fn slow(&mut self, n: usize, seconds: f64, what: String) {
+    fn slow(&mut self, n: usize, seconds: f64, method: &str, path: &str) {
         if self.slowest.len() == SLOWEST && self.slowest.last().is_some_and(|s| s.0 >= seconds) {
             return;
         }
-        self.slowest.push((seconds, n, what));
+        self.slowest.push((seconds, n, format!("{method} {path}")));
         self.slowest
             .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         self.slowest.truncate(SLOWEST);

@@ -43,15 +43,19 @@ pub fn abstract_into(line: &[u8], out: &mut Vec<u8>) {
             i = end + 1;
             continue;
         }
-        if is_word(b) {
+        if CLASS[b as usize] & WORD != 0 {
             let start = i;
-            let mut digit = false;
-            let mut hex = true;
-            while i < line.len() && is_word(line[i]) {
-                digit |= line[i].is_ascii_digit();
-                hex &= line[i].is_ascii_hexdigit();
+            // One table lookup per byte: every line of a log passes here.
+            let mut any = 0u8;
+            let mut all = HEX;
+            while i < line.len() && CLASS[line[i] as usize] & WORD != 0 {
+                let c = CLASS[line[i] as usize];
+                any |= c;
+                all &= c;
                 i += 1;
             }
+            let digit = any & DIGIT != 0;
+            let hex = all & HEX != 0;
             let word = &line[start..i];
             if digit || (hex && i - start >= 8) || is_calendar(word) {
                 out.extend_from_slice(HOLE);
@@ -85,9 +89,33 @@ fn is_calendar(word: &[u8]) -> bool {
     word.len() == 3 && NAMES.contains(&word)
 }
 
-fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'/' | b'-' | b'+')
-}
+/// A byte of a word: letters, digits and `_ . : / - +`.
+const WORD: u8 = 1;
+/// An ASCII digit.
+const DIGIT: u8 = 2;
+/// A hex digit.
+const HEX: u8 = 4;
+
+/// The classes of every byte, built at compile time.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let word = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'/' | b'-' | b'+');
+        if word {
+            t[b] |= WORD;
+        }
+        if c.is_ascii_digit() {
+            t[b] |= DIGIT;
+        }
+        if c.is_ascii_hexdigit() {
+            t[b] |= HEX;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// The index of the quote that closes one opened before `from`, skipping
 /// backslash-escaped quotes.
