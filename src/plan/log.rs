@@ -67,7 +67,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
     p.templates(&of(ItemKind::LogTemplate), budget.target);
     p.blocks.push(Block::Footer);
     let why = match p.rung {
-        Rung::Flood => "the error events exceed the ceiling: grouped by template with exact counts",
+        Rung::Flood => "the error templates exceed the ceiling: counted by template past it",
         _ => "counts, failing endpoints and every error event; templates by count",
     };
     DeliveryPlan {
@@ -233,8 +233,10 @@ impl Planner<'_> {
             }
             return;
         }
-        self.rung = Rung::Flood;
-        // Templates in order of first occurrence, with every event.
+        // Templates in order of first occurrence, with every event. Every
+        // template still named by its first event whole is DENSE; FLOOD
+        // only once some are counted without one.
+
         let mut order: Vec<&str> = Vec::new();
         let mut events: HashMap<&str, Vec<Span>> = HashMap::new();
         for (e, &b) in errors.iter().zip(&blocks) {
@@ -272,6 +274,7 @@ impl Planner<'_> {
                 continue;
             }
             counted_only += 1;
+            self.rung = Rung::Flood;
             if self.spent + MARKER_TOKENS * 2 > ceiling {
                 silent += list.len();
                 continue;

@@ -28,11 +28,12 @@
 //! `count` and `first`/`last` line, in order of first occurrence.
 //!
 //! **Ladder.** VERBATIM (fits the budget) → DENSE (counts, time range,
-//! failing endpoints, every error event whole, slowest requests, the
-//! templates by count while the budget allows, the rest behind markers)
-//! → FLOOD (the error events exceed the ceiling: the first of each error
-//! template whole, the others counted per template with `--item TEMPLATE`;
-//! endpoints past the ceiling counted by status behind `--items`).
+//! failing endpoints, every error event whole — or, past the target, the
+//! first of each error template whole and the others counted per template
+//! with `--item TEMPLATE` — slowest requests, the templates by count while
+//! the budget allows, the rest behind markers) → FLOOD (the error
+//! templates exceed the ceiling: the rest named with counts or counted
+//! behind `--items`; endpoints past the ceiling counted by status).
 
 use std::collections::HashMap;
 
