@@ -5,13 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::artifact::Span;
 
 /// What kind of finding an item is. A closed vocabulary: planners and
 /// contracts match on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ItemKind {
     /// A test that ran and failed.
@@ -45,15 +45,10 @@ pub enum ItemKind {
     /// One of an access log's slowest requests: identity `METHOD PATH`,
     /// field `seconds`, headline its line.
     SlowRequest,
-    /// A CI job step: identity its name, field `outcome`.
-    Step,
-    /// A CI annotation (`##[error]`, `##[warning]`, `::error …::`), kept
-    /// verbatim; field `step` names the step it belongs to.
-    Annotation,
 }
 
 /// How serious a finding is, for ordering and grouping.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -127,28 +122,6 @@ impl EvidenceItem {
             fields: BTreeMap::new(),
         }
     }
-
-    /// Items whose identity the census must keep at every budget.
-    pub fn is_census(&self) -> bool {
-        match self.kind {
-            ItemKind::FailingTest
-            | ItemKind::TestError
-            | ItemKind::SuiteNotRun
-            | ItemKind::BuildFailure
-            | ItemKind::MatchingFile
-            | ItemKind::ChangedFile
-            | ItemKind::Commit
-            | ItemKind::Endpoint
-            | ItemKind::Step
-            | ItemKind::Annotation => true,
-            ItemKind::Diagnostic => self.severity == Severity::Error,
-            ItemKind::DecisiveLine
-            | ItemKind::Warning
-            | ItemKind::LogTemplate
-            | ItemKind::Period
-            | ItemKind::SlowRequest => false,
-        }
-    }
 }
 
 /// The run's outcome as the facts and the exit status together tell it.
@@ -199,10 +172,6 @@ impl EvidenceGraph {
             items: Vec::new(),
             conclusion: Vec::new(),
         }
-    }
-
-    pub fn census(&self) -> impl Iterator<Item = &EvidenceItem> {
-        self.items.iter().filter(|i| i.is_census())
     }
 }
 

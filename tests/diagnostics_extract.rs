@@ -297,7 +297,8 @@ fn cargo_single_error_among_warnings_comes_with_its_frame() {
     let dir =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cargo_build/build-flood-one-error");
     let (graph, receipt) = extract(&dir);
-    let errors: Vec<&EvidenceItem> = graph.census().collect();
+    let contract = ctx::contract::for_family("cargo_build").unwrap();
+    let errors: Vec<&EvidenceItem> = contract.census(&graph).collect();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].identity, "app/src/main.rs:19:22 E0308");
     assert_eq!(errors[0].summary.as_deref(), Some("mismatched types"));
@@ -480,4 +481,28 @@ fn dump() {
         );
     }
     eprintln!("{receipt:?}");
+}
+
+/// The families checked above against their truth, one test each.
+const CHECKED: &[&str] = &[
+    "cargo_build",
+    "tsc",
+    "gcc",
+    "eslint",
+    "mypy",
+    "ruff",
+    "pyright",
+];
+
+/// Every compiler, type checker and linter the registry knows is checked
+/// here, under its one name: a new diagnostics family fails this test
+/// until it has its truth test above.
+#[test]
+fn every_registered_diagnostics_family_is_checked_here() {
+    let registered: Vec<&str> = ctx::profiles::registry()
+        .iter()
+        .filter(|p| p.spec().group == ctx::profiles::ReceiptGroup::Diagnostics)
+        .map(|p| p.family())
+        .collect();
+    assert_eq!(CHECKED, registered.as_slice());
 }

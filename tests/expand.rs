@@ -337,7 +337,7 @@ fn prefixes_resolve_or_say_why_not() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        format!("ctx: no record {unknown} (unknown or evicted)\n")
+        format!("ctx: no record {unknown} (never archived here, or removed over 30 days ago)\n")
     );
     // Too short or not hex: usage.
     assert_eq!(
@@ -608,8 +608,8 @@ fn items_lines_carry_their_reason() {
     let mut checked = 0;
     for case in fixture_cases() {
         let artifact = ctx::fixture::load(&case).expect("fixture");
-        let (_, graph) = ctx::zoom::evidence(&artifact).expect("profile");
-        let census: Vec<&ctx::evidence::EvidenceItem> = graph.census().collect();
+        let (_, graph, contract) = ctx::zoom::evidence(&artifact).expect("profile");
+        let census: Vec<&ctx::evidence::EvidenceItem> = contract.census(&graph).collect();
         if census.is_empty() {
             continue;
         }

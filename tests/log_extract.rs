@@ -105,7 +105,7 @@ fn access_log_counts_and_failing_endpoints_match_the_json_twin() {
     }
     for name in ["nginx-access.log", "nginx-access-timed.log"] {
         let a = piped(name);
-        let (_, graph) = zoom::evidence(&a).unwrap();
+        let (_, graph, _) = zoom::evidence(&a).unwrap();
         let found: BTreeMap<String, u64> = graph
             .items
             .iter()
@@ -150,7 +150,7 @@ fn slowest_requests_are_the_twins_slowest() {
         .collect();
     times.sort_by(|a, b| b.total_cmp(a));
     let a = piped("nginx-access-timed.log");
-    let (_, graph) = zoom::evidence(&a).unwrap();
+    let (_, graph, _) = zoom::evidence(&a).unwrap();
     let slow: Vec<f64> = graph
         .items
         .iter()
@@ -159,14 +159,14 @@ fn slowest_requests_are_the_twins_slowest() {
         .collect();
     assert_eq!(slow, times[..5].to_vec());
     // The combined format has no duration: no slowest requests claimed.
-    let (_, graph) = zoom::evidence(&piped("nginx-access.log")).unwrap();
+    let (_, graph, _) = zoom::evidence(&piped("nginx-access.log")).unwrap();
     assert!(!graph.items.iter().any(|i| i.kind == ItemKind::SlowRequest));
 }
 
 /// The error events of a truth, as (message, level), in order.
 fn check_errors(log: &str, errors: &[(String, String)], levels: &BTreeMap<String, u64>) {
     let a = piped(log);
-    let (_, graph) = zoom::evidence(&a).unwrap();
+    let (_, graph, _) = zoom::evidence(&a).unwrap();
     let events: Vec<_> = graph
         .items
         .iter()
@@ -256,7 +256,7 @@ fn python_levels_and_tracebacks_match_the_json_handler() {
     check_errors("python-app.log", &errors, &levels);
     // Each error event's block holds its whole traceback, to the exception.
     let a = piped("python-app.log");
-    let (_, graph) = zoom::evidence(&a).unwrap();
+    let (_, graph, _) = zoom::evidence(&a).unwrap();
     for e in graph
         .items
         .iter()
@@ -307,7 +307,7 @@ fn nginx_error_levels_are_counted_exactly() {
 #[test]
 fn stack_traces_of_four_runtimes_stay_whole() {
     let a = piped("supervisor-traces.log");
-    let (_, graph) = zoom::evidence(&a).unwrap();
+    let (_, graph, _) = zoom::evidence(&a).unwrap();
     // 76 lines fit the default budget whole: squeezed, they are digested.
     let d = digest(&a, Some(400));
     let crashes = truth("supervisor-traces.truth.jsonl");

@@ -60,7 +60,16 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     {
         return Err(UnknownFamily(family.clone()).into());
     }
-    if !args.digest && (io::stdout().is_terminal() || downstream().is_some()) {
+    // A command that prints secrets by design runs as if ctx were not
+    // there, even under --digest: its output is never captured, digested,
+    // archived or recorded (docs/secrets.md).
+    let words: Vec<String> = args
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let secret = crate::command::secrets::prints_secrets(&words).is_some();
+    if secret || (!args.digest && (io::stdout().is_terminal() || downstream().is_some())) {
         let failure = capture::exec(&args.command);
         eprintln!("ctx: {failure}");
         return Ok(failure.status());
@@ -115,6 +124,12 @@ pub(crate) fn deliver(
             cut_short(&cut);
             return cut.exit;
         }
+        Captured::PassedThrough { exit, why } => {
+            emit::note(&format!(
+                "[ctx] the output could not be kept ({why}); passed through raw"
+            ));
+            return exit;
+        }
     };
     artifact.family = family;
     artifact.label = label;
@@ -151,7 +166,7 @@ pub const STOP_GRACE: Duration = Duration::from_millis(150);
 /// When the reader of stdout is gone, only stderr, whose reader may still
 /// be there, is replayed.
 fn cut_short(cut: &CutShort) {
-    let (bytes, segments) = (&cut.bytes[..], &cut.segments[..]);
+    let (bytes, segments) = (cut.bytes.as_slice(), &cut.segments[..]);
     if cut.reader_gone && cut.stopped_by.is_none() {
         let _ = emit::replay(
             bytes,

@@ -30,9 +30,6 @@ use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
 };
 
-/// The contract decision unit planned here (contracts/log.toml).
-pub const DECISION_UNIT: &str = "log_event";
-
 /// An error block longer than this keeps its head and its last line.
 const LONG_BLOCK: usize = 40;
 /// How many of a long block's first lines are kept.
@@ -192,18 +189,17 @@ impl Planner<'_> {
         }
         by_status.sort();
         for (status, endpoints, requests) in by_status {
-            let address = Address::Items(Some(format!("--code {status}")));
             self.note(format!(
-                "  {status}: {} ({})",
+                "  {status}: {} ({}): `--items --code {status}` lists them",
                 count_word(endpoints, "endpoint", "endpoints"),
                 count_word(requests, "request", "requests")
             ));
-            self.omit(
-                Omitted::Items(format!("endpoints that answered {status}")),
-                endpoints,
-                address,
-            );
         }
+        self.omit(
+            Omitted::Items("failing endpoints, counted above by status".into()),
+            sorted.len(),
+            Address::Items(None),
+        );
     }
 
     /// Every error event whole while they fit the target; else the first

@@ -433,7 +433,7 @@ fn graph(artifact: &Artifact, r: Reader) -> (EvidenceGraph, CoverageReceipt) {
         _ => Outcome::Ok,
     };
     let mut receipt = CoverageReceipt::new(total as u64);
-    receipt.items_parsed = items.iter().filter(|i| i.is_census()).count() as u64;
+    receipt.items_parsed = (r.errors.len() + r.endpoint_order.len()) as u64;
     receipt.blocks_parsed = r.errors.len() as u64;
     receipt.lines_unmatched = r.unmatched;
     receipt.truncated = artifact.truncated;

@@ -120,9 +120,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::BuildFailure => "BUILD FAILED",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
-        ItemKind::Step => "step",
         ItemKind::Endpoint
-        | ItemKind::Annotation
         | ItemKind::LogTemplate
         | ItemKind::Period
         | ItemKind::SlowRequest
