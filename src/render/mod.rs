@@ -129,7 +129,7 @@ pub fn render(
 /// Its default view is capped (`store::zoom`), so when the output is past
 /// the cap the footer says how many lines that view prints and names
 /// `--all` for everything: a reader must not take a zoom for the whole.
-fn footer(artifact: &Artifact, key: &str) -> String {
+pub(crate) fn footer(artifact: &Artifact, key: &str) -> String {
     let total = artifact.line_count();
     let shown = lines_in_default_view(artifact);
     if shown >= total {
