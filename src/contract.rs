@@ -45,6 +45,8 @@ pub enum Planner {
     Listing,
     /// A failure's decisive lines first, then the lines naming packages.
     Install,
+    /// Logs: counts, failing endpoints, error events, templates.
+    Log,
 }
 
 /// The order census items are listed in.

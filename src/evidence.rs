@@ -43,6 +43,17 @@ pub enum ItemKind {
     /// symlink, setuid, world-writable, empty, one of the largest): class
     /// says which.
     Anomaly,
+    /// A log line template (timestamps, numbers, ids, addresses, quoted
+    /// strings abstracted): fields `count`, `first`, `last` (line numbers).
+    LogTemplate,
+    /// An access-log endpoint that answered 4xx/5xx: identity
+    /// `STATUS METHOD PATH`, field `count`.
+    Endpoint,
+    /// The time a log covers: fields `from` and `to` as the log wrote them.
+    Period,
+    /// One of an access log's slowest requests: identity `METHOD PATH`,
+    /// field `seconds`, headline its line.
+    SlowRequest,
 }
 
 /// How serious a finding is, for ordering and grouping.

@@ -18,6 +18,7 @@ pub mod install;
 pub mod lines;
 pub mod listing;
 pub mod runs;
+pub mod log;
 pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -229,6 +230,7 @@ pub fn resolve(
         Planner::Search => search::plan(artifact, graph, budget),
         Planner::Listing => listing::plan(artifact, graph, contract, budget),
         Planner::Install => install::plan(artifact, graph, contract, budget),
+        Planner::Log => log::plan(artifact, graph, budget),
         Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
         Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }

@@ -39,6 +39,9 @@ macro_rules! registry {
 registry! {
     // First: a diff quotes any text, and other families' shapes with it.
     git_diff: GitDiff,
+    // Before the test and build families: a log quotes their lines (a
+    // traceback, a panic), but its head is unmistakably a log's.
+    log: Log,
     pytest: Pytest,
     cargo_test: CargoTest,
     go_test: GoTest,

@@ -123,7 +123,11 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::Directory => "folder",
         ItemKind::FileType => "type",
         ItemKind::Anomaly => "anomaly",
-        ItemKind::Diagnostic
+        ItemKind::Endpoint
+        | ItemKind::LogTemplate
+        | ItemKind::Period
+        | ItemKind::SlowRequest
+        | ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
         | ItemKind::MatchingFile => item.severity.word(),
