@@ -97,7 +97,7 @@ fn lines(filter: &Filter, artifact: &Artifact, body: &engine::Body, key: &str) -
     parts.push(format!("filter {}", filter.label));
     let mut out = vec![Line::Ctx(format!(
         "{CTX_PREFIX} {}: {}",
-        clip(&artifact.display_command(), 80),
+        crate::render::clip(&artifact.display_command(), 80),
         parts.join(" · ")
     ))];
     out.extend(engine::lines(body, artifact, key));
@@ -146,11 +146,3 @@ fn first_untruthful(artifact: &Artifact, lines: &[Line]) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
-}

@@ -288,7 +288,7 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 /// between its words, never inside one: a path, URL, version or hash the
 /// header shows is shown whole (a first word longer than `max` included),
 /// and `…` says words were left out.
-fn clip(s: &str, max: usize) -> String {
+pub(crate) fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }
