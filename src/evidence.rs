@@ -34,6 +34,13 @@ pub enum ItemKind {
     ChangedFile,
     /// A commit a log or `git show` prints.
     Commit,
+    /// A path `git status` lists; its state in `class` (staged, unstaged,
+    /// untracked, conflicted, ignored).
+    StatusPath,
+    /// A path a merge, rebase, cherry-pick or pull left in conflict.
+    Conflict,
+    /// A ref a push, fetch or pull created, moved, deleted, or was refused.
+    RefUpdate,
 }
 
 /// How serious a finding is, for ordering and grouping.
@@ -121,7 +128,10 @@ impl EvidenceItem {
             | ItemKind::BuildFailure
             | ItemKind::MatchingFile
             | ItemKind::ChangedFile
-            | ItemKind::Commit => true,
+            | ItemKind::Commit
+            | ItemKind::StatusPath
+            | ItemKind::Conflict
+            | ItemKind::RefUpdate => true,
             ItemKind::Diagnostic => self.severity == Severity::Error,
             ItemKind::DecisiveLine | ItemKind::Warning => false,
         }

@@ -161,6 +161,9 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::MatchingFile => "matches",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
+        ItemKind::StatusPath => "listed",
+        ItemKind::Conflict => "conflict",
+        ItemKind::RefUpdate => "ref update",
     }
 }
 

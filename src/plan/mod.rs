@@ -15,6 +15,7 @@ pub mod census;
 pub mod delta;
 pub mod diff;
 pub mod lines;
+pub mod roster;
 pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -220,6 +221,12 @@ pub fn resolve(
             .min((raw_tokens * MAX_SHARE_PERCENT / 100).max(floor)),
         ..budget
     };
+    // git's own listings (status, log, conflicts, ref updates): a roster
+    // of identities, each named by its line. Before the diff rule: a log
+    // is made of commits without being a diff.
+    if roster::applies(contract) {
+        return roster::plan(artifact, graph, contract, budget);
+    }
     // A diff's unit is the changed file and its hunks, not a failure.
     if diff::applies(graph) {
         return diff::plan(artifact, graph, receipt, budget);

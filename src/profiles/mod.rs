@@ -11,7 +11,13 @@ pub mod cargo_test;
 pub(crate) mod diagnostic;
 pub mod eslint;
 pub mod gcc;
+pub(crate) mod git_command;
 pub mod git_diff;
+pub mod git_log;
+pub mod git_merge;
+pub(crate) mod git_report;
+pub mod git_status;
+pub mod git_sync;
 pub mod go_test;
 pub mod jest;
 pub(crate) mod jestlike;
@@ -140,6 +146,11 @@ pub fn registry() -> &'static [&'static dyn Profile] {
     &[
         // First: a diff quotes any text, and other families' shapes with it.
         &git_diff::GitDiff,
+        // git's own listings, by their subcommand only.
+        &git_log::GitLog,
+        &git_status::GitStatus,
+        &git_merge::GitMerge,
+        &git_sync::GitSync,
         &pytest::Pytest,
         &cargo_test::CargoTest,
         &go_test::GoTest,

@@ -120,6 +120,9 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::BuildFailure => "BUILD FAILED",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
+        ItemKind::StatusPath => "path",
+        ItemKind::Conflict => "CONFLICT",
+        ItemKind::RefUpdate => "ref",
         ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
