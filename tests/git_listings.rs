@@ -354,3 +354,52 @@ fn failed_merges_and_refused_pushes_never_read_as_ok() {
         }
     }
 }
+
+/// A warning or error line next to a listing over the budget is printed
+/// once, verbatim, and the digest is not turned away by the guard (a line
+/// planned twice overlaps itself).
+#[test]
+fn error_and_warning_lines_beside_a_long_listing_are_kept_once() {
+    let mut log = String::from("warning: refname 'main' is ambiguous.\n");
+    for i in 0..300 {
+        log.push_str(&format!(
+            "{:07x} Commit number {i} with a subject\n",
+            0x1a2b3c0 + i
+        ));
+    }
+    let mut status =
+        String::from("warning: could not open directory 'secret/': Permission denied\n");
+    status.push_str("error: unable to read tree 0123456\n");
+    // Over the ceiling: a status printed whole would not be smaller.
+    for i in 0..800 {
+        status.push_str(&format!(" M src/module_{i}/file_{i}.rs\n"));
+    }
+    for (text, argv) in [
+        (log, ["git", "log", "--oneline"]),
+        (status, ["git", "status", "-s"]),
+    ] {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let artifact = Artifact::from_stdout(
+            text.clone().into_bytes(),
+            ctx::artifact::Exit::Code(0),
+            argv,
+        );
+        let d = pipeline::digest(
+            &artifact,
+            &Known(ArchiveKey([0x5c; 32])),
+            &Options::default(),
+        )
+        .unwrap();
+        assert_eq!(d.rejection, None, "{text}");
+        let Output::Digest(bytes) = d.output else {
+            panic!("raw output went out")
+        };
+        let digest = String::from_utf8(bytes).unwrap();
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with("warning:") || l.starts_with("error:"))
+        {
+            assert_eq!(digest.lines().filter(|l| l == &line).count(), 1, "{digest}");
+        }
+    }
+}

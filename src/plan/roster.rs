@@ -12,8 +12,8 @@
 //!   order while the target allows; one marker counts the rest, each item
 //!   whole by `--item ID`.
 //! - FLOOD, when the entries alone exceed the ceiling: entries while they
-//!   fit (items ranked 0 before ranked 1: tracked paths before untracked
-//!   ones), the rest grouped by field `group` with exact counts and their
+//!   fit (errors and conflicts first, then items ranked 0 before ranked 1:
+//!   tracked paths before untracked ones), the rest grouped by field `group` with exact counts and their
 //!   `date` range, all of them behind `--items`.
 //!
 //! Raw lines are never rewritten; every line ctx adds is a `[ctx]` note or
@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
-use crate::evidence::{EvidenceGraph, EvidenceItem};
+use crate::evidence::{EvidenceGraph, EvidenceItem, Severity};
 use crate::normalize;
 use crate::render::{count, counted};
 use crate::tokens;
@@ -152,13 +152,16 @@ pub fn plan(
     let flood = spent + census + MARKER_TOKENS * 2 > budget.ceiling;
     let mut listed = vec![false; graph.items.len()];
     if flood {
+        // Errors and conflicts first, then the rest by rank (bulk last).
         let rank = |i: usize| {
-            graph.items[i]
-                .fields
-                .get("rank")
-                .map_or("0", String::as_str)
+            let item = &graph.items[i];
+            match item.fields.get("rank") {
+                _ if item.severity == Severity::Error => "e",
+                Some(r) => r.as_str(),
+                None => "0",
+            }
         };
-        for r in ["0", "1"] {
+        for r in ["e", "0", "1"] {
             for &i in roster.iter().filter(|&&i| rank(i) == r) {
                 let cost = entry_cost(&graph.items[i]);
                 if spent + cost + FLOOD_RESERVE > budget.ceiling {

@@ -74,19 +74,30 @@ impl Profile for GitLog {
             }
             graph.items.push(commit_item(c));
         }
+        let mut warnings: Vec<Span> = Vec::new();
         for &n in &log.errors {
+            // A warning is a result line, kept verbatim; an error is an item.
+            if texts[n - 1].starts_with("warning:") {
+                warnings.push(Span::line(n));
+                continue;
+            }
             let mut item =
                 EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, texts[n - 1].clone());
             item.headline = Some(Span::line(n));
             item.block = Some(Span::line(n));
             graph.items.push(item);
-            graph.conclusion.push(Span::line(n));
         }
-        graph
-            .counts
-            .push(("commits".into(), log.commits.len() as u64));
+        graph.conclusion = warnings;
+        let n = log.commits.len();
+        let word = if n == 1 { "commit" } else { "commits" };
+        graph.counts.push((word.into(), n as u64));
         if !authors.is_empty() {
-            graph.counts.push(("authors".into(), authors.len() as u64));
+            let word = if authors.len() == 1 {
+                "author"
+            } else {
+                "authors"
+            };
+            graph.counts.push((word.into(), authors.len() as u64));
         }
         graph.outcome = match artifact.exit {
             Exit::Signal(_) => Outcome::Interrupted,

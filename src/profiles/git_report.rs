@@ -164,14 +164,16 @@ pub(crate) fn extract(artifact: &Artifact, tool: &str) -> (EvidenceGraph, Covera
     let refs = count(ItemKind::RefUpdate, None);
     let rejected = count(ItemKind::RefUpdate, Some(Severity::Error));
     let errors = count(ItemKind::Diagnostic, None);
-    for (word, n) in [
-        ("conflicts", conflicts),
-        ("ref updates", refs),
-        ("rejected", rejected),
-        ("errors", errors),
+    for (one, many, n) in [
+        ("conflict", "conflicts", conflicts),
+        ("ref update", "ref updates", refs),
+        ("rejected", "rejected", rejected),
+        ("error", "errors", errors),
     ] {
         if n > 0 {
-            graph.counts.push((word.to_string(), n));
+            graph
+                .counts
+                .push((if n == 1 { one } else { many }.to_string(), n));
         }
     }
     graph.outcome = match artifact.exit {

@@ -65,7 +65,13 @@ impl Profile for GitStatus {
             }
             graph.items.push(path_item(p));
         }
+        let mut warnings: Vec<Span> = Vec::new();
         for &n in &status.errors {
+            // A warning is a result line, kept verbatim; an error is an item.
+            if texts[n - 1].starts_with("warning:") {
+                warnings.push(Span::line(n));
+                continue;
+            }
             let mut item =
                 EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, texts[n - 1].clone());
             item.headline = Some(Span::line(n));
@@ -73,6 +79,8 @@ impl Profile for GitStatus {
             graph.items.push(item);
         }
         graph.conclusion = status.kept.iter().map(|&n| Span::line(n)).collect();
+        graph.conclusion.extend(warnings);
+        graph.conclusion.sort_by_key(|s| s.first);
         if let Some(a) = status.ahead.filter(|a| *a > 0) {
             graph.counts.push(("ahead".into(), a));
         }
@@ -86,7 +94,7 @@ impl Profile for GitStatus {
         graph.outcome = match artifact.exit {
             Exit::Signal(_) => Outcome::Interrupted,
             e if e.is_failure() => Outcome::Error,
-            _ if !status.errors.is_empty() => Outcome::Error,
+            _ if graph.items.iter().any(|i| i.kind == ItemKind::Diagnostic) => Outcome::Error,
             Exit::Unknown => Outcome::Unknown,
             _ => Outcome::Ok,
         };

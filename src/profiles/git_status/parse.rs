@@ -44,7 +44,7 @@ pub struct PathLine {
 pub struct Status {
     pub paths: Vec<PathLine>,
     /// Branch, upstream, ahead/behind, section headings and the verdict:
-    /// every line that is not a path and not a `(use "git …")` hint.
+    /// every line that is not a path, an error or a `(use "git …")` hint.
     pub kept: Vec<usize>,
     pub errors: Vec<usize>,
     pub branch: Option<String>,
@@ -151,7 +151,6 @@ pub fn parse<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> Status {
         if text.starts_with("fatal:") || text.starts_with("error:") || text.starts_with("warning:")
         {
             s.errors.push(n);
-            s.kept.push(n);
             continue;
         }
         if let Some(state) = section(text) {
