@@ -1,5 +1,5 @@
-//! git's listings against real git runs (fixtures/git-log, git-status,
-//! git-merge, git-sync; truth from `git log --format=%H%x00%h%x00%s…`,
+//! git's listings against real git runs (fixtures/git_log, git_status,
+//! git_merge, git_sync; truth from `git log --format=%H%x00%h%x00%s…`,
 //! `git status --porcelain=v2 -z`, `git diff --name-only --diff-filter=U`):
 //! every commit keeps its short sha and subject, every path its state,
 //! every conflicted path and error line survives — at the default budget
@@ -65,7 +65,7 @@ const BUDGETS: [Option<usize>; 2] = [None, Some(256)];
 #[test]
 fn every_commit_keeps_its_sha_and_subject() {
     let mut flooded = 0;
-    for case in cases("git-log") {
+    for case in cases("git_log") {
         let artifact = ctx::fixture::load(&case).unwrap();
         let truth = truth(&case).unwrap();
         let commits = truth["commits"].as_array().unwrap();
@@ -105,7 +105,7 @@ fn every_commit_keeps_its_sha_and_subject() {
 
 #[test]
 fn flood_names_the_date_range_and_the_authors_with_counts() {
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git-log/flood-default");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git_log/flood-default");
     let artifact = ctx::fixture::load(&case).unwrap();
     let (text, _) = digest_at(&artifact, None);
     let truth = truth(&case).unwrap();
@@ -154,7 +154,7 @@ fn day(unix: i64) -> String {
 #[test]
 fn item_returns_one_commit_whole() {
     let home = tempfile::tempdir().unwrap();
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git-log/stat");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git_log/stat");
     let artifact = ctx::fixture::load(&case).unwrap();
     let store = SqliteStore::open(&home.path().join("store.db"), StoreOptions::default())
         .expect("open store");
@@ -189,7 +189,7 @@ fn item_returns_one_commit_whole() {
 #[test]
 fn every_status_path_survives_under_its_state() {
     let mut checked = 0;
-    for case in cases("git-status") {
+    for case in cases("git_status") {
         let artifact = ctx::fixture::load(&case).unwrap();
         let truth = truth(&case).unwrap();
         for budget in BUDGETS {
@@ -257,7 +257,7 @@ fn every_status_path_survives_under_its_state() {
 /// untracked paths under each directory.
 #[test]
 fn untracked_bulk_collapses_with_exact_counts() {
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git-status/untracked-flood");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git_status/untracked-flood");
     let artifact = ctx::fixture::load(&case).unwrap();
     let (text, digested) = digest_at(&artifact, None);
     assert!(digested);
@@ -301,7 +301,7 @@ fn untracked_bulk_collapses_with_exact_counts() {
 #[test]
 fn every_conflicted_path_and_error_line_survives() {
     let mut conflicts = 0;
-    for family in ["git-merge", "git-sync"] {
+    for family in ["git_merge", "git_sync"] {
         for case in cases(family) {
             let artifact = ctx::fixture::load(&case).unwrap();
             let raw = String::from_utf8_lossy(artifact.bytes()).into_owned();
@@ -344,7 +344,7 @@ fn every_conflicted_path_and_error_line_survives() {
 
 #[test]
 fn failed_merges_and_refused_pushes_never_read_as_ok() {
-    for family in ["git-merge", "git-sync"] {
+    for family in ["git_merge", "git_sync"] {
         for case in cases(family) {
             let artifact = ctx::fixture::load(&case).unwrap();
             let (_, graph) = zoom::evidence(&artifact).unwrap();

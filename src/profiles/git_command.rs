@@ -2,7 +2,7 @@
 //! wrappers (`timeout`, `env`…) and git's global options (`-C dir`,
 //! `-c k=v`, `--no-pager`) passed over.
 
-use super::diagnostic::command_words;
+use crate::command::command_words;
 
 /// The git subcommand and its arguments, from words already unwrapped.
 pub(crate) fn git_words<'a>(words: &[&'a str]) -> Option<(&'a str, Vec<&'a str>)> {

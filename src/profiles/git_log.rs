@@ -28,7 +28,7 @@ mod parse;
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::git_command::{has_any, subcommand};
 
 pub use parse::{LogCommit, compact_date, parse, strip_graph};
@@ -43,13 +43,14 @@ fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
 }
 
-impl Profile for GitLog {
-    fn version(&self) -> &'static str {
-        "git_log/v1"
-    }
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["git log"],
+    ..ProfileSpec::new("git_log/v1", "git_log", ReceiptGroup::Everyday)
+};
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["git log"]
+impl Profile for GitLog {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {

@@ -23,20 +23,21 @@
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::git_command::subcommand;
 
 pub struct GitMerge;
 
 const SUBCOMMANDS: &[&str] = &["merge", "rebase", "cherry-pick", "revert"];
 
-impl Profile for GitMerge {
-    fn version(&self) -> &'static str {
-        "git_merge/v1"
-    }
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["git merge", "git rebase", "git cherry-pick", "git revert"],
+    ..ProfileSpec::new("git_merge/v1", "git_merge", ReceiptGroup::Everyday)
+};
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["git merge", "git rebase", "git cherry-pick", "git revert"]
+impl Profile for GitMerge {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {

@@ -28,20 +28,21 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity,
 };
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::git_command::subcommand;
 
 pub use parse::{PathLine, State, Status, parse};
 
 pub struct GitStatus;
 
-impl Profile for GitStatus {
-    fn version(&self) -> &'static str {
-        "git_status/v1"
-    }
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["git status"],
+    ..ProfileSpec::new("git_status/v1", "git_status", ReceiptGroup::Everyday)
+};
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["git status"]
+impl Profile for GitStatus {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {

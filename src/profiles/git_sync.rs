@@ -27,20 +27,21 @@
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::git_command::subcommand;
 
 pub struct GitSync;
 
 const SUBCOMMANDS: &[&str] = &["push", "pull", "fetch", "clone"];
 
-impl Profile for GitSync {
-    fn version(&self) -> &'static str {
-        "git_sync/v1"
-    }
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["git push", "git pull", "git fetch", "git clone"],
+    ..ProfileSpec::new("git_sync/v1", "git_sync", ReceiptGroup::Everyday)
+};
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["git push", "git pull", "git fetch", "git clone"]
+impl Profile for GitSync {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
