@@ -41,6 +41,8 @@ pub enum ItemKind {
     Conflict,
     /// A ref a push, fetch or pull created, moved, deleted, or was refused.
     RefUpdate,
+    /// A branch, tag, stash entry or remote a listing names.
+    RefName,
 }
 
 /// How serious a finding is, for ordering and grouping.
@@ -131,7 +133,8 @@ impl EvidenceItem {
             | ItemKind::Commit
             | ItemKind::StatusPath
             | ItemKind::Conflict
-            | ItemKind::RefUpdate => true,
+            | ItemKind::RefUpdate
+            | ItemKind::RefName => true,
             ItemKind::Diagnostic => self.severity == Severity::Error,
             ItemKind::DecisiveLine | ItemKind::Warning => false,
         }

@@ -164,6 +164,7 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::StatusPath => "listed",
         ItemKind::Conflict => "conflict",
         ItemKind::RefUpdate => "ref update",
+        ItemKind::RefName => "listed",
     }
 }
 

@@ -403,3 +403,46 @@ fn error_and_warning_lines_beside_a_long_listing_are_kept_once() {
         }
     }
 }
+
+/// Every branch and tag `git for-each-ref` knows is named by the listing's
+/// digest, or (over the ceiling) counted by prefix and listed by `--items`.
+#[test]
+fn every_branch_and_tag_survives() {
+    let mut checked = 0;
+    for case in cases("git_refs") {
+        let Some(truth) = truth(&case) else { continue };
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let tags = artifact.argv.iter().any(|a| a == "tag");
+        for budget in BUDGETS {
+            let (text, _) = digest_at(&artifact, budget);
+            let items = listed(&artifact);
+            for r in truth["refs"].as_array().unwrap() {
+                let full = r["ref"].as_str().unwrap();
+                let name = match (tags, full.strip_prefix("refs/tags/")) {
+                    (true, Some(t)) => t.to_string(),
+                    (true, None) => continue,
+                    (false, _) => match full.strip_prefix("refs/heads/") {
+                        Some(b) => b.to_string(),
+                        None => match full.strip_prefix("refs/remotes/") {
+                            Some(b) => format!("remotes/{b}"),
+                            None => continue,
+                        },
+                    },
+                };
+                let inline = text.lines().any(|l| {
+                    l == name
+                        || l.get(2..)
+                            .is_some_and(|b| b.split(' ').next() == Some(&name))
+                });
+                if !inline {
+                    assert!(
+                        items.contains(&name) && text.contains("exceed the 4,000-token ceiling"),
+                        "{case:?} at {budget:?}: {name} lost\n{text}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

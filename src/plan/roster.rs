@@ -33,7 +33,13 @@ use super::{
 };
 
 /// The contract decision units planned here.
-pub const DECISION_UNITS: &[&str] = &["status_path", "commit", "conflicted_path", "ref_update"];
+pub const DECISION_UNITS: &[&str] = &[
+    "status_path",
+    "commit",
+    "conflicted_path",
+    "ref_update",
+    "ref",
+];
 
 /// Tokens kept free under the ceiling for the FLOOD notes and markers.
 const FLOOD_RESERVE: usize = 240;
@@ -54,6 +60,7 @@ fn noun(unit: &str) -> &'static str {
         "commit" => "commits",
         "conflicted_path" => "conflicted paths",
         "ref_update" => "ref updates",
+        "ref" => "refs",
         _ => "paths",
     }
 }

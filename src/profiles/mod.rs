@@ -46,6 +46,7 @@ registry! {
     git_status: GitStatus,
     git_merge: GitMerge,
     git_sync: GitSync,
+    git_refs: GitRefs,
     pytest: Pytest,
     cargo_test: CargoTest,
     go_test: GoTest,

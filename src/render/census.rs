@@ -122,7 +122,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::Commit => "commit",
         ItemKind::StatusPath => "path",
         ItemKind::Conflict => "CONFLICT",
-        ItemKind::RefUpdate => "ref",
+        ItemKind::RefUpdate | ItemKind::RefName => "ref",
         ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
