@@ -66,6 +66,8 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
             (Some(short), Some(subject)) => {
                 out.push(vec![short.to_string(), subject.to_string()]);
             }
+            // A blamed commit by its short sha alone.
+            (Some(short), None) => out.push(vec![short.to_string()]),
             _ => {
                 if let Some(sha) = files["sha"].as_str() {
                     out.push(vec![sha.to_string()]);

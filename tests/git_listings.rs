@@ -446,3 +446,40 @@ fn every_branch_and_tag_survives() {
     }
     assert!(checked > 1000, "{checked}");
 }
+
+/// Every commit that owns lines of the blamed file is named with its exact
+/// line count (truth: `git blame --porcelain`), and `--item SHA` returns
+/// every line it owns.
+#[test]
+fn every_blamed_commit_survives_with_its_line_count() {
+    for case in cases("git_blame") {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let truth = truth(&case).unwrap();
+        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        for budget in BUDGETS {
+            let (text, digested) = digest_at(&artifact, budget);
+            for c in truth["commits"].as_array().unwrap() {
+                let sha = c["sha"].as_str().unwrap();
+                let lines = c["lines"].as_u64().unwrap();
+                if digested {
+                    let noun = if lines == 1 { "line" } else { "lines" };
+                    let count = format!(": {} {noun} (", ctx::render::count(lines as usize));
+                    assert!(
+                        text.lines()
+                            .any(|l| l.starts_with(&format!("[ctx] {}", &sha[..7]))
+                                && l.contains(&count)),
+                        "{case:?} at {budget:?}: {sha} ×{lines} lost\n{text}"
+                    );
+                }
+                let id = graph
+                    .census()
+                    .find(|i| sha.starts_with(&i.identity))
+                    .map(|i| i.identity.clone())
+                    .unwrap_or_else(|| panic!("{case:?}: no item for {sha}"));
+                let spans = zoom::item_spans(profile, &graph, &id).unwrap();
+                let owned: usize = spans.iter().map(|s| s.len()).sum();
+                assert_eq!(owned as u64, lines, "{case:?}: --item {id}");
+            }
+        }
+    }
+}

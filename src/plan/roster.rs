@@ -193,7 +193,9 @@ pub fn plan(
             continue;
         }
         let cost: usize = item.detail.iter().map(|s| cost_of(*s)).sum();
-        if left.is_empty() && spent + cost + MARKER_TOKENS <= budget.target {
+        // First fit, in order: a commit too large to show whole does not
+        // keep the smaller ones after it out (blame's import commit).
+        if spent + cost + MARKER_TOKENS <= budget.target {
             spent += cost;
             shown_detail[i] = true;
         } else {

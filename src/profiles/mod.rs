@@ -47,6 +47,7 @@ registry! {
     git_merge: GitMerge,
     git_sync: GitSync,
     git_refs: GitRefs,
+    git_blame: GitBlame,
     pytest: Pytest,
     cargo_test: CargoTest,
     go_test: GoTest,
