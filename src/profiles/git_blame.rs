@@ -46,6 +46,15 @@ static LINE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+/// One commit's share of the file: its sha, author and date as printed,
+/// and the runs of output lines it owns.
+struct Owner {
+    sha: String,
+    author: Option<String>,
+    date: Option<String>,
+    runs: Vec<Span>,
+}
+
 impl Profile for GitBlame {
     fn spec(&self) -> &'static ProfileSpec {
         &SPEC
@@ -61,8 +70,7 @@ impl Profile for GitBlame {
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let total = artifact.line_count();
-        // sha → (author, date, runs)
-        let mut commits: Vec<(String, Option<String>, Option<String>, Vec<Span>)> = Vec::new();
+        let mut commits: Vec<Owner> = Vec::new();
         let mut errors = Vec::new();
         let mut unmatched = 0u64;
         for n in 1..=total {
@@ -76,16 +84,19 @@ impl Profile for GitBlame {
                 continue;
             };
             let sha = c[1].to_string();
-            let at = match commits.iter().position(|e| e.0 == sha) {
+            let at = match commits.iter().position(|e| e.sha == sha) {
                 Some(i) => i,
                 None => {
-                    let author = c.get(2).map(|m| m.as_str().trim().to_string());
-                    let date = c.get(3).map(|m| m.as_str().to_string());
-                    commits.push((sha, author, date, Vec::new()));
+                    commits.push(Owner {
+                        sha,
+                        author: c.get(2).map(|m| m.as_str().trim().to_string()),
+                        date: c.get(3).map(|m| m.as_str().to_string()),
+                        runs: Vec::new(),
+                    });
                     commits.len() - 1
                 }
             };
-            let runs = &mut commits[at].3;
+            let runs = &mut commits[at].runs;
             match runs.last_mut() {
                 Some(r) if r.last + 1 == n => r.last = n,
                 _ => runs.push(Span::line(n)),
@@ -95,7 +106,13 @@ impl Profile for GitBlame {
         graph.tool = "git blame".into();
         let mut lines = 0usize;
         let mut authors: Vec<&str> = Vec::new();
-        for (sha, author, date, runs) in &commits {
+        for Owner {
+            sha,
+            author,
+            date,
+            runs,
+        } in &commits
+        {
             let owned: usize = runs.iter().map(|r| r.len()).sum();
             lines += owned;
             if let Some(a) = author.as_deref()
