@@ -196,7 +196,15 @@ fn receipt(case: &Path) -> Option<Row> {
     let listed_text = d
         .trace
         .as_ref()
-        .map(|t| zoom::listing(&artifact, &t.graph, &zoom::ItemFilter::default()).join("\n"))
+        .map(|t| {
+            zoom::listing(
+                &artifact,
+                &t.contract,
+                &t.graph,
+                &zoom::ItemFilter::default(),
+            )
+            .join("\n")
+        })
         .unwrap_or_default();
     let truth = truth_identities(case);
     // `cargo test -q` never prints the test binary's name, so there the

@@ -5,6 +5,7 @@
 
 use std::io::{self, Write};
 use std::os::fd::BorrowedFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use nix::errno::Errno;
@@ -23,17 +24,32 @@ pub enum RawTo {
     Stdout,
 }
 
+/// Set when a write to stdout met a reader that went away.
+static READER_GONE: AtomicBool = AtomicBool::new(false);
+
+/// True once a write to ctx's stdout failed because its reader went away
+/// (EPIPE): `ctx pipe` then ends the way a bare filter would, by SIGPIPE.
+pub fn reader_gone() -> bool {
+    READER_GONE.load(Ordering::Relaxed)
+}
+
+fn watch(result: io::Result<()>) {
+    if result.is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
+        READER_GONE.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Writes the delivery; ctx's note (if any) goes to stderr last.
 pub fn write(artifact: &Artifact, delivery: &Delivery, raw_to: RawTo) {
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut out = stdout.lock();
     let mut err = stderr.lock();
-    let _ = match &delivery.output {
+    watch(match &delivery.output {
         Output::Digest(bytes) => out.write_all(bytes),
         Output::Raw => write_raw(artifact, raw_to, &mut out, &mut err),
-    };
-    let _ = out.flush();
+    });
+    watch(out.flush());
     if let Some(note) = delivery.note() {
         let _ = writeln!(err, "{note}");
     }
@@ -46,8 +62,8 @@ pub fn write_raw_now(artifact: &Artifact, raw_to: RawTo) {
     let stderr = io::stderr();
     let mut out = stdout.lock();
     let mut err = stderr.lock();
-    let _ = write_raw(artifact, raw_to, &mut out, &mut err);
-    let _ = out.flush();
+    watch(write_raw(artifact, raw_to, &mut out, &mut err));
+    watch(out.flush());
 }
 
 /// One ctx note on stderr, after stdout is flushed.

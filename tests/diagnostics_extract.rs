@@ -297,7 +297,8 @@ fn cargo_single_error_among_warnings_comes_with_its_frame() {
     let dir =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cargo_build/build-flood-one-error");
     let (graph, receipt) = extract(&dir);
-    let errors: Vec<&EvidenceItem> = graph.census().collect();
+    let contract = ctx::contract::for_family("cargo_build").unwrap();
+    let errors: Vec<&EvidenceItem> = contract.census(&graph).collect();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].identity, "app/src/main.rs:19:22 E0308");
     assert_eq!(errors[0].summary.as_deref(), Some("mismatched types"));

@@ -152,7 +152,7 @@ fn every_changed_file_survives_with_counts_and_status() {
 fn item_returns_the_files_whole_diff() {
     for case in cases() {
         let artifact = ctx::fixture::load(&case).unwrap();
-        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        let (profile, graph, _) = zoom::evidence(&artifact).unwrap();
         assert_eq!(profile.version(), "git_diff/v1", "{case:?}");
         let truth = truth(&case);
         if truth["commits"].is_array() {

@@ -56,8 +56,8 @@ fn digest_at(artifact: &Artifact, budget: Option<usize>) -> (String, bool) {
 
 /// Every census identity `--items` lists.
 fn listed(artifact: &Artifact) -> Vec<String> {
-    let (_, graph) = zoom::evidence(artifact).unwrap();
-    zoom::items(&graph, &zoom::ItemFilter::default())
+    let (_, graph, contract) = zoom::evidence(artifact).unwrap();
+    zoom::items(&contract, &graph, &zoom::ItemFilter::default())
 }
 
 const BUDGETS: [Option<usize>; 2] = [None, Some(256)];
@@ -347,7 +347,7 @@ fn failed_merges_and_refused_pushes_never_read_as_ok() {
     for family in ["git_merge", "git_sync"] {
         for case in cases(family) {
             let artifact = ctx::fixture::load(&case).unwrap();
-            let (_, graph) = zoom::evidence(&artifact).unwrap();
+            let (_, graph, _) = zoom::evidence(&artifact).unwrap();
             if artifact.exit.is_failure() {
                 assert_ne!(graph.outcome, ctx::evidence::Outcome::Ok, "{case:?}");
             }
@@ -455,7 +455,7 @@ fn every_blamed_commit_survives_with_its_line_count() {
     for case in cases("git_blame") {
         let artifact = ctx::fixture::load(&case).unwrap();
         let truth = truth(&case).unwrap();
-        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        let (profile, graph, contract) = zoom::evidence(&artifact).unwrap();
         for budget in BUDGETS {
             let (text, digested) = digest_at(&artifact, budget);
             for c in truth["commits"].as_array().unwrap() {
@@ -471,8 +471,8 @@ fn every_blamed_commit_survives_with_its_line_count() {
                         "{case:?} at {budget:?}: {sha} ×{lines} lost\n{text}"
                     );
                 }
-                let id = graph
-                    .census()
+                let id = contract
+                    .census(&graph)
                     .find(|i| sha.starts_with(&i.identity))
                     .map(|i| i.identity.clone())
                     .unwrap_or_else(|| panic!("{case:?}: no item for {sha}"));

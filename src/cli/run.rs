@@ -115,6 +115,12 @@ pub(crate) fn deliver(
             cut_short(&cut);
             return cut.exit;
         }
+        Captured::PassedThrough { exit, why } => {
+            emit::note(&format!(
+                "[ctx] the output could not be kept ({why}); passed through raw"
+            ));
+            return exit;
+        }
     };
     artifact.family = family;
     artifact.label = label;
@@ -151,7 +157,7 @@ pub const STOP_GRACE: Duration = Duration::from_millis(150);
 /// When the reader of stdout is gone, only stderr, whose reader may still
 /// be there, is replayed.
 fn cut_short(cut: &CutShort) {
-    let (bytes, segments) = (&cut.bytes[..], &cut.segments[..]);
+    let (bytes, segments) = (cut.bytes.as_slice(), &cut.segments[..]);
     if cut.reader_gone && cut.stopped_by.is_none() {
         let _ = emit::replay(
             bytes,

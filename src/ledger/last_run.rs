@@ -133,7 +133,7 @@ pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Op
     if !comparable {
         return None;
     }
-    let identities = delta::identities(&trace.graph);
+    let identities = delta::identities(&trace.contract, &trace.graph);
     if identities.len() > MAX_IDENTITIES {
         return None;
     }

@@ -25,21 +25,12 @@ use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
 use crate::evidence::{EvidenceGraph, EvidenceItem, Severity};
 use crate::normalize;
-use crate::render::{count, counted};
+use crate::render::count;
 use crate::tokens;
 
 use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
 };
-
-/// The contract decision units planned here.
-pub const DECISION_UNITS: &[&str] = &[
-    "status_path",
-    "commit",
-    "conflicted_path",
-    "ref_update",
-    "ref",
-];
 
 /// Tokens kept free under the ceiling for the FLOOD notes and markers.
 const FLOOD_RESERVE: usize = 240;
@@ -47,23 +38,8 @@ const FLOOD_RESERVE: usize = 240;
 const TOP_GROUPS: usize = 12;
 /// Bulk items (rank 1: untracked paths) of one group collapse into one
 /// counted line from this many on, when the whole list would exceed the
-/// target.
+/// ceiling.
 const COLLAPSE_AT: usize = 10;
-
-pub fn applies(contract: &Contract) -> bool {
-    DECISION_UNITS.contains(&contract.decision_unit.as_str())
-}
-
-/// The plural noun for the contract's unit, in ctx's notes.
-fn noun(unit: &str) -> &'static str {
-    match unit {
-        "commit" => "commits",
-        "conflicted_path" => "conflicted paths",
-        "ref_update" => "ref updates",
-        "ref" => "refs",
-        _ => "paths",
-    }
-}
 
 /// One line of the digest, at its place in the output.
 enum Entry {
@@ -120,7 +96,7 @@ pub fn plan(
     contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
-    let unit = noun(&contract.decision_unit);
+    let unit = contract.unit.many.as_str();
     let cost_of = |s: Span| -> usize {
         (s.first..=s.last)
             .map(|n| tokens::estimate(normalize::line(artifact.line(n)).as_bytes()) + 1)
@@ -133,9 +109,7 @@ pub fn plan(
             (None, None) => tokens::estimate(item.identity.as_bytes()) + 3,
         }
     };
-    let all: Vec<usize> = (0..graph.items.len())
-        .filter(|&i| graph.items[i].is_census())
-        .collect();
+    let all: Vec<usize> = contract.census_indices(graph);
     let mut spent = FRAME_TOKENS + graph.conclusion.iter().map(|s| cost_of(*s)).sum::<usize>();
     let whole: usize = all.iter().map(|&i| entry_cost(&graph.items[i])).sum();
     // Untracked bulk: collapsed by directory first when the list exceeds
@@ -265,8 +239,9 @@ pub fn plan(
         rung = Rung::Flood;
         let groups = grouping(&unlisted);
         blocks.push(Block::Note(format!(
-            "{} exceed the {}-token ceiling: {} listed above, {} more{}{groups}",
-            counted(all.len(), unit),
+            "{} {} exceed the {}-token ceiling: {} listed above, {} more{}{groups}",
+            count(all.len()),
+            contract.unit.of(all.len()),
             count(budget.ceiling),
             count(all.len() - unlisted.len() - collapsed),
             count(unlisted.len()),

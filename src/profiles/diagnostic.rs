@@ -370,7 +370,7 @@ impl<'a> Extraction<'a> {
             for (k, v) in f.fields {
                 item.fields.insert(k, v);
             }
-            if item.is_census() {
+            if item.severity == Severity::Error {
                 blocks += 1;
             }
             graph.items.push(item);
@@ -415,7 +415,16 @@ impl<'a> Extraction<'a> {
             ));
         }
         let receipt = Coverage::of(artifact)
-            .parsed(graph.census().count() as u64)
+            // What the tool announces (`Found 3 errors`) is its errors:
+            // the receipt counts those, the family's census in every
+            // diagnostics contract.
+            .parsed(
+                graph
+                    .items
+                    .iter()
+                    .filter(|i| i.severity == Severity::Error)
+                    .count() as u64,
+            )
             .announced(self.announced_errors)
             .blocks(blocks)
             .unmatched(unmatched)

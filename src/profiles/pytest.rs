@@ -613,7 +613,11 @@ FAILED tests/test_db.py::test_connect - assert False
 ";
         let a = Artifact::from_stdout(out.as_bytes().to_vec(), Exit::Unknown, vec![]);
         let (g, r) = Pytest.extract(&a);
-        let ids: Vec<&str> = g.census().map(|i| i.identity.as_str()).collect();
+        let ids: Vec<&str> = crate::contract::for_family("pytest")
+            .unwrap()
+            .census(&g)
+            .map(|i| i.identity.as_str())
+            .collect();
         assert_eq!(ids, ["tests/test_db.py::test_connect"]);
         assert_eq!(g.outcome, Outcome::Failed);
         assert!(r.is_complete(), "{r:?}");

@@ -8,6 +8,7 @@
 
 pub mod backend;
 pub mod chunks;
+pub mod copy;
 pub mod key;
 pub mod postgres;
 pub mod reader;
