@@ -170,6 +170,8 @@ impl Profile for GitBlame {
             item.headline = Some(Span::line(n));
             item.block = Some(Span::line(n));
             graph.items.push(item);
+            // Kept verbatim as a result line.
+            graph.conclusion.push(Span::line(n));
         }
         graph.counts.push(("lines".into(), lines as u64));
         let noun = if commits.len() == 1 { "commit" } else { "commits" };

@@ -87,7 +87,10 @@ impl Profile for GitLog {
             item.headline = Some(Span::line(n));
             item.block = Some(Span::line(n));
             graph.items.push(item);
+            warnings.push(Span::line(n));
         }
+        // Warnings and errors alike are result lines, kept verbatim.
+        warnings.sort_by_key(|s| s.first);
         graph.conclusion = warnings;
         let n = log.commits.len();
         let word = if n == 1 { "commit" } else { "commits" };

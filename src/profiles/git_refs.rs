@@ -94,6 +94,8 @@ impl Profile for GitRefs {
                 item.headline = Some(Span::line(n));
                 item.block = Some(Span::line(n));
                 graph.items.push(item);
+                // Kept verbatim as a result line.
+                graph.conclusion.push(Span::line(n));
                 continue;
             }
             match ref_item(kind, &text, n) {

@@ -78,6 +78,8 @@ impl Profile for GitStatus {
             item.headline = Some(Span::line(n));
             item.block = Some(Span::line(n));
             graph.items.push(item);
+            // Kept verbatim as a result line, like the warnings.
+            warnings.push(Span::line(n));
         }
         graph.conclusion = status.kept.iter().map(|&n| Span::line(n)).collect();
         graph.conclusion.extend(warnings);
