@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
-use crate::evidence::{EvidenceGraph, EvidenceItem, Severity};
+use crate::evidence::{EvidenceGraph, EvidenceItem, Outcome, Severity};
 use crate::normalize;
 use crate::render::count;
 use crate::tokens;
@@ -110,6 +110,16 @@ pub fn plan(
         }
     };
     let all: Vec<usize> = contract.census_indices(graph);
+    // Nothing read and the run not known to be clean (a cut or failed run
+    // whose lines no rule knows): counts alone would hide what happened,
+    // so the output's own head, decisive lines and tail go instead.
+    let green = matches!(graph.outcome, Outcome::Ok | Outcome::Passed);
+    if all.is_empty() && graph.conclusion.is_empty() && !green {
+        let mut plan = super::lines::plan(artifact, graph, budget.target + budget.target / 2);
+        plan.why =
+            "nothing parsed and the run not known to be clean: head, decisive lines, tail".into();
+        return plan;
+    }
     let mut spent = FRAME_TOKENS + graph.conclusion.iter().map(|s| cost_of(*s)).sum::<usize>();
     let whole: usize = all.iter().map(|&i| entry_cost(&graph.items[i])).sum();
     // Untracked bulk: collapsed by directory first when the list exceeds
