@@ -60,8 +60,19 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
     // search's matching files (`rg --json`), by the path the tool printed.
     let commits = truth["commits"].as_array().into_iter().flatten();
     for files in std::iter::once(&truth).chain(commits) {
-        if let Some(sha) = files["sha"].as_str() {
-            out.push(vec![sha.to_string()]);
+        // A log's commit by its short sha and subject (git_log/v1 prints
+        // the short sha); a `git log -p` commit by its full sha.
+        match (files["short"].as_str(), files["subject"].as_str()) {
+            (Some(short), Some(subject)) => {
+                out.push(vec![short.to_string(), subject.to_string()]);
+            }
+            // A blamed commit by its short sha alone.
+            (Some(short), None) => out.push(vec![short.to_string()]),
+            _ => {
+                if let Some(sha) = files["sha"].as_str() {
+                    out.push(vec![sha.to_string()]);
+                }
+            }
         }
         for f in files["files"].as_array().into_iter().flatten() {
             if let Some(path) = f["path"].as_str() {
@@ -83,6 +94,17 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
             if let Some(word) = v.as_str() {
                 out.push(vec![word.to_string()]);
             }
+        }
+    }
+    // git status's paths, a merge's conflicted paths.
+    for p in truth["paths"].as_array().into_iter().flatten() {
+        if let Some(path) = p["path"].as_str() {
+            out.push(vec![path.to_string()]);
+        }
+    }
+    for c in truth["conflicts"].as_array().into_iter().flatten() {
+        if let Some(path) = c.as_str() {
+            out.push(vec![path.to_string()]);
         }
     }
     for d in truth["diagnostics"].as_array().into_iter().flatten() {
@@ -190,7 +212,15 @@ fn receipt(case: &Path) -> Option<Row> {
     let listed_text = d
         .trace
         .as_ref()
-        .map(|t| zoom::items(&t.contract, &t.graph, &zoom::ItemFilter::default()).join("\n"))
+        .map(|t| {
+            zoom::listing(
+                &artifact,
+                &t.contract,
+                &t.graph,
+                &zoom::ItemFilter::default(),
+            )
+            .join("\n")
+        })
         .unwrap_or_default();
     let truth = truth_identities(case);
     // `cargo test -q` never prints the test binary's name, so there the
@@ -348,7 +378,7 @@ fn main() {
         (
             ReceiptGroup::Everyday,
             "everyday commands",
-            "Goals: no digest larger than its raw output; every changed file, commit and matching file kept inline up to the hard ceiling; large diffs and searches reduced by ≥ 80 %.",
+            "Goals: no digest larger than its raw output; every changed file, commit, status path, conflict and matching file kept inline up to the hard ceiling; large diffs, logs and searches reduced by ≥ 80 %.",
         ),
     ];
     for (group, title, goals) in pages {

@@ -47,6 +47,9 @@ pub enum Planner {
     Install,
     /// Logs: counts, failing endpoints, error events, templates.
     Log,
+    /// git's own listings: each item named by its line (status paths, log
+    /// commits, conflicts, ref updates, refs, blamed commits).
+    Roster,
 }
 
 /// The order census items are listed in.

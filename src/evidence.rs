@@ -54,6 +54,15 @@ pub enum ItemKind {
     /// One of an access log's slowest requests: identity `METHOD PATH`,
     /// field `seconds`, headline its line.
     SlowRequest,
+    /// A path `git status` lists; its state in `class` (staged, unstaged,
+    /// untracked, conflicted, ignored).
+    StatusPath,
+    /// A path a merge, rebase, cherry-pick or pull left in conflict.
+    Conflict,
+    /// A ref a push, fetch or pull created, moved, deleted, or was refused.
+    RefUpdate,
+    /// A branch, tag, stash entry or remote a listing names.
+    RefName,
 }
 
 /// How serious a finding is, for ordering and grouping.

@@ -180,6 +180,10 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::Endpoint => "answered with an error status",
         ItemKind::Period => "time covered",
         ItemKind::SlowRequest => "slow request",
+        ItemKind::StatusPath => "listed",
+        ItemKind::Conflict => "conflict",
+        ItemKind::RefUpdate => "ref update",
+        ItemKind::RefName => "listed",
     }
 }
 

@@ -17,8 +17,9 @@ pub mod diff;
 pub mod install;
 pub mod lines;
 pub mod listing;
-pub mod runs;
 pub mod log;
+pub mod roster;
+pub mod runs;
 pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -231,6 +232,7 @@ pub fn resolve(
         Planner::Listing => listing::plan(artifact, graph, contract, budget),
         Planner::Install => install::plan(artifact, graph, contract, budget),
         Planner::Log => log::plan(artifact, graph, budget),
+        Planner::Roster => roster::plan(artifact, graph, contract, budget),
         Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
         Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }

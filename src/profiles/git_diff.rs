@@ -39,6 +39,7 @@ use crate::evidence::{
 use super::coverage::Coverage;
 use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::command_words;
+use super::git_command::{git_words, has_any};
 
 pub use parse::{Commit, FileDiff, Piece, parse};
 
@@ -64,32 +65,6 @@ const NO_PATCH: &[&str] = &[
     "--check",
 ];
 const PATCH: &[&str] = &["-p", "-u", "--patch"];
-
-/// The git subcommand and its arguments, global options (`-C dir`,
-/// `-c k=v`, `--no-pager`) passed over.
-fn git_words<'a>(words: &[&'a str]) -> Option<(&'a str, Vec<&'a str>)> {
-    if words.first() != Some(&"git") {
-        return None;
-    }
-    let mut k = 1;
-    while let Some(w) = words.get(k) {
-        match *w {
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => k += 2,
-            w if w.starts_with('-') => k += 1,
-            _ => break,
-        }
-    }
-    let sub = *words.get(k)?;
-    Some((sub, words[k + 1..].to_vec()))
-}
-
-fn has_any(args: &[&str], flags: &[&str]) -> bool {
-    args.iter().any(|a| {
-        flags
-            .iter()
-            .any(|f| a == f || a.starts_with(&format!("{f}=")))
-    })
-}
 
 /// The tool words for the header: `git diff`, `git show`, `git log -p`, `diff`.
 fn tool_name(argv: &[String]) -> Option<&'static str> {

@@ -12,6 +12,8 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
 pub mod coverage;
 pub(crate) mod diagnostic;
+pub(crate) mod git_command;
+pub(crate) mod git_report;
 pub(crate) mod jestlike;
 #[cfg(test)]
 mod linearity;
@@ -39,6 +41,13 @@ macro_rules! registry {
 registry! {
     // First: a diff quotes any text, and other families' shapes with it.
     git_diff: GitDiff,
+    // git's own listings, by their subcommand only.
+    git_log: GitLog,
+    git_status: GitStatus,
+    git_merge: GitMerge,
+    git_sync: GitSync,
+    git_refs: GitRefs,
+    git_blame: GitBlame,
     // Before the test and build families: a log quotes their lines (a
     // traceback, a panic), but its head is unmistakably a log's.
     log: Log,

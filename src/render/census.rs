@@ -123,6 +123,9 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::Directory => "folder",
         ItemKind::FileType => "type",
         ItemKind::Anomaly => "anomaly",
+        ItemKind::StatusPath => "path",
+        ItemKind::Conflict => "CONFLICT",
+        ItemKind::RefUpdate | ItemKind::RefName => "ref",
         ItemKind::Endpoint
         | ItemKind::LogTemplate
         | ItemKind::Period

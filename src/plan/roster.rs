@@ -1,0 +1,340 @@
+//! Roster planning, for git's own listings: the paths `git status` lists,
+//! the commits of `git log`, the conflicted paths of a merge, rebase,
+//! cherry-pick or pull, the refs a push, fetch or pull moved. Each item
+//! is one identity the reader acts on, and its raw line names it.
+//!
+//! - Required at every budget below the ceiling: every item's entry (its
+//!   raw line, or the compact line the extractor wrote in field `line`
+//!   when the tool spread the item over several lines) and every line the
+//!   extractor kept as the run's conclusion (branch, upstream, errors
+//!   verbatim, the tool's verdict), in output order.
+//! - Elastic: each item's detail (a commit's body and stat), whole, in
+//!   order while the target allows; one marker counts the rest, each item
+//!   whole by `--item ID`.
+//! - FLOOD, when the entries alone exceed the ceiling: entries while they
+//!   fit (errors and conflicts first, then items ranked 0 before ranked 1:
+//!   tracked paths before untracked ones), the rest grouped by field `group` with exact counts and their
+//!   `date` range, all of them behind `--items`.
+//!
+//! Raw lines are never rewritten; every line ctx adds is a `[ctx]` note or
+//! marker.
+
+use std::collections::BTreeMap;
+
+use crate::artifact::{Artifact, Span};
+use crate::contract::Contract;
+use crate::evidence::{EvidenceGraph, EvidenceItem, Outcome, Severity};
+use crate::normalize;
+use crate::render::count;
+use crate::tokens;
+
+use super::{
+    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+};
+
+/// Tokens kept free under the ceiling for the FLOOD notes and markers.
+const FLOOD_RESERVE: usize = 240;
+/// Groups a FLOOD note names before "… N more".
+const TOP_GROUPS: usize = 12;
+/// Bulk items (rank 1: untracked paths) of one group collapse into one
+/// counted line from this many on, when the whole list would exceed the
+/// ceiling.
+const COLLAPSE_AT: usize = 10;
+
+/// One line of the digest, at its place in the output.
+enum Entry {
+    Kept(Span),
+    Item(usize),
+    /// Bulk items of one group, collapsed: the group, its members.
+    Bulk(String, Vec<usize>),
+}
+
+impl Entry {
+    fn at(&self, graph: &EvidenceGraph) -> usize {
+        let line = |i: usize| graph.items[i].headline.map_or(0, |h| h.first);
+        match self {
+            Entry::Kept(s) => s.first,
+            Entry::Item(i) => line(*i),
+            Entry::Bulk(_, members) => members.first().map_or(0, |&i| line(i)),
+        }
+    }
+}
+
+/// `build/out/ ×90 untracked`: a collapsed group's line.
+fn bulk_line(graph: &EvidenceGraph, group: &str, members: &[usize]) -> String {
+    let class = graph.items[members[0]].class.as_deref().unwrap_or("");
+    format!("{group} ×{} {class}", count(members.len()))
+}
+
+/// The groups of bulk items large enough to collapse, in output order.
+fn bulk_groups(graph: &EvidenceGraph, roster: &[usize]) -> Vec<(String, Vec<usize>)> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for &i in roster {
+        let item = &graph.items[i];
+        if item.fields.get("rank").map(String::as_str) != Some("1") {
+            continue;
+        }
+        let Some(g) = item.fields.get("group") else {
+            continue;
+        };
+        let key = format!("{g}\u{0}{}", item.class.as_deref().unwrap_or(""));
+        match groups.iter_mut().find(|e| e.0 == key) {
+            Some(e) => e.1.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.1.len() >= COLLAPSE_AT)
+        .map(|(k, m)| (k.split('\u{0}').next().unwrap_or("").to_string(), m))
+        .collect()
+}
+
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
+    let unit = contract.unit.many.as_str();
+    let cost_of = |s: Span| -> usize {
+        (s.first..=s.last)
+            .map(|n| tokens::estimate(normalize::line(artifact.line(n)).as_bytes()) + 1)
+            .sum()
+    };
+    let entry_cost = |item: &EvidenceItem| -> usize {
+        match (item.fields.get("line"), item.headline) {
+            (Some(line), _) => tokens::estimate(line.as_bytes()) + 3,
+            (None, Some(h)) => cost_of(h),
+            (None, None) => tokens::estimate(item.identity.as_bytes()) + 3,
+        }
+    };
+    let all: Vec<usize> = contract.census_indices(graph);
+    // Nothing read and the run not known to be clean (a cut or failed run
+    // whose lines no rule knows): counts alone would hide what happened,
+    // so the output's own head, decisive lines and tail go instead.
+    let green = matches!(graph.outcome, Outcome::Ok | Outcome::Passed);
+    if all.is_empty() && graph.conclusion.is_empty() && !green {
+        let mut plan = super::lines::plan(artifact, graph, budget.target + budget.target / 2);
+        plan.why =
+            "nothing parsed and the run not known to be clean: head, decisive lines, tail".into();
+        return plan;
+    }
+    let mut spent = FRAME_TOKENS + graph.conclusion.iter().map(|s| cost_of(*s)).sum::<usize>();
+    let whole: usize = all.iter().map(|&i| entry_cost(&graph.items[i])).sum();
+    // Untracked bulk: collapsed by directory first when the list exceeds
+    // the ceiling (below it, every identity is inline).
+    let bulk = if spent + whole + MARKER_TOKENS * 2 > budget.ceiling {
+        bulk_groups(graph, &all)
+    } else {
+        Vec::new()
+    };
+    let collapsed: usize = bulk.iter().map(|g| g.1.len()).sum();
+    let roster: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|i| !bulk.iter().any(|g| g.1.contains(i)))
+        .collect();
+    spent += bulk
+        .iter()
+        .map(|(g, m)| tokens::estimate(bulk_line(graph, g, m).as_bytes()) + 3)
+        .sum::<usize>();
+    let census: usize = roster.iter().map(|&i| entry_cost(&graph.items[i])).sum();
+    let flood = spent + census + MARKER_TOKENS * 2 > budget.ceiling;
+    let mut listed = vec![false; graph.items.len()];
+    if flood {
+        // Errors and conflicts first, then the rest by rank (bulk last).
+        let rank = |i: usize| {
+            let item = &graph.items[i];
+            match item.fields.get("rank") {
+                _ if item.severity == Severity::Error => "e",
+                Some(r) => r.as_str(),
+                None => "0",
+            }
+        };
+        for r in ["e", "0", "1"] {
+            for &i in roster.iter().filter(|&&i| rank(i) == r) {
+                let cost = entry_cost(&graph.items[i]);
+                if spent + cost + FLOOD_RESERVE > budget.ceiling {
+                    break;
+                }
+                spent += cost;
+                listed[i] = true;
+            }
+        }
+    } else {
+        spent += census;
+        for &i in &roster {
+            listed[i] = true;
+        }
+    }
+    // Detail, whole per item and in order, while the target allows.
+    let mut shown_detail = vec![false; graph.items.len()];
+    let mut left: Vec<usize> = Vec::new();
+    for &i in roster.iter().filter(|&&i| listed[i]) {
+        let item = &graph.items[i];
+        if item.detail.is_empty() {
+            continue;
+        }
+        let cost: usize = item.detail.iter().map(|s| cost_of(*s)).sum();
+        // First fit, in order: a commit too large to show whole does not
+        // keep the smaller ones after it out (blame's import commit).
+        if spent + cost + MARKER_TOKENS <= budget.target {
+            spent += cost;
+            shown_detail[i] = true;
+        } else {
+            left.push(i);
+        }
+    }
+    let mut entries: Vec<Entry> = graph.conclusion.iter().map(|s| Entry::Kept(*s)).collect();
+    entries.extend(
+        roster
+            .iter()
+            .filter(|&&i| listed[i])
+            .map(|&i| Entry::Item(i)),
+    );
+    entries.extend(bulk.iter().map(|(g, m)| Entry::Bulk(g.clone(), m.clone())));
+    entries.sort_by_key(|e| e.at(graph));
+    let mut blocks = vec![Block::Header];
+    for e in &entries {
+        match e {
+            Entry::Kept(s) => blocks.push(Block::Raw(*s)),
+            Entry::Bulk(g, members) => blocks.push(Block::Note(bulk_line(graph, g, members))),
+            Entry::Item(i) => {
+                let item = &graph.items[*i];
+                match (item.fields.get("line"), item.headline) {
+                    (Some(line), _) => blocks.push(Block::Note(line.clone())),
+                    (None, Some(h)) => blocks.push(Block::Raw(h)),
+                    (None, None) => blocks.push(Block::Note(item.identity.clone())),
+                }
+                if shown_detail[*i] {
+                    blocks.extend(item.detail.iter().map(|s| Block::Raw(*s)));
+                }
+            }
+        }
+    }
+    let mut omissions = Vec::new();
+    let mut omit = |blocks: &mut Vec<Block>, what: String, n: usize, address: Address| {
+        omissions.push(Omission {
+            what: Omitted::Items(what),
+            count: n,
+            address,
+        });
+        blocks.push(Block::Marker(omissions.len() - 1));
+    };
+    let mut rung = Rung::FailCensus;
+    if let Some(&first) = left.first() {
+        rung = Rung::Dense;
+        let what = format!("{unit} shown without their detail (each whole by --item)");
+        let id = graph.items[first].identity.clone();
+        omit(&mut blocks, what, left.len(), Address::Item(id));
+    }
+    if collapsed > 0 {
+        omit(
+            &mut blocks,
+            format!("{unit} collapsed by directory above, listed"),
+            collapsed,
+            Address::Items(None),
+        );
+    }
+    let unlisted: Vec<&EvidenceItem> = roster
+        .iter()
+        .filter(|&&i| !listed[i])
+        .map(|&i| &graph.items[i])
+        .collect();
+    if collapsed > 0 {
+        rung = Rung::Flood;
+    }
+    if !unlisted.is_empty() {
+        rung = Rung::Flood;
+        let groups = grouping(&unlisted);
+        blocks.push(Block::Note(format!(
+            "{} {} exceed the {}-token ceiling: {} listed above, {} more{}{groups}",
+            count(all.len()),
+            contract.unit.of(all.len()),
+            count(budget.ceiling),
+            count(all.len() - unlisted.len() - collapsed),
+            count(unlisted.len()),
+            if groups.is_empty() { "" } else { " " },
+        )));
+        omit(
+            &mut blocks,
+            format!("more {unit}, listed"),
+            unlisted.len(),
+            Address::Items(None),
+        );
+    }
+    blocks.push(Block::Footer);
+    let why = match rung {
+        Rung::Flood => "the list exceeds the ceiling: listed while it fits, the rest grouped",
+        Rung::Dense => "every item; detail while the budget allows",
+        _ => "every item and its detail",
+    };
+    DeliveryPlan {
+        rung,
+        outcome: None,
+        blocks,
+        omissions,
+        budget: budget.target,
+        estimate: spent,
+        why: why.to_string(),
+    }
+}
+
+/// `from 2026-02-01 to 2026-02-18, by author: Ada ×152, Ken ×80`: the
+/// items not listed, grouped by their `group` field with exact counts
+/// (and, per group, their `class` counts), with their `date` range.
+fn grouping(items: &[&EvidenceItem]) -> String {
+    let mut out = String::new();
+    let dates: Vec<&str> = items
+        .iter()
+        .filter_map(|i| i.fields.get("date").map(String::as_str))
+        .collect();
+    if let (Some(min), Some(max)) = (dates.iter().min(), dates.iter().max()) {
+        out.push_str(&format!("from {min} to {max}"));
+    }
+    let mut groups: Vec<(&str, usize, BTreeMap<&str, usize>)> = Vec::new();
+    let mut by: Option<&str> = None;
+    for item in items {
+        let Some(g) = item.fields.get("group") else {
+            continue;
+        };
+        by = by.or(item.fields.get("group_by").map(String::as_str));
+        let class = item.class.as_deref().unwrap_or("");
+        match groups.iter_mut().find(|e| e.0 == g) {
+            Some(e) => {
+                e.1 += 1;
+                *e.2.entry(class).or_default() += 1;
+            }
+            None => groups.push((g, 1, BTreeMap::from([(class, 1)]))),
+        }
+    }
+    groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    if !groups.is_empty() {
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        out.push_str(&format!("by {}: ", by.unwrap_or("group")));
+        let parts: Vec<String> = groups
+            .iter()
+            .take(TOP_GROUPS)
+            .map(|(g, n, classes)| {
+                let split: Vec<String> = classes
+                    .iter()
+                    .filter(|(c, _)| !c.is_empty())
+                    .map(|(c, k)| format!("{c} {}", count(*k)))
+                    .collect();
+                if split.len() > 1 {
+                    format!("{g} ×{} ({})", count(*n), split.join(", "))
+                } else {
+                    format!("{g} ×{}", count(*n))
+                }
+            })
+            .collect();
+        out.push_str(&parts.join(", "));
+        if groups.len() > TOP_GROUPS {
+            out.push_str(&format!(", … {} more", count(groups.len() - TOP_GROUPS)));
+        }
+    }
+    out
+}
