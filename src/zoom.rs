@@ -161,6 +161,8 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::MatchingFile => "matches",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
+        ItemKind::Record => "anomalous record",
+        ItemKind::Field => "field",
     }
 }
 

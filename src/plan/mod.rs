@@ -12,6 +12,7 @@ use crate::contract::Contract;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 
 pub mod census;
+pub mod data;
 pub mod delta;
 pub mod diff;
 pub mod lines;
@@ -223,6 +224,10 @@ pub fn resolve(
     // A diff's unit is the changed file and its hunks, not a failure.
     if diff::applies(graph) {
         return diff::plan(artifact, graph, receipt, budget);
+    }
+    // A data set's census is its anomalous records.
+    if contract.decision_unit == data::DECISION_UNIT {
+        return data::plan(artifact, graph, budget);
     }
     // A search's census is its matching files, planned by their own rule.
     if contract.decision_unit == search::DECISION_UNIT {

@@ -15,6 +15,7 @@ pub mod git_diff;
 pub mod go_test;
 pub mod jest;
 pub(crate) mod jestlike;
+pub mod json;
 pub mod junit;
 #[cfg(test)]
 mod linearity;
@@ -23,6 +24,7 @@ pub mod pyright;
 pub mod pytest;
 pub mod ruff;
 pub mod search;
+pub mod table;
 pub mod testrun;
 pub mod text;
 pub mod tsc;
@@ -154,6 +156,8 @@ pub fn registry() -> &'static [&'static dyn Profile] {
         &ruff::Ruff,
         &pyright::Pyright,
         &search::Search,
+        &json::Json,
+        &table::Table,
         &text::Text,
     ]
 }

@@ -120,6 +120,8 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::BuildFailure => "BUILD FAILED",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
+        ItemKind::Record => "record",
+        ItemKind::Field => "field",
         ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
