@@ -101,10 +101,13 @@ pub fn reasons(
         let key = name.trim().to_ascii_lowercase();
         let key = key.trim_end_matches(':');
         if delimited && cell.is_empty() {
-            if stats
-                .get(c)
-                .is_some_and(|s| s.full + 1 >= n && n >= 5 && s.full < n)
-            {
+            // Empty where the column is otherwise full: at most one cell
+            // in a hundred (and at most three) empty.
+            let otherwise_full = |s: &ColumnStats| {
+                let empty = n - s.full.min(n);
+                n >= 5 && empty > 0 && (empty * 100 <= n || empty <= 3) && empty < n / 2
+            };
+            if stats.get(c).is_some_and(otherwise_full) {
                 out.push(format!("{name} empty"));
             }
             continue;
