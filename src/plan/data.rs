@@ -57,6 +57,12 @@ impl Planner<'_> {
 
     /// Pushes a note when it fits under `limit`.
     fn note(&mut self, text: String, limit: usize) -> bool {
+        // A value quoted on a ctx line stays on that line.
+        let text = if text.contains(['\n', '\r']) {
+            text.replace('\n', "\\n").replace('\r', "\\r")
+        } else {
+            text
+        };
         let c = Self::cost(&text);
         if self.spent + c > limit {
             return false;

@@ -272,7 +272,7 @@ fn read_lines(text: &str, facts: &mut Facts) -> bool {
     }
     facts.lines = true;
     let c = collection::crush("", &items, false, false);
-    facts.shape = Some(("JSON lines".into(), c.len as u64));
+    facts.shape = Some(("records".into(), c.len as u64));
     facts.collections.push(c);
     true
 }
@@ -367,15 +367,23 @@ fn collection_item(c: &Crushed) -> EvidenceItem {
     if let Some(v) = &c.scalars {
         item.fields.insert("values".into(), v.clone());
     }
-    let keys: Vec<String> = c
-        .fields
+    // The items' own keys in first-seen order; a nested object's key is
+    // present as often as its most frequent field.
+    let mut top: Vec<(&str, usize)> = Vec::new();
+    for f in &c.fields {
+        let key = f.path.split('/').next().unwrap_or(&f.path);
+        match top.iter_mut().find(|(k, _)| *k == key) {
+            Some(e) => e.1 = e.1.max(f.present),
+            None => top.push((key, f.present)),
+        }
+    }
+    let keys: Vec<String> = top
         .iter()
-        .filter(|f| !f.path.contains('/'))
-        .map(|f| {
-            if f.present == c.len {
-                f.path.clone()
+        .map(|(k, present)| {
+            if *present == c.len {
+                k.to_string()
             } else {
-                format!("{} ({})", f.path, f.present)
+                format!("{k} ({present})")
             }
         })
         .collect();
@@ -407,13 +415,17 @@ fn stats_item(c: &Crushed, f: &collection::FieldStats) -> EvidenceItem {
     if let Some((lo, hi)) = f.lengths {
         item.fields.insert("lengths".into(), format!("{lo}–{hi}"));
     }
-    if f.distinct() > 0 && (f.distinct() < f.present || f.present <= 3) {
+    if f.distinct() > 0 {
         let d = if f.distinct_capped {
             format!("≥{}", f.distinct())
         } else {
             f.distinct().to_string()
         };
         item.fields.insert("distinct".into(), d);
+    }
+    // Top values only where values repeat: the first three of a column of
+    // unique values say nothing.
+    if f.distinct() > 0 && !f.distinct_capped && (f.distinct() < f.present || f.present <= 3) {
         let top: Vec<String> = f
             .top(3)
             .into_iter()
@@ -430,13 +442,20 @@ fn stats_item(c: &Crushed, f: &collection::FieldStats) -> EvidenceItem {
 pub fn subtree(artifact: &Artifact, pointer: &str) -> Option<String> {
     let bytes = stdout(artifact);
     let text = std::str::from_utf8(&bytes).ok()?;
+    // `/` names the root collection on digest lines: the whole document.
+    let pointer = if pointer == "/" { "" } else { pointer };
     if let Some(doc) = raw::document(text) {
         return raw::pointer(doc, pointer).map(|v| v.get().to_string());
+    }
+    let records = || text.lines().filter(|l| !l.trim().is_empty());
+    if pointer.is_empty() {
+        // The records as one array.
+        return Some(format!("[{}]", records().collect::<Vec<_>>().join(",")));
     }
     let rest = pointer.strip_prefix('/')?;
     let (first, tail) = rest.split_once('/').map_or((rest, ""), |(a, b)| (a, b));
     let index: usize = first.parse().ok()?;
-    let line = text.lines().filter(|l| !l.trim().is_empty()).nth(index)?;
+    let line = records().nth(index)?;
     let doc = raw::document(line)?;
     let tail = if tail.is_empty() {
         String::new()

@@ -48,7 +48,19 @@ fn table_command(argv: &[String]) -> Option<&str> {
     let json = argv
         .iter()
         .any(|a| a.contains("json") || a.contains("yaml") || a == "-J");
-    if json {
+    // psql and sqlite3 without aligned output (`-A`, `-t`, `-At`,
+    // `-json`) print values, not a table.
+    let unaligned = matches!(name, "psql" | "sqlite3")
+        && argv.iter().skip(1).any(|a| {
+            matches!(
+                a.as_str(),
+                "--no-align" | "--tuples-only" | "-json" | "-line" | "-list"
+            ) || (a.starts_with('-')
+                && !a.starts_with("--")
+                && a.len() <= 4
+                && (a.contains('A') || a.contains('t')))
+        });
+    if json || unaligned {
         return None;
     }
     let yes = match name {

@@ -149,6 +149,7 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
             }
         }
         outliers(&fields, &mut reasons);
+        rare_nulls(&fields, &flat, &mut reasons, n);
     }
     let token = |i: usize| {
         if keyed {
@@ -302,7 +303,7 @@ fn value_reason(f: &FieldStats, v: &RawValue, n: usize) -> Option<String> {
     if rules::ERROR_KEYS.contains(&key) {
         let empty = matches!(v.get(), "null" | "false" | "\"\"" | "[]" | "{}" | "0");
         if !empty && !(kind == Kind::Bool) {
-            return Some(format!("{} {}", f.path, clip(v.get(), 60)));
+            return Some(format!("{} {}", f.path, clip(&raw::minify(v.get()), 60)));
         }
     }
     if kind == Kind::Bool {
@@ -357,4 +358,30 @@ pub fn clip(s: &str, max: usize) -> String {
     let mut out: String = s.chars().take(max - 1).collect();
     out.push('…');
     out
+}
+
+/// A field that is null in a handful of items and set in all the others
+/// (an owner, a version missing from three records of 1,200).
+fn rare_nulls(
+    fields: &[FieldStats],
+    flat: &[Vec<(usize, &RawValue)>],
+    reasons: &mut [Vec<String>],
+    n: usize,
+) {
+    for (f, stats) in fields.iter().enumerate() {
+        let nulls = stats
+            .kinds
+            .iter()
+            .find(|(k, _)| *k == Kind::Null)
+            .map_or(0, |(_, c)| *c);
+        let rare = nulls > 0 && (nulls * 100 <= n || nulls <= 3) && nulls * 2 < stats.present;
+        if !rare || stats.kinds.len() < 2 {
+            continue;
+        }
+        for (i, mine) in flat.iter().enumerate() {
+            if mine.iter().any(|(g, v)| *g == f && v.get() == "null") {
+                reasons[i].push(format!("{} null", stats.path));
+            }
+        }
+    }
 }

@@ -1,0 +1,196 @@
+//! json/v1 against the truth of each captured fixture (`json.loads` of the
+//! document): every array's exact length, every record that needs
+//! attention flagged and named in the digest at the default and a
+//! squeezed budget, `--item POINTER` returning exactly the subtree, and
+//! the lossless tier never changing a value (fixtures and a property test).
+
+use std::path::{Path, PathBuf};
+
+use ctx::archive::Known;
+use ctx::artifact::Artifact;
+use ctx::evidence::ItemKind;
+use ctx::pipeline::{self, Options, Output};
+use ctx::plan::Rung;
+use ctx::profiles::json::{raw, subtree};
+use ctx::store::ArchiveKey;
+use ctx::zoom;
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("truth.json").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+fn truth(case: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(case.join("truth.json")).unwrap()).unwrap()
+}
+
+fn name(case: &Path) -> String {
+    case.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+fn digest(artifact: &Artifact, budget: Option<usize>) -> (Option<String>, pipeline::Delivery) {
+    let options = Options {
+        budget,
+        ..Options::default()
+    };
+    let d = pipeline::digest(artifact, &Known(ArchiveKey([0x6b; 32])), &options).unwrap();
+    let text = match &d.output {
+        Output::Digest(bytes) => Some(String::from_utf8(bytes.clone()).unwrap()),
+        Output::Raw => None,
+    };
+    (text, d)
+}
+
+/// The anomaly (census record) covering a truth pointer: itself or an ancestor.
+fn covering<'g>(graph: &'g ctx::evidence::EvidenceGraph, pointer: &str) -> Option<&'g str> {
+    graph
+        .census()
+        .filter(|i| i.kind == ItemKind::Record)
+        .map(|i| i.identity.as_str())
+        .find(|id| pointer == *id || pointer.starts_with(&format!("{id}/")))
+}
+
+#[test]
+fn lengths_and_anomalies_match_the_document() {
+    let all = cases();
+    assert!(all.len() >= 6, "json fixtures missing: {}", all.len());
+    for case in all {
+        let name = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        assert_eq!(profile.version(), "json/v1", "{name}");
+        let truth = truth(&case);
+        for (pointer, len) in truth["lengths"].as_object().unwrap() {
+            let len = len.as_u64().unwrap();
+            // Through --item: the subtree is the array, with its exact length.
+            let sub = subtree(&artifact, if pointer == "/" { "" } else { pointer })
+                .unwrap_or_else(|| panic!("{name}: --item {pointer}"));
+            let v: Value = serde_json::from_str(&sub).unwrap();
+            assert_eq!(
+                v.as_array().map(Vec::len),
+                Some(len as usize),
+                "{name}: {pointer}"
+            );
+            // In the facts: a collection with that length, when ctx crushed it.
+            if let Some(c) = graph.items.iter().find(|i| {
+                i.identity == *pointer && i.fields.get("role").is_some_and(|r| r == "collection")
+            }) {
+                assert_eq!(c.fields["length"], len.to_string(), "{name}: {pointer}");
+            }
+        }
+        for a in truth["anomalies"].as_array().unwrap() {
+            let a = a.as_str().unwrap();
+            assert!(covering(&graph, a).is_some(), "{name}: {a} not flagged");
+        }
+    }
+}
+
+#[test]
+fn every_anomaly_survives_default_and_squeezed_budgets() {
+    for case in cases() {
+        let name = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (_, graph) = zoom::evidence(&artifact).unwrap();
+        for budget in [None, Some(400)] {
+            let at = format!("{name} at {budget:?}");
+            let (text, d) = digest(&artifact, budget);
+            let Some(text) = text else {
+                // Small documents pass unchanged; a digest never larger
+                // than the document (never worse) is the only other reason.
+                assert!(
+                    matches!(d.rejection, None | Some(ctx::guard::Rejection::NotSmaller)),
+                    "{at}: {:?}",
+                    d.rejection
+                );
+                continue;
+            };
+            if std::env::var_os("SHOW").is_some() {
+                eprintln!("==== {at}\n{text}");
+            }
+            let trace = d.trace.as_ref().unwrap();
+            let flood = trace.plan.rung == Rung::Flood;
+            for a in truth(&case)["anomalies"].as_array().unwrap() {
+                let id = covering(&graph, a.as_str().unwrap()).unwrap();
+                assert!(
+                    text.contains(&format!("[ctx] {id} ")) || flood,
+                    "{at}: anomaly {id} not in the digest"
+                );
+            }
+            for line in text.lines().skip(1) {
+                assert!(line.starts_with("[ctx] "), "{at}: {line:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn items_bring_back_exact_subtrees() {
+    for case in cases() {
+        let name = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (_, graph) = zoom::evidence(&artifact).unwrap();
+        let text = String::from_utf8(artifact.bytes().to_vec()).unwrap();
+        let whole: Option<Value> = serde_json::from_str(&text).ok();
+        for item in graph.items.iter().filter(|i| i.kind == ItemKind::Record) {
+            let sub = subtree(&artifact, &item.identity).unwrap();
+            let got: Value = serde_json::from_str(&sub).unwrap();
+            if let Some(whole) = &whole {
+                assert_eq!(Some(&got), whole.pointer(&item.identity), "{name}");
+            }
+            // The record's text in the facts is the same value, minified.
+            let shown: Value = serde_json::from_str(&item.fields["json"]).unwrap();
+            assert_eq!(shown, got, "{name}: {}", item.identity);
+            assert!(raw::same_value(&sub, &item.fields["json"]), "{name}");
+        }
+    }
+}
+
+#[test]
+fn the_lossless_tier_keeps_every_fixture_value() {
+    for case in cases() {
+        let text = std::fs::read_to_string(case.join("stdout")).unwrap();
+        let Ok(original) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        let min = raw::minify(&text);
+        assert_eq!(serde_json::from_str::<Value>(&min).unwrap(), original);
+        assert!(raw::same_value(&text, &min), "{}", name(&case));
+    }
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1e9f64..1e9).prop_map(Value::from),
+        "[ -~\\t\\n\"\\\\é]{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z \"/~]{0,6}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn minified_parses_to_the_original(v in json_value()) {
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        let min = raw::minify(&pretty);
+        let original: Value = serde_json::from_str(&pretty).unwrap();
+        prop_assert_eq!(serde_json::from_str::<Value>(&min).unwrap(), original);
+        prop_assert!(raw::same_value(&pretty, &min));
+    }
+}
