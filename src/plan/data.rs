@@ -83,7 +83,21 @@ impl Planner<'_> {
     }
 }
 
-pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    budget: Budget,
+    raw_tokens: usize,
+) -> DeliveryPlan {
+    // Nothing was understood (a cut document, no table header): the head,
+    // decisive lines and tail, as for any text.
+    let read = graph
+        .items
+        .iter()
+        .any(|i| matches!(role(i), "collection" | "table"));
+    if !read {
+        return super::lines::plan_with(artifact, graph, budget.target, raw_tokens);
+    }
     let mut p = Planner {
         artifact,
         blocks: vec![Block::Header],

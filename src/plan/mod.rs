@@ -227,7 +227,7 @@ pub fn resolve(
     }
     // A data set's census is its anomalous records.
     if contract.decision_unit == data::DECISION_UNIT {
-        return data::plan(artifact, graph, budget);
+        return data::plan(artifact, graph, budget, raw_tokens);
     }
     // A search's census is its matching files, planned by their own rule.
     if contract.decision_unit == search::DECISION_UNIT {

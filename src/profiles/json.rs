@@ -52,6 +52,12 @@ use raw::Kind;
 
 pub struct Json;
 
+/// An array's first element when it is a number: `[1,`, `[-0.5]`, `[2e3 ,`.
+static NUMBER_HEAD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\s*[,\]]")
+        .expect("a valid pattern")
+});
+
 /// Documents up to this size get a lossless (minified) form.
 const LOSSLESS_BYTES: usize = 256 << 10;
 /// Collections looked for this deep under the root object.
@@ -109,10 +115,9 @@ impl Profile for Json {
         let rest = t[1..].trim_start();
         let looks = match first {
             b'{' => rest.starts_with('"') || rest.starts_with('}'),
-            _ => {
-                rest.starts_with(['{', '[', '"', ']'])
-                    || rest.starts_with(|c: char| c.is_ascii_digit())
-            }
+            // `[00012] …` and `[2026-11-30 …]` are log prefixes, not arrays:
+            // a number must be a JSON number followed by `,` or `]`.
+            _ => rest.starts_with(['{', '[', '"', ']']) || NUMBER_HEAD.is_match(rest),
         };
         looks.then(|| "a JSON document".to_string())
     }
@@ -286,6 +291,7 @@ fn plural_of(c: &Crushed) -> String {
 
 fn graph(artifact: &Artifact, mut facts: Facts, parsed: bool) -> (EvidenceGraph, CoverageReceipt) {
     let mut anomalies = 0u64;
+    let lines = facts.lines;
     let mut items = std::mem::take(&mut facts.items);
     for c in &facts.collections {
         items.push(collection_item(c));
@@ -321,10 +327,13 @@ fn graph(artifact: &Artifact, mut facts: Facts, parsed: bool) -> (EvidenceGraph,
     if anomalies > 0 {
         counts.push(("flagged".to_string(), anomalies));
     }
+    // A document that parses attests its own end; JSON Lines cut at a line
+    // boundary read whole, so without an exit status they are not OK.
     let outcome = match artifact.exit {
         Exit::Signal(_) => Outcome::Interrupted,
         Exit::Code(c) if c != 0 => Outcome::Error,
         _ if !parsed => Outcome::Unknown,
+        Exit::Unknown if lines => Outcome::Unknown,
         _ => Outcome::Ok,
     };
     let mut receipt = CoverageReceipt::new(artifact.line_count() as u64);

@@ -237,9 +237,13 @@ fn graph(
     if anomalies > 0 {
         counts.push(("flagged".to_string(), anomalies));
     }
+    // Without an exit status a table cut between rows reads whole: OK only
+    // when the tool closed it (psql's `(N rows)` matching, a box's bottom).
+    let attested = l.closed || l.announced == Some(l.rows.len() as u64);
     let outcome = match artifact.exit {
         Exit::Signal(_) => Outcome::Interrupted,
         Exit::Code(c) if c != 0 => Outcome::Error,
+        Exit::Unknown if !attested => Outcome::Unknown,
         _ => Outcome::Ok,
     };
     let mut receipt = CoverageReceipt::new(artifact.line_count() as u64);

@@ -3,7 +3,7 @@
 //! each field's statistics, its anomalies with their reasons, and the
 //! deterministic samples (first and last items).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::value::RawValue;
 
@@ -93,14 +93,14 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
     let mut kinds: Vec<(Kind, usize)> = Vec::new();
     let mut fields: Vec<FieldStats> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut flat: Vec<Vec<(usize, &RawValue)>> = Vec::with_capacity(items.len());
+    // First pass: statistics. Nothing per item is kept, so memory follows
+    // the number of fields, not of items.
     for (i, (_, item)) in items.iter().enumerate() {
         let k = Kind::of(item);
         match kinds.iter_mut().find(|(x, _)| *x == k) {
             Some(e) => e.1 += 1,
             None => kinds.push((k, 1)),
         }
-        let mut mine = Vec::new();
         if k == Kind::Object {
             flatten(item, "", FIELD_DEPTH, &mut |path, v| {
                 let f = *index.entry(path.to_string()).or_insert_with(|| {
@@ -111,45 +111,60 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
                     fields.len() - 1
                 });
                 record(&mut fields[f], v, i);
-                mine.push((f, v));
             });
         }
-        flat.push(mine);
     }
     let majority = kinds.iter().max_by_key(|(_, c)| *c).map(|(k, _)| *k);
     let n = items.len();
-    let mut reasons: Vec<Vec<String>> = vec![Vec::new(); n];
+    let shaped = n >= 10 && majority == Some(Kind::Object);
+    // Keys nearly every item has (an item without one is odd), and fields
+    // null in a handful of items only.
+    let expected: Vec<usize> = (0..fields.len())
+        .filter(|&f| {
+            let s = &fields[f];
+            shaped && !s.path.contains('/') && s.present * 10 >= n * 9 && s.present < n
+        })
+        .collect();
+    let rare_null: Vec<bool> = fields.iter().map(|s| shaped && rare_nulls(s)).collect();
+    // Second pass: each item's reasons, read again from its raw text.
+    let mut reasons: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for (i, (_, item)) in items.iter().enumerate() {
+        let mut mine = Vec::new();
         if all_bad {
-            reasons[i].push(format!("listed under {}", last_token(pointer)));
+            mine.push(format!("listed under {}", last_token(pointer)));
         }
-        if Some(Kind::of(item)) != majority && n >= 3 {
-            reasons[i].push(format!(
+        let k = Kind::of(item);
+        if Some(k) != majority && n >= 3 {
+            mine.push(format!(
                 "a {} among {}s",
-                Kind::of(item).word(),
+                k.word(),
                 majority.map_or("", Kind::word)
             ));
         }
-        for &(f, v) in &flat[i] {
-            if let Some(r) = value_reason(&fields[f], v, n) {
-                reasons[i].push(r);
-            }
-        }
-    }
-    // Missing a field nearly every item has (an odd shape).
-    if n >= 10 && majority == Some(Kind::Object) {
-        for (f, stats) in fields.iter().enumerate() {
-            if stats.path.contains('/') || stats.present * 10 < n * 9 || stats.present == n {
-                continue;
-            }
-            for (i, mine) in flat.iter().enumerate() {
-                if Kind::of(items[i].1) == Kind::Object && !mine.iter().any(|(g, _)| *g == f) {
-                    reasons[i].push(format!("no {}", stats.path));
+        if k == Kind::Object {
+            let mut seen: Vec<usize> = Vec::new();
+            flatten(item, "", FIELD_DEPTH, &mut |path, v| {
+                let Some(&f) = index.get(path) else { return };
+                seen.push(f);
+                if let Some(r) = value_reason(&fields[f], v, n) {
+                    mine.push(r);
+                }
+                if rare_null[f] && v.get() == "null" {
+                    mine.push(format!("{} null", fields[f].path));
+                }
+            });
+            for &f in &expected {
+                if !seen.contains(&f) {
+                    mine.push(format!("no {}", fields[f].path));
                 }
             }
         }
+        if !mine.is_empty() {
+            reasons.insert(i, mine);
+        }
+    }
+    if shaped {
         outliers(&fields, &mut reasons);
-        rare_nulls(&fields, &flat, &mut reasons, n);
     }
     let token = |i: usize| {
         if keyed {
@@ -160,8 +175,6 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
     };
     let anomalies: Vec<Kept> = reasons
         .into_iter()
-        .enumerate()
-        .filter(|(_, r)| !r.is_empty())
         .map(|(i, reasons)| Kept {
             index: i,
             token: token(i),
@@ -330,7 +343,7 @@ fn value_reason(f: &FieldStats, v: &RawValue, n: usize) -> Option<String> {
     None
 }
 
-fn outliers(fields: &[FieldStats], reasons: &mut [Vec<String>]) {
+fn outliers(fields: &[FieldStats], reasons: &mut BTreeMap<usize, Vec<String>>) {
     for f in fields {
         let values: Vec<f64> = f.numbers.iter().map(|(x, _)| *x).collect();
         let Some((lo, hi)) = rules::outlier_bounds(&values) else {
@@ -346,7 +359,10 @@ fn outliers(fields: &[FieldStats], reasons: &mut [Vec<String>]) {
             d(b.0).total_cmp(&d(a.0)).then(a.1.cmp(&b.1))
         });
         for (x, i) in far.into_iter().take(OUTLIERS_PER_FIELD) {
-            reasons[*i].push(format!("{} {x} is an outlier", f.path));
+            reasons
+                .entry(*i)
+                .or_default()
+                .push(format!("{} {x} is an outlier", f.path));
         }
     }
 }
@@ -361,27 +377,15 @@ pub fn clip(s: &str, max: usize) -> String {
 }
 
 /// A field that is null in a handful of items and set in all the others
-/// (an owner, a version missing from three records of 1,200).
-fn rare_nulls(
-    fields: &[FieldStats],
-    flat: &[Vec<(usize, &RawValue)>],
-    reasons: &mut [Vec<String>],
-    n: usize,
-) {
-    for (f, stats) in fields.iter().enumerate() {
-        let nulls = stats
-            .kinds
-            .iter()
-            .find(|(k, _)| *k == Kind::Null)
-            .map_or(0, |(_, c)| *c);
-        let rare = nulls > 0 && (nulls * 100 <= n || nulls <= 3) && nulls * 2 < stats.present;
-        if !rare || stats.kinds.len() < 2 {
-            continue;
-        }
-        for (i, mine) in flat.iter().enumerate() {
-            if mine.iter().any(|(g, v)| *g == f && v.get() == "null") {
-                reasons[i].push(format!("{} null", stats.path));
-            }
-        }
-    }
+/// (an owner missing from three records of 1,200).
+fn rare_nulls(stats: &FieldStats) -> bool {
+    let nulls = stats
+        .kinds
+        .iter()
+        .find(|(k, _)| *k == Kind::Null)
+        .map_or(0, |(_, c)| *c);
+    nulls > 0
+        && stats.kinds.len() >= 2
+        && (nulls * 100 <= stats.present || nulls <= 3)
+        && nulls * 2 < stats.present
 }

@@ -205,11 +205,12 @@ mod tests {
 
     #[test]
     fn pointers_return_exact_subtrees() {
-        let doc = document(r#"{"a/b":{"x":[10, {"y":1.0}]},"~":2}"#).unwrap();
+        let text = r#"{"a/b":{"x":[10, {"y":1.0}]},"~":2}"#;
+        let doc = document(text).unwrap();
         assert_eq!(pointer(doc, "/a~1b/x/1").unwrap().get(), r#"{"y":1.0}"#);
         assert_eq!(pointer(doc, "/~0").unwrap().get(), "2");
         assert!(pointer(doc, "/a~1b/x/01").is_none());
         assert!(pointer(doc, "/nope").is_none());
-        assert_eq!(pointer(doc, "").unwrap().get().len(), 36);
+        assert_eq!(pointer(doc, "").unwrap().get(), text);
     }
 }

@@ -51,6 +51,8 @@ pub struct Layout {
     /// Lines neither header, row nor frame.
     pub unmatched: u64,
     pub last_line: usize,
+    /// The tool drew the table's end (a box's bottom border).
+    pub closed: bool,
 }
 
 fn text(artifact: &Artifact, n: usize) -> String {
@@ -84,6 +86,7 @@ pub fn read(artifact: &Artifact, csv: Option<u8>) -> Option<Layout> {
         announced: None,
         unmatched: 0,
         last_line: start + 1,
+        closed: false,
     };
     let mut first_row = start + 1;
     let mut fixed: Vec<(usize, usize)> = Vec::new();
@@ -257,6 +260,7 @@ fn read_pipes(lines: &[String], start: usize) -> Layout {
         announced: None,
         unmatched: 0,
         last_line: start + 2,
+        closed: false,
     };
     for (i, l) in lines.iter().enumerate().skip(start + 2) {
         if let Some(n) = l
@@ -301,8 +305,12 @@ fn read_box(lines: &[String], start: usize) -> Option<Layout> {
         announced: None,
         unmatched: 0,
         last_line: start + 2,
+        closed: false,
     };
     for (i, l) in lines.iter().enumerate().skip(start + 2) {
+        if l.starts_with('└') || l.starts_with('╰') {
+            layout.closed = true;
+        }
         if l.starts_with('│') {
             layout.rows.push(Row {
                 line: i + 1,
@@ -329,6 +337,7 @@ fn read_csv(artifact: &Artifact, delim: u8) -> Option<Layout> {
         announced: None,
         unmatched: 0,
         last_line: 1,
+        closed: false,
     };
     let mut record = csv::StringRecord::new();
     let mut first = true;
