@@ -194,3 +194,40 @@ proptest! {
         prop_assert!(raw::same_value(&pretty, &min));
     }
 }
+
+/// More anomalies than the ceiling holds: named while they fit, the rest
+/// grouped by reason with exact counts, and `--items` lists every one.
+#[test]
+fn a_flood_of_anomalies_is_grouped_with_exact_counts() {
+    let mut doc = String::from("[");
+    for i in 0..5000 {
+        let status = if i % 5 == 0 { "failed" } else { "ok" };
+        if i > 0 {
+            doc.push(',');
+        }
+        doc.push_str(&format!(
+            r#"{{"id":{i},"status":"{status}","n":{}}}"#,
+            i % 7
+        ));
+    }
+    doc.push(']');
+    let a = Artifact::from_stdout(
+        doc.into_bytes(),
+        ctx::artifact::Exit::Code(0),
+        vec!["gh".into(), "api".into(), "runs".into()],
+    );
+    let (text, d) = digest(&a, None);
+    let text = text.expect("a digest");
+    let trace = d.trace.as_ref().unwrap();
+    assert_eq!(trace.plan.rung, Rung::Flood, "{text}");
+    assert!(text.starts_with("json: OK · 5,000 objects in an array, 1,000 flagged · exit 0\n"));
+    assert!(
+        text.contains("[ctx] anomalies by reason: status failed ×"),
+        "{text}"
+    );
+    assert!(text.contains("--items"), "{text}");
+    let listed = zoom::items(&trace.graph, &zoom::ItemFilter::default());
+    assert_eq!(listed.len(), 1000);
+    assert_eq!(listed[1], "/5");
+    assert!(ctx::tokens::estimate(text.as_bytes()) <= trace.budget.ceiling + 200);
+}

@@ -130,3 +130,39 @@ fn every_anomaly_survives_default_and_squeezed_budgets() {
         }
     }
 }
+
+/// A table whose anomalous rows exceed the ceiling: shown while they fit,
+/// the rest grouped by reason with exact counts behind `--items`.
+#[test]
+fn a_flood_of_anomalous_rows_is_grouped() {
+    let mut out = String::from("NAME                 READY   STATUS             RESTARTS   AGE\n");
+    for i in 0..3000 {
+        let (ready, status, restarts) = if i % 3 == 0 {
+            ("0/1", "CrashLoopBackOff", "12")
+        } else {
+            ("1/1", "Running", "0")
+        };
+        out.push_str(&format!(
+            "web-{i:<16} {ready:<7} {status:<18} {restarts:<10} 3d\n"
+        ));
+    }
+    let a = ctx::artifact::Artifact::from_stdout(
+        out.into_bytes(),
+        ctx::artifact::Exit::Code(0),
+        vec!["kubectl".into(), "get".into(), "pods".into()],
+    );
+    let text = digest(&a, None).expect("a digest");
+    assert!(
+        text.starts_with("kubectl: OK · 3,000 rows, 1,000 flagged · exit 0\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[ctx] anomalies by reason: READY 0/1"),
+        "{text}"
+    );
+    assert!(text.contains("more anomalous rows: ctx expand"), "{text}");
+    let (_, graph) = zoom::evidence(&a).unwrap();
+    let listed = zoom::items(&graph, &zoom::ItemFilter::default());
+    assert_eq!(listed.len(), 1000);
+    assert_eq!(listed[0], "row 1");
+}

@@ -30,7 +30,7 @@ const SAMPLE_CHARS: usize = 240;
 /// Anomaly reasons a FLOOD note names before "… N more".
 const TOP_REASONS: usize = 12;
 
-fn role<'g>(item: &'g EvidenceItem) -> &'g str {
+fn role(item: &EvidenceItem) -> &str {
     item.fields.get("role").map_or("", String::as_str)
 }
 
@@ -270,12 +270,12 @@ fn json_records<'r>(
         let whole = format!("{} ({reason}): {}", a.identity, get(a, "json"));
         if !left.is_empty() {
             left.push(a);
-        } else if p.note(whole, budget.ceiling.saturating_sub(reserve)) {
-            named.push(a);
-        } else if p.note(
-            format!("{} ({reason}): whole by --item", a.identity),
-            budget.ceiling.saturating_sub(reserve),
-        ) {
+        } else if p.note(whole, budget.ceiling.saturating_sub(reserve))
+            || p.note(
+                format!("{} ({reason}): whole by --item", a.identity),
+                budget.ceiling.saturating_sub(reserve),
+            )
+        {
             named.push(a);
         } else {
             left.push(a);

@@ -86,11 +86,7 @@ impl Profile for Json {
         let name = argv.first().map(|a| a.rsplit('/').next().unwrap_or(a))?;
         let has = |w: &str| argv.iter().any(|a| a == w);
         let json_flag = argv.iter().any(|a| {
-            a == "--json"
-                || a == "--format=json"
-                || a == "-ojson"
-                || a == "--output=json"
-                || a == "--format=json"
+            a == "--json" || a == "--format=json" || a == "-ojson" || a == "--output=json"
         }) || argv
             .windows(2)
             .any(|w| matches!(w[0].as_str(), "-o" | "--output" | "--format") && w[1] == "json");

@@ -315,7 +315,7 @@ fn value_reason(f: &FieldStats, v: &RawValue, n: usize) -> Option<String> {
     let kind = Kind::of(v);
     if rules::ERROR_KEYS.contains(&key) {
         let empty = matches!(v.get(), "null" | "false" | "\"\"" | "[]" | "{}" | "0");
-        if !empty && !(kind == Kind::Bool) {
+        if !empty && kind != Kind::Bool {
             return Some(format!("{} {}", f.path, clip(&raw::minify(v.get()), 60)));
         }
     }
