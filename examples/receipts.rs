@@ -6,8 +6,8 @@
 //! rung the plan chose, and how many of the truth file's identities (derived
 //! from the tool's machine-readable output, never from ctx) the digest names
 //! — inline, or through `ctx expand H --items` when the census was grouped.
-//! Writes docs/receipts/test-runners.md, docs/receipts/diagnostics.md and
-//! docs/receipts/everyday.md.
+//! Writes docs/receipts/test-runners.md, docs/receipts/diagnostics.md,
+//! docs/receipts/everyday.md and docs/receipts/data-logs.md.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -29,6 +29,8 @@ const DIAGNOSTICS: &[&str] = &[
 ];
 /// Everyday commands: diffs and searches so far.
 const EVERYDAY: &[&str] = &["git-diff", "search"];
+/// Data sets: JSON documents and JSON Lines, tables.
+const DATA: &[&str] = &["json", "table"];
 
 struct Row {
     case: String,
@@ -68,6 +70,14 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
             if let Some(path) = f["path"].as_str() {
                 out.push(vec![path.to_string()]);
             }
+        }
+    }
+    // A JSON document's records that need attention (`json.loads`), by
+    // the pointer the digest names them with. (Tables' anomalous rows are
+    // checked line by line in tests/table_extract.rs.)
+    for a in truth["anomalies"].as_array().into_iter().flatten() {
+        if let Some(pointer) = a.as_str() {
+            out.push(vec![format!("{pointer} (")]);
         }
     }
     for d in truth["diagnostics"].as_array().into_iter().flatten() {
@@ -331,5 +341,11 @@ fn main() {
         "Goals: no digest larger than its raw output; every changed file, commit and matching file kept inline up to the hard ceiling; large diffs and searches reduced by ≥ 80 %.",
     );
     std::fs::write(out.join("everyday.md"), &everyday).expect("write receipts");
-    print!("{runners}\n{diags}\n{everyday}");
+    let data = report(
+        "data sets",
+        DATA,
+        "Goals: every anomalous record of the truth named; large JSON and tables reduced by ≥ 95 %; small ones unchanged.",
+    );
+    std::fs::write(out.join("data-logs.md"), &data).expect("write receipts");
+    print!("{runners}\n{diags}\n{everyday}\n{data}");
 }
