@@ -14,23 +14,20 @@ use std::path::{Path, PathBuf};
 
 use ctx::archive::Known;
 use ctx::pipeline::{self, Options, Output};
+use ctx::profiles::ReceiptGroup;
 use ctx::store::ArchiveKey;
 use ctx::{tokens, zoom};
 
-const TEST_RUNNERS: &[&str] = &["pytest", "cargo-test", "go-test", "jest", "vitest", "junit"];
-const DIAGNOSTICS: &[&str] = &[
-    "cargo-build",
-    "tsc",
-    "eslint",
-    "gcc",
-    "mypy",
-    "ruff",
-    "pyright",
-];
-/// Everyday commands: diffs and searches so far.
-const EVERYDAY: &[&str] = &["git-diff", "search"];
-/// Data sets: JSON documents and JSON Lines, tables.
-const DATA: &[&str] = &["json", "table"];
+/// The families whose receipts go on one page, in registry order: the
+/// registry is the one list of families, and each family's fixtures live
+/// under its name.
+fn families(group: ReceiptGroup) -> Vec<&'static str> {
+    ctx::profiles::registry()
+        .iter()
+        .filter(|p| p.spec().group == group)
+        .map(|p| p.family())
+        .collect()
+}
 
 struct Row {
     case: String,
@@ -185,13 +182,13 @@ fn receipt(case: &Path) -> Option<Row> {
     let listed_text = d
         .trace
         .as_ref()
-        .map(|t| zoom::items(&t.graph, &zoom::ItemFilter::default()).join("\n"))
+        .map(|t| zoom::items(&t.contract, &t.graph, &zoom::ItemFilter::default()).join("\n"))
         .unwrap_or_default();
     let truth = truth_identities(case);
     // `cargo test -q` never prints the test binary's name, so there the
     // digest's identity is `lib <path>` where the truth says `<crate> <path>`.
     let quiet_cargo =
-        case.ends_with("cargo-test/quiet") || case.ends_with("cargo-test/green-quiet");
+        case.ends_with("cargo_test/quiet") || case.ends_with("cargo_test/green-quiet");
     let named = |hay: &str, words: &[String]| {
         words.iter().all(|w| {
             hay.contains(w.as_str())
@@ -238,7 +235,7 @@ fn receipt(case: &Path) -> Option<Row> {
 fn is_everyday(case: &Path) -> bool {
     case.parent()
         .and_then(|f| f.file_name())
-        .is_some_and(|f| EVERYDAY.iter().any(|e| f == *e))
+        .is_some_and(|f| families(ReceiptGroup::Everyday).iter().any(|e| f == *e))
 }
 
 fn cases(families: &[&str]) -> Vec<PathBuf> {
@@ -323,29 +320,34 @@ so every identity counts as kept).\n\n{goals}\n",
 fn main() {
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/receipts");
     std::fs::create_dir_all(&out).expect("docs/receipts");
-    let runners = report(
-        "test runners",
-        TEST_RUNNERS,
-        "Goals: every identity kept; runs over 5,000 tokens reduced by ≥ 90 %; failing runs over 1,000 tokens by ≥ 60 %.",
-    );
-    std::fs::write(out.join("test-runners.md"), &runners).expect("write receipts");
-    let diags = report(
-        "diagnostics",
-        DIAGNOSTICS,
-        "Goals: every error identity inline; runs over 5,000 tokens reduced by ≥ 90 %.",
-    );
-    std::fs::write(out.join("diagnostics.md"), &diags).expect("write receipts");
-    let everyday = report(
-        "everyday commands",
-        EVERYDAY,
-        "Goals: no digest larger than its raw output; every changed file, commit and matching file kept inline up to the hard ceiling; large diffs and searches reduced by ≥ 80 %.",
-    );
-    std::fs::write(out.join("everyday.md"), &everyday).expect("write receipts");
-    let data = report(
-        "data sets",
-        DATA,
-        "Goals: every anomalous record of the truth named; large JSON and tables reduced by ≥ 95 %; small ones unchanged.",
-    );
-    std::fs::write(out.join("data-logs.md"), &data).expect("write receipts");
-    print!("{runners}\n{diags}\n{everyday}\n{data}");
+    let pages = [
+        (
+            ReceiptGroup::TestRunner,
+            "test runners",
+            "Goals: every identity kept; runs over 5,000 tokens reduced by ≥ 90 %; failing runs over 1,000 tokens by ≥ 60 %.",
+        ),
+        (
+            ReceiptGroup::Diagnostics,
+            "diagnostics",
+            "Goals: every error identity inline; runs over 5,000 tokens reduced by ≥ 90 %.",
+        ),
+        (
+            ReceiptGroup::Data,
+            "data sets",
+            "Goals: every anomalous record of the truth named; large JSON and tables reduced by ≥ 95 %; small ones unchanged.",
+        ),
+        (
+            ReceiptGroup::Everyday,
+            "everyday commands",
+            "Goals: no digest larger than its raw output; every changed file, commit and matching file kept inline up to the hard ceiling; large diffs and searches reduced by ≥ 80 %.",
+        ),
+    ];
+    for (group, title, goals) in pages {
+        let Some(page) = group.receipts_page() else {
+            continue;
+        };
+        let md = report(title, &families(group), goals);
+        std::fs::write(out.join(format!("{page}.md")), &md).expect("write receipts");
+        println!("{md}");
+    }
 }

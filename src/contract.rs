@@ -1,28 +1,25 @@
-//! Evidence contracts: per family, which facts must survive every budget,
-//! which may shrink, which may leave the digest as long as their address
-//! stays. Embedded from `contracts/*.toml` at build time and validated on
-//! load; an invalid contract is a load error, never a silent default.
+//! Evidence contracts: per family, what the reader acts on (the decision
+//! unit and its noun), which items must survive every budget, which are
+//! shown while the budget allows, in what order, and which planner reads
+//! them. Embedded from `contracts/*.toml` at build time and validated on
+//! load; an invalid contract is a load error, never a silent default. The
+//! planner, the census guard and `ctx expand --items` all read the census
+//! rule from here: no other module decides what is required.
 
-use std::collections::{BTreeMap, BTreeSet};
+use serde::{Deserialize, Serialize};
 
-use serde::Deserialize;
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/contracts.rs"));
 }
 
 /// The only schema this build understands.
-pub const SCHEMA: &str = "ctx.evidence-contract/v1";
-
-/// Outcome sections a contract may have; `default` is mandatory.
-pub const OUTCOMES: &[&str] = &["pass", "fail", "error", "interrupted", "default"];
+pub const SCHEMA: &str = "ctx.evidence-contract/v2";
 
 /// Output up to this many tokens is printed verbatim under every contract:
 /// no evidence floor may be lower (the pipeline skips sniffing below it).
 pub const SMALL_OUTPUT_TOKENS: usize = 256;
-
-/// Orders a renderer may be asked to keep.
-pub const STABLE_ORDERS: &[&str] = &["occurrence", "severity", "file"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum ContractError {
@@ -32,31 +29,109 @@ pub enum ContractError {
     Invalid { file: String, why: String },
 }
 
-/// How bad losing a fact class is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Loss {
-    Catastrophic,
-    Major,
-    Minor,
+/// Which planner reads the family's evidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Planner {
+    /// Identities first (failing tests, error diagnostics), then detail.
+    Census,
+    /// Lines only: head, decisive lines, tail (text/v1).
+    Lines,
+    /// Changed files with their hunks (unified diffs).
+    Diff,
+    /// Matching files with their counts, then first matches.
+    Search,
+    /// Data sets (JSON, tables): anomalous records, exact lengths,
+    /// statistics and disclosed samples.
+    Data,
 }
 
-/// The three tiers of one outcome.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+/// The order census items are listed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StableOrder {
+    /// As the tool printed them.
+    Occurrence,
+    /// Errors first, then warnings…; ties in occurrence order.
+    Severity,
+    /// Grouped by file in order of the file's first item.
+    File,
+}
+
+/// A noun in its two numbers: `failure`/`failures`, `changed file`/`changed files`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Tiers {
-    #[serde(default)]
-    pub required: Vec<String>,
-    #[serde(default)]
-    pub preferred: Vec<String>,
-    #[serde(default)]
-    pub retrievable: Vec<String>,
+pub struct Noun {
+    pub one: String,
+    pub many: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+impl Noun {
+    /// The form that agrees with `n`.
+    pub fn of(&self, n: usize) -> &str {
+        if n == 1 { &self.one } else { &self.many }
+    }
+}
+
+/// A class of items: every item of `kind`, narrowed to one `severity` and
+/// to `classes` (the item's class or code: `destroy`, `E0308`) when given.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemClass {
+    pub kind: ItemKind,
+    #[serde(default)]
+    pub severity: Option<Severity>,
+    #[serde(default)]
+    pub classes: Vec<String>,
+    /// What a census made only of this class is counted as (`errors` in a
+    /// test run that did not compile); else the family's unit.
+    #[serde(default)]
+    pub unit: Option<Noun>,
+}
+
+impl ItemClass {
+    pub fn matches(&self, item: &EvidenceItem) -> bool {
+        item.kind == self.kind
+            && self.severity.is_none_or(|s| item.severity == s)
+            && (self.classes.is_empty()
+                || item
+                    .class
+                    .as_deref()
+                    .is_some_and(|c| self.classes.iter().any(|k| k == c)))
+    }
+}
+
+/// Where an item stands in the digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Named at every budget (inline, grouped with exact counts, or behind
+    /// `--items`, declared): losing one is a rejected digest.
+    Required,
+    /// Named while the budget allows, counted and declared when not.
+    Preferred,
+    /// Left to `ctx expand` (its filters, `--item`, the raw lines).
+    Retrievable,
+}
+
+/// The census rule: which item classes stand in each tier. An item is
+/// in the first tier one of whose classes matches it; items no class
+/// matches are retrievable.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Census {
+    #[serde(default)]
+    pub required: Vec<ItemClass>,
+    #[serde(default)]
+    pub preferred: Vec<ItemClass>,
+    #[serde(default)]
+    pub retrievable: Vec<ItemClass>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rendering {
-    pub stable_order: String,
+    pub stable_order: StableOrder,
     pub evidence_floor_tokens: usize,
     pub hard_ceiling_tokens: usize,
     /// What a digest aims for (detail is thinned to it); output within it
@@ -73,15 +148,16 @@ impl Rendering {
 }
 
 /// A validated contract.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Contract {
     pub schema: String,
     pub family: String,
     pub profile: String,
-    pub decision_unit: String,
-    pub outcomes: BTreeMap<String, Tiers>,
-    pub loss_severities: BTreeMap<String, Loss>,
+    pub planner: Planner,
+    /// The decision unit: what the reader acts on, as digests count it.
+    pub unit: Noun,
+    pub census: Census,
     pub rendering: Rendering,
 }
 
@@ -115,61 +191,36 @@ impl Contract {
         if version.is_empty() || !version.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("profile {:?} has no version number", self.profile));
         }
-        if self.decision_unit.trim().is_empty() {
-            return Err("decision_unit is empty".into());
-        }
-        if !self.outcomes.contains_key("default") {
-            return Err("[outcomes.default] is missing".into());
-        }
-        let mut named = BTreeSet::new();
-        for (outcome, tiers) in &self.outcomes {
-            if !OUTCOMES.contains(&outcome.as_str()) {
-                return Err(format!("unknown outcome [outcomes.{outcome}]"));
-            }
-            if tiers.required.is_empty() {
-                return Err(format!("[outcomes.{outcome}] requires nothing"));
-            }
-            let mut seen = BTreeSet::new();
-            for class in tiers
+        let nouns = std::iter::once(&self.unit).chain(
+            self.census
                 .required
                 .iter()
-                .chain(&tiers.preferred)
-                .chain(&tiers.retrievable)
-            {
-                if !seen.insert(class) {
-                    return Err(format!("[outcomes.{outcome}] names {class:?} twice"));
-                }
-                named.insert(class.clone());
-            }
-            for class in &tiers.required {
-                match self.loss_severities.get(class) {
-                    Some(Loss::Catastrophic | Loss::Major) => {}
-                    Some(Loss::Minor) => {
-                        return Err(format!(
-                            "{class:?} is required in [outcomes.{outcome}] but its loss is minor"
-                        ));
-                    }
-                    None => return Err(format!("{class:?} has no loss severity")),
-                }
+                .chain(&self.census.preferred)
+                .chain(&self.census.retrievable)
+                .filter_map(|c| c.unit.as_ref()),
+        );
+        for noun in nouns {
+            if noun.one.trim().is_empty() || noun.many.trim().is_empty() {
+                return Err("a unit noun is empty".into());
             }
         }
-        for class in self.loss_severities.keys() {
-            if !named.contains(class) {
-                return Err(format!(
-                    "loss severity for {class:?}, which no outcome names"
-                ));
-            }
-        }
-        for class in &named {
-            if !self.loss_severities.contains_key(class) {
-                return Err(format!("{class:?} has no loss severity"));
-            }
-        }
-        if !STABLE_ORDERS.contains(&self.rendering.stable_order.as_str()) {
+        if self.planner != Planner::Lines && self.census.required.is_empty() {
             return Err(format!(
-                "stable_order {:?} is not one of {STABLE_ORDERS:?}",
-                self.rendering.stable_order
+                "the {:?} planner needs [census] required classes",
+                self.planner
             ));
+        }
+        let classes: Vec<&ItemClass> = self
+            .census
+            .required
+            .iter()
+            .chain(&self.census.preferred)
+            .chain(&self.census.retrievable)
+            .collect();
+        for (i, class) in classes.iter().enumerate() {
+            if classes[..i].contains(class) {
+                return Err(format!("[census] names {class:?} twice"));
+            }
         }
         let r = &self.rendering;
         if r.evidence_floor_tokens < SMALL_OUTPUT_TOKENS
@@ -190,12 +241,83 @@ impl Contract {
         Ok(())
     }
 
-    /// The tiers for an outcome word (`pass`, `fail`…), else `default`.
-    pub fn tiers(&self, outcome: &str) -> &Tiers {
-        self.outcomes
-            .get(outcome)
-            .or_else(|| self.outcomes.get("default"))
-            .expect("validated: default exists")
+    /// The class that places `item`, and its tier; None: retrievable by
+    /// default (no class names it).
+    fn placed(&self, item: &EvidenceItem) -> Option<(Tier, &ItemClass)> {
+        let c = &self.census;
+        [
+            (Tier::Required, &c.required),
+            (Tier::Preferred, &c.preferred),
+            (Tier::Retrievable, &c.retrievable),
+        ]
+        .into_iter()
+        .find_map(|(tier, classes)| {
+            classes
+                .iter()
+                .find(|class| class.matches(item))
+                .map(|class| (tier, class))
+        })
+    }
+
+    /// Where `item` stands in the digest.
+    pub fn tier(&self, item: &EvidenceItem) -> Tier {
+        self.placed(item)
+            .map_or(Tier::Retrievable, |(tier, _)| tier)
+    }
+
+    /// True when the item's identity must survive every budget.
+    pub fn requires(&self, item: &EvidenceItem) -> bool {
+        self.tier(item) == Tier::Required
+    }
+
+    /// The graph's required items, in the graph's order.
+    pub fn census<'g>(&self, graph: &'g EvidenceGraph) -> impl Iterator<Item = &'g EvidenceItem> {
+        graph.items.iter().filter(|i| self.requires(i))
+    }
+
+    /// Indices of the graph's required items, in the contract's order.
+    pub fn census_indices(&self, graph: &EvidenceGraph) -> Vec<usize> {
+        let mut census: Vec<usize> = (0..graph.items.len())
+            .filter(|&i| self.requires(&graph.items[i]))
+            .collect();
+        let item = |i: &usize| &graph.items[*i];
+        match self.rendering.stable_order {
+            StableOrder::Occurrence => {}
+            StableOrder::Severity => census.sort_by_key(|i| item(i).severity),
+            StableOrder::File => {
+                let mut first: Vec<&str> = Vec::new();
+                for i in &census {
+                    let file = item(i).location.as_ref().map_or("", |l| l.file.as_str());
+                    if !first.contains(&file) {
+                        first.push(file);
+                    }
+                }
+                census.sort_by_key(|i| {
+                    let file = item(i).location.as_ref().map_or("", |l| l.file.as_str());
+                    first.iter().position(|f| *f == file)
+                });
+            }
+        }
+        census
+    }
+
+    /// What this graph's census is counted as: the noun its items'
+    /// classes share when every one declares the same (a test run that did
+    /// not compile counts errors), else the family's unit.
+    pub fn census_unit(&self, graph: &EvidenceGraph) -> &Noun {
+        let census: Vec<&EvidenceItem> = graph.items.iter().filter(|i| self.requires(i)).collect();
+        let mut shared: Option<&Noun> = None;
+        for item in census {
+            let noun = self
+                .placed(item)
+                .and_then(|(_, class)| class.unit.as_ref())
+                .unwrap_or(&self.unit);
+            match shared {
+                Some(n) if n != noun => return &self.unit,
+                _ => shared = Some(noun),
+            }
+        }
+        shared.unwrap_or(&self.unit)
     }
 }
 
@@ -238,19 +360,33 @@ mod tests {
     fn rejects_broken_contracts() {
         let good = text_contract();
         let cases = [
-            (good.replace("ctx.evidence-contract/v1", "v0"), "schema"),
+            (good.replace(SCHEMA, "ctx.evidence-contract/v1"), "schema"),
             (
                 good.replace("profile = \"text/v1\"", "profile = \"text\""),
                 "profile",
             ),
             (
-                good.replace("[outcomes.default]", "[outcomes.sometimes]"),
-                "outcome",
+                good.replace("planner = \"lines\"", "planner = \"guess\""),
+                "planner",
             ),
-            (good.replace("head = \"minor\"", ""), "loss severity"),
             (
-                good.replace("exit_status = \"catastrophic\"", "exit_status = \"minor\""),
-                "minor",
+                good.replace("planner = \"lines\"", "planner = \"census\""),
+                "required classes",
+            ),
+            (
+                good.replace("one = \"decisive line\"", "one = \" \""),
+                "noun is empty",
+            ),
+            (
+                good.replace("kind = \"decisive_line\"", "kind = \"decisive_lines\""),
+                "kind",
+            ),
+            (
+                good.replace(
+                    "preferred = [{ kind = \"decisive_line\" }]",
+                    "preferred = [{ kind = \"decisive_line\" }, { kind = \"decisive_line\" }]",
+                ),
+                "twice",
             ),
             (
                 good.replace("hard_ceiling_tokens = 1200", "hard_ceiling_tokens = 100"),
@@ -263,6 +399,7 @@ mod tests {
             (format!("{good}\nextra = 1\n"), "unknown field"),
         ];
         for (text, why) in cases {
+            assert_ne!(text, good, "{why}: the case changes nothing");
             let err = Contract::parse("text.toml", &text)
                 .expect_err(why)
                 .to_string();
@@ -272,5 +409,103 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("file name"), "{err}");
+    }
+
+    fn item(kind: ItemKind, severity: Severity, id: &str, class: Option<&str>) -> EvidenceItem {
+        let mut item = EvidenceItem::new(kind, severity, id);
+        item.class = class.map(str::to_string);
+        item
+    }
+
+    /// A family that is neither a test runner nor a compiler declares its
+    /// own unit and its own required classes: a plan's destroys and
+    /// replaces survive, its updates are shown while they fit, and its
+    /// census is counted in its own noun.
+    #[test]
+    fn a_family_declares_its_unit_and_required_classes() {
+        let text = r#"
+schema = "ctx.evidence-contract/v2"
+family = "plan"
+profile = "plan/v1"
+planner = "census"
+[unit]
+one = "resource change"
+many = "resource changes"
+[census]
+required = [{ kind = "decisive_line", classes = ["destroy", "replace"] }]
+preferred = [{ kind = "decisive_line" }]
+[rendering]
+stable_order = "severity"
+evidence_floor_tokens = 256
+hard_ceiling_tokens = 4000
+"#;
+        let contract = Contract::parse("plan.toml", text).unwrap();
+        let mut graph = EvidenceGraph::empty();
+        graph.items = vec![
+            item(ItemKind::DecisiveLine, Severity::Info, "a", Some("update")),
+            item(
+                ItemKind::DecisiveLine,
+                Severity::Warning,
+                "b",
+                Some("destroy"),
+            ),
+            item(
+                ItemKind::DecisiveLine,
+                Severity::Error,
+                "c",
+                Some("replace"),
+            ),
+        ];
+        assert_eq!(contract.tier(&graph.items[0]), Tier::Preferred);
+        let ids: Vec<&str> = contract
+            .census(&graph)
+            .map(|i| i.identity.as_str())
+            .collect();
+        assert_eq!(ids, ["b", "c"]);
+        // `severity` order: the error first, whatever the tool's order.
+        assert_eq!(contract.census_indices(&graph), [2, 1]);
+        assert_eq!(contract.census_unit(&graph).of(2), "resource changes");
+        assert_eq!(contract.census_unit(&graph).of(1), "resource change");
+    }
+
+    /// A census made only of one class with a noun of its own is counted
+    /// in it (a test run that did not compile counts errors); a mixed one
+    /// in the family's unit.
+    #[test]
+    fn a_class_noun_counts_a_census_made_only_of_it() {
+        let contract = for_family("cargo_test").unwrap();
+        let mut graph = EvidenceGraph::empty();
+        graph.items = vec![item(
+            ItemKind::Diagnostic,
+            Severity::Error,
+            "src/a.rs:1:1 E0308",
+            None,
+        )];
+        assert_eq!(contract.census_unit(&graph).many, "errors");
+        graph
+            .items
+            .push(item(ItemKind::FailingTest, Severity::Error, "t", None));
+        assert_eq!(contract.census_unit(&graph).many, "failures");
+        // A warning is preferred, not required: it does not change the unit.
+        graph.items[0].severity = Severity::Warning;
+        assert_eq!(contract.tier(&graph.items[0]), Tier::Preferred);
+        assert_eq!(contract.census_unit(&graph).many, "failures");
+    }
+
+    #[test]
+    fn file_order_keeps_each_file_together() {
+        let mut contract = for_family("tsc").unwrap();
+        contract.rendering.stable_order = StableOrder::File;
+        let mut graph = EvidenceGraph::empty();
+        for file in ["a.ts", "b.ts", "a.ts"] {
+            let mut it = item(ItemKind::Diagnostic, Severity::Error, file, None);
+            it.location = Some(crate::evidence::Location {
+                file: file.into(),
+                line: None,
+                column: None,
+            });
+            graph.items.push(it);
+        }
+        assert_eq!(contract.census_indices(&graph), [0, 2, 1]);
     }
 }

@@ -5,13 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::artifact::Span;
 
 /// What kind of finding an item is. A closed vocabulary: planners and
 /// contracts match on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ItemKind {
     /// A test that ran and failed.
@@ -46,7 +46,7 @@ pub enum ItemKind {
 }
 
 /// How serious a finding is, for ordering and grouping.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -120,22 +120,6 @@ impl EvidenceItem {
             fields: BTreeMap::new(),
         }
     }
-
-    /// Items whose identity the census must keep at every budget.
-    pub fn is_census(&self) -> bool {
-        match self.kind {
-            ItemKind::FailingTest
-            | ItemKind::TestError
-            | ItemKind::SuiteNotRun
-            | ItemKind::BuildFailure
-            | ItemKind::MatchingFile
-            | ItemKind::ChangedFile
-            | ItemKind::Commit => true,
-            ItemKind::Diagnostic => self.severity == Severity::Error,
-            ItemKind::Record => self.severity != Severity::Info,
-            ItemKind::DecisiveLine | ItemKind::Warning | ItemKind::Field => false,
-        }
-    }
 }
 
 /// The run's outcome as the facts and the exit status together tell it.
@@ -186,10 +170,6 @@ impl EvidenceGraph {
             items: Vec::new(),
             conclusion: Vec::new(),
         }
-    }
-
-    pub fn census(&self) -> impl Iterator<Item = &EvidenceItem> {
-        self.items.iter().filter(|i| i.is_census())
     }
 }
 

@@ -9,6 +9,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
 use crate::artifact::Artifact;
+use crate::contract::Contract;
 use crate::evidence::EvidenceGraph;
 use crate::normalize;
 use crate::plan::{Address, Block, DeliveryPlan};
@@ -195,7 +196,11 @@ fn check_markers(artifact: &Artifact, plan: &DeliveryPlan) -> Result<(), Rejecti
 /// note naming it), or counted by a declared omission of items that `ctx
 /// expand … --items` / `--details` brings back. A plan that drops an
 /// identity with no marker is rejected, so the raw output goes instead.
-pub fn check_census(graph: &EvidenceGraph, plan: &DeliveryPlan) -> Result<(), Rejection> {
+pub fn check_census(
+    contract: &Contract,
+    graph: &EvidenceGraph,
+    plan: &DeliveryPlan,
+) -> Result<(), Rejection> {
     if !plan.omits() {
         return Ok(());
     }
@@ -223,7 +228,7 @@ pub fn check_census(graph: &EvidenceGraph, plan: &DeliveryPlan) -> Result<(), Re
             .any(|b| matches!(b, Block::Note(text) if text.contains(id)))
     };
     let mut unnamed: Vec<&str> = Vec::new();
-    for item in graph.census() {
+    for item in contract.census(graph) {
         let id = item.identity.as_str();
         let named = shown.contains(id) || item.headline.is_some_and(|h| raw(h.first)) || noted(id);
         if !named && !unnamed.contains(&id) {

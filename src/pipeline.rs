@@ -67,6 +67,8 @@ pub struct Trace {
     pub receipt: CoverageReceipt,
     pub plan: DeliveryPlan,
     pub budget: Budget,
+    /// The family's contract the plan was made under.
+    pub contract: contract::Contract,
 }
 
 /// The pipeline's result.
@@ -226,12 +228,13 @@ pub fn digest(
         }
     };
     debug_assert_eq!(omits, plan.omits());
-    let census = guard::check_census(&graph, &plan);
+    let census = guard::check_census(&contract, &graph, &plan);
     delivery.trace = Some(Trace {
         graph,
         receipt,
         plan,
         budget,
+        contract: contract.clone(),
     });
     if let Err(rejection) = census {
         delivery.rejection = Some(rejection);
@@ -286,8 +289,8 @@ fn rerun_delta(
         fault::point("delta");
         let previous = source.previous(artifact, delivery.profile)?;
         let finish = |base_plan: &DeliveryPlan, base| {
-            let plan = plan::delta::apply(&trace.graph, base_plan, base, &previous)?;
-            guard::check_census(&trace.graph, &plan).ok()?;
+            let plan = plan::delta::apply(contract, &trace.graph, base_plan, base, &previous)?;
+            guard::check_census(contract, &trace.graph, &plan).ok()?;
             let rendered = render::render(artifact, &trace.graph, &plan, Some(key));
             let bytes =
                 guard::accept(artifact, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
@@ -298,7 +301,7 @@ fn rerun_delta(
         // that the budget goes to the new failures' detail; when that is
         // not smaller than the normal digest, the normal plan without the
         // still-failing detail.
-        let deferred = plan::delta::deferring(&trace.graph, &previous.identities);
+        let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
         let replanned = plan::resolve(
             artifact,
             &deferred,

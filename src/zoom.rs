@@ -6,6 +6,7 @@
 
 use crate::artifact::{Artifact, Span};
 use crate::classify;
+use crate::contract::{self, Contract, ContractError};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::profiles::Profile;
@@ -14,6 +15,8 @@ use crate::profiles::Profile;
 pub enum ZoomError {
     #[error("{0}")]
     Family(#[from] classify::UnknownFamily),
+    #[error("{0}")]
+    Contract(#[from] ContractError),
     #[error("no item {id:?} in this record ({profile} found {}; `--items` lists them)", crate::render::counted(*count, "items"))]
     NoItem {
         id: String,
@@ -52,16 +55,20 @@ impl ItemFilter {
 /// The words `--severity` accepts: every `Severity::word`.
 pub const SEVERITY_WORDS: [&str; 5] = ["error", "warning", "note", "help", "info"];
 
-/// The record's evidence, as its profile reads it.
-pub fn evidence(artifact: &Artifact) -> Result<(&'static dyn Profile, EvidenceGraph), ZoomError> {
+/// The record's evidence, as its profile reads it, and the family's
+/// contract, which says what its census is.
+pub fn evidence(
+    artifact: &Artifact,
+) -> Result<(&'static dyn Profile, EvidenceGraph, Contract), ZoomError> {
     let (profile, _) = classify::choose(artifact, artifact.family.as_deref())?;
+    let contract = contract::for_family(profile.family())?;
     let (graph, _) = profile.extract(artifact);
-    Ok((profile, graph))
+    Ok((profile, graph, contract))
 }
 
 /// `--items`: one identity per line, every census item (or, with a filter,
 /// every item that passes it), complete and in occurrence order.
-pub fn items(graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
+pub fn items(contract: &Contract, graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
     let filtered = filter.code.is_some() || filter.file.is_some() || filter.severity.is_some();
     graph
         .items
@@ -70,7 +77,7 @@ pub fn items(graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
             if filtered {
                 filter.accepts(i)
             } else {
-                i.is_census()
+                contract.requires(i)
             }
         })
         .map(|i| i.identity.clone())
@@ -84,7 +91,12 @@ const REASON_CHARS: usize = 200;
 /// each naming the identity, its code and place when the identity does not
 /// already say them, and its one-line reason, so the list alone lets the
 /// reader choose what to open next: `src/a.ts:8:25 TS2345 - Argument of…`.
-pub fn listing(artifact: &Artifact, graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
+pub fn listing(
+    artifact: &Artifact,
+    contract: &Contract,
+    graph: &EvidenceGraph,
+    filter: &ItemFilter,
+) -> Vec<String> {
     let filtered = filter.code.is_some() || filter.file.is_some() || filter.severity.is_some();
     graph
         .items
@@ -93,7 +105,7 @@ pub fn listing(artifact: &Artifact, graph: &EvidenceGraph, filter: &ItemFilter) 
             if filtered {
                 filter.accepts(i)
             } else {
-                i.is_census()
+                contract.requires(i)
             }
         })
         .map(|i| listing_line(artifact, i))
@@ -198,9 +210,9 @@ pub fn item_spans(
 }
 
 /// `--details`: the block spans of every census item, in order.
-pub fn detail_spans(graph: &EvidenceGraph) -> Vec<(String, Span)> {
-    graph
-        .census()
+pub fn detail_spans(contract: &Contract, graph: &EvidenceGraph) -> Vec<(String, Span)> {
+    contract
+        .census(graph)
         .filter_map(|i| i.block.or(i.headline).map(|s| (i.identity.clone(), s)))
         .collect()
 }

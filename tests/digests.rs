@@ -84,8 +84,8 @@ fn every_census_identity_survives() {
             // Raw output holds every identity by definition.
             continue;
         }
-        let listed = zoom::items(&trace.graph, &zoom::ItemFilter::default());
-        for item in trace.graph.census() {
+        let listed = zoom::items(&trace.contract, &trace.graph, &zoom::ItemFilter::default());
+        for item in trace.contract.census(&trace.graph) {
             // A compiler error shown as its own block names itself by its
             // location line and code rather than by the joined identity.
             let located = item.location.as_ref().is_some_and(|l| {
@@ -305,7 +305,7 @@ fn truncated_failures_never_claim_completeness() {
             name(&case)
         );
         let Some(trace) = &d.trace else { continue };
-        if trace.graph.census().next().is_some() && !trace.receipt.is_complete() {
+        if trace.contract.census(&trace.graph).next().is_some() && !trace.receipt.is_complete() {
             assert!(
                 text.contains("truncated") || text.contains("degraded"),
                 "{}: an incomplete census reads as complete:\n{text}",
@@ -433,8 +433,8 @@ fn census_lines_carry_location_and_reason() {
             // such identity; a JUnit report may repeat one): one of them
             // must be fully carried by the line.
             let named: Vec<_> = trace
-                .graph
-                .census()
+                .contract
+                .census(&trace.graph)
                 .filter(|i| {
                     rest.strip_prefix(i.identity.as_str())
                         .is_some_and(|r| r.is_empty() || r.starts_with(' '))
@@ -472,10 +472,14 @@ fn census_lines_carry_location_and_reason() {
 /// headline, block and detail lines, and — when the headline does not name
 /// the item's file — the line above it that does (a grouped format's file
 /// line), each line once.
-fn carrying_tokens(artifact: &Artifact, graph: &ctx::evidence::EvidenceGraph) -> usize {
+fn carrying_tokens(
+    artifact: &Artifact,
+    contract: &ctx::contract::Contract,
+    graph: &ctx::evidence::EvidenceGraph,
+) -> usize {
     let text = |n: usize| ctx::normalize::line(artifact.line(n));
     let mut lines = std::collections::BTreeSet::new();
-    for item in graph.census() {
+    for item in contract.census(graph) {
         let spans = item.headline.iter().chain(&item.block).chain(&item.detail);
         for s in spans {
             lines.extend(s.first..=s.last);
@@ -500,22 +504,17 @@ fn census_never_costs_more_than_the_raw_lines_it_stands_for() {
         let (_, d) = digest(&artifact);
         let Some(trace) = &d.trace else { continue };
         // Raw output went out (it was smaller): no census was printed.
-        if trace.graph.census().next().is_none() || d.output == Output::Raw {
+        if trace.contract.census(&trace.graph).next().is_none() || d.output == Output::Raw {
             continue;
         }
         // Data sets (records of JSON and tables) are planned by
         // `plan::data`, which names each anomaly by its pointer or row.
-        if trace
-            .graph
-            .items
-            .iter()
-            .any(|i| i.kind == ctx::evidence::ItemKind::Record)
-        {
+        if trace.contract.planner == ctx::contract::Planner::Data {
             continue;
         }
-        let cost = ctx::plan::census::measure(&artifact, &trace.graph);
+        let cost = ctx::plan::census::measure(&artifact, &trace.graph, &trace.contract);
         let census = cost.chosen(trace.budget.ceiling);
-        let raw = carrying_tokens(&artifact, &trace.graph);
+        let raw = carrying_tokens(&artifact, &trace.contract, &trace.graph);
         assert!(
             census <= raw,
             "{}: the census costs {census} tokens, its raw lines {raw} ({cost:?})",

@@ -608,8 +608,8 @@ fn items_lines_carry_their_reason() {
     let mut checked = 0;
     for case in fixture_cases() {
         let artifact = ctx::fixture::load(&case).expect("fixture");
-        let (_, graph) = ctx::zoom::evidence(&artifact).expect("profile");
-        let census: Vec<&ctx::evidence::EvidenceItem> = graph.census().collect();
+        let (_, graph, contract) = ctx::zoom::evidence(&artifact).expect("profile");
+        let census: Vec<&ctx::evidence::EvidenceItem> = contract.census(&graph).collect();
         if census.is_empty() {
             continue;
         }

@@ -52,9 +52,11 @@ fn digest(artifact: &Artifact, budget: Option<usize>) -> (Option<String>, pipeli
 
 /// The anomaly (census record) covering a truth pointer: itself or an ancestor.
 fn covering<'g>(graph: &'g ctx::evidence::EvidenceGraph, pointer: &str) -> Option<&'g str> {
+    // Anomalies: records of severity warning (contracts/json.toml).
     graph
-        .census()
-        .filter(|i| i.kind == ItemKind::Record)
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Record && i.severity == ctx::evidence::Severity::Warning)
         .map(|i| i.identity.as_str())
         .find(|id| pointer == *id || pointer.starts_with(&format!("{id}/")))
 }
@@ -66,7 +68,7 @@ fn lengths_and_anomalies_match_the_document() {
     for case in all {
         let name = name(&case);
         let artifact = ctx::fixture::load(&case).unwrap();
-        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        let (profile, graph, _) = zoom::evidence(&artifact).unwrap();
         assert_eq!(profile.version(), "json/v1", "{name}");
         let truth = truth(&case);
         for (pointer, len) in truth["lengths"].as_object().unwrap() {
@@ -99,7 +101,7 @@ fn every_anomaly_survives_default_and_squeezed_budgets() {
     for case in cases() {
         let name = name(&case);
         let artifact = ctx::fixture::load(&case).unwrap();
-        let (_, graph) = zoom::evidence(&artifact).unwrap();
+        let (_, graph, _) = zoom::evidence(&artifact).unwrap();
         for budget in [None, Some(400)] {
             let at = format!("{name} at {budget:?}");
             let (text, d) = digest(&artifact, budget);
@@ -137,7 +139,7 @@ fn items_bring_back_exact_subtrees() {
     for case in cases() {
         let name = name(&case);
         let artifact = ctx::fixture::load(&case).unwrap();
-        let (_, graph) = zoom::evidence(&artifact).unwrap();
+        let (_, graph, _) = zoom::evidence(&artifact).unwrap();
         let text = String::from_utf8(artifact.bytes().to_vec()).unwrap();
         let whole: Option<Value> = serde_json::from_str(&text).ok();
         for item in graph.items.iter().filter(|i| i.kind == ItemKind::Record) {
@@ -226,7 +228,7 @@ fn a_flood_of_anomalies_is_grouped_with_exact_counts() {
         "{text}"
     );
     assert!(text.contains("--items"), "{text}");
-    let listed = zoom::items(&trace.graph, &zoom::ItemFilter::default());
+    let listed = zoom::items(&trace.contract, &trace.graph, &zoom::ItemFilter::default());
     assert_eq!(listed.len(), 1000);
     assert_eq!(listed[1], "/5");
     assert!(ctx::tokens::estimate(text.as_bytes()) <= trace.budget.ceiling + 200);

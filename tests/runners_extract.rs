@@ -8,10 +8,22 @@ use std::path::{Path, PathBuf};
 
 use ctx::artifact::{Artifact, Exit};
 use ctx::classify;
-use ctx::evidence::{CoverageReceipt, EvidenceGraph, ItemKind, Outcome, Precision};
+use ctx::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Precision};
 use ctx::fixture;
 use ctx::profiles::{self, MatchedBy, Profile};
 use serde::Deserialize;
+
+/// The graph's census under its family's contract.
+trait Census {
+    fn census(&self, family: &str) -> std::vec::IntoIter<&EvidenceItem>;
+}
+
+impl Census for EvidenceGraph {
+    fn census(&self, family: &str) -> std::vec::IntoIter<&EvidenceItem> {
+        let contract = ctx::contract::for_family(family).unwrap();
+        contract.census(self).collect::<Vec<_>>().into_iter()
+    }
+}
 
 #[derive(Deserialize)]
 struct Truth {
@@ -120,7 +132,10 @@ fn check_case(f: &Family, dir: &Path) {
     }
 
     let (graph, receipt) = profile(f.version).extract(&artifact);
-    let census: Vec<&str> = graph.census().map(|i| i.identity.as_str()).collect();
+    let census: Vec<&str> = graph
+        .census(f.version.split('/').next().unwrap())
+        .map(|i| i.identity.as_str())
+        .collect();
     for want in &truth.failures {
         let id = (f.map_id)(&name, &want.id);
         assert!(
@@ -156,7 +171,7 @@ fn check_case(f: &Family, dir: &Path) {
     } else if artifact.exit == Exit::Code(0) && truth.failures.is_empty() {
         assert_eq!(graph.outcome, Outcome::Passed, "{case}");
     }
-    for item in graph.census() {
+    for item in graph.census(f.version.split('/').next().unwrap()) {
         // Only where the output names no file at all (a `-q` test that
         // returned `Err`) may an item have no location.
         assert!(
@@ -319,7 +334,7 @@ fn pytest_outcomes() {
     let g = outcome("default");
     assert_eq!(g.counts[0], ("failed".to_string(), 12));
     let first = g
-        .census()
+        .census("pytest")
         .find(|i| i.identity.ends_with("test_restock_new_sku"))
         .unwrap();
     let loc = first.location.as_ref().unwrap();
@@ -350,7 +365,7 @@ fn pytest_subtests() {
     assert_eq!(count(&g, "subtests passed"), Some(232));
     assert!(r.is_complete(), "{r:?}");
     let it = g
-        .census()
+        .census("pytest")
         .find(|i| i.identity == "tests/test_grid.py::TestPrimes::test_small_primes (n=9)")
         .unwrap();
     assert_eq!(
@@ -374,7 +389,7 @@ fn pytest_subtests() {
         .unwrap();
     let (g, _) = p.extract(&cut(&a, at - 1));
     assert!(
-        g.census()
+        g.census("pytest")
             .any(|i| i.identity
                 == "tests/test_grid.py::TestPrimes::test_labels [label gamma] (size=5)"),
         "{:#?}",
@@ -405,17 +420,17 @@ fn pytest_breakdowns() {
             a.exit = exit;
             let (g, _) = p.extract(&a);
             assert_eq!(g.outcome, Outcome::Error, "{case} {exit:?}");
-            let it = g.census().find(|i| i.identity == identity).unwrap();
+            let it = g.census("pytest").find(|i| i.identity == identity).unwrap();
             assert_eq!(it.summary.as_deref(), Some(summary), "{case}");
         }
     }
     let a = fixture::load(&root().join("pytest/internal-error")).unwrap();
     let (g, _) = p.extract(&a);
-    let loc = g.census().next().unwrap().location.clone().unwrap();
+    let loc = g.census("pytest").next().unwrap().location.clone().unwrap();
     assert_eq!((loc.file.as_str(), loc.line), ("conftest.py", Some(4)));
     let a = fixture::load(&root().join("pytest/crash")).unwrap();
     let (g, _) = p.extract(&a);
-    let loc = g.census().next().unwrap().location.clone().unwrap();
+    let loc = g.census("pytest").next().unwrap().location.clone().unwrap();
     assert_eq!(
         (loc.file.as_str(), loc.line),
         ("tests/test_native_crash.py", Some(10))
@@ -425,7 +440,7 @@ fn pytest_breakdowns() {
 // ---------------------------------------------------------------- cargo test
 
 const CARGO_TEST: Family = Family {
-    dir: "cargo-test",
+    dir: "cargo_test",
     version: "cargo_test/v1",
     sniffed: &["quiet", "should-panic", "backtrace"],
     // truth.py names each failure as the raw output supports it (see its
@@ -447,11 +462,14 @@ fn cargo_test_malformed() {
 
 #[test]
 fn cargo_test_build_failure_is_not_zero_failed() {
-    let a = fixture::load(&root().join("cargo-test/build-failed")).unwrap();
+    let a = fixture::load(&root().join("cargo_test/build-failed")).unwrap();
     let (g, r) = profile("cargo_test/v1").extract(&a);
     assert_eq!(g.outcome, Outcome::Error);
     // Each rustc error is a census item of its own, before its target.
-    let ids: Vec<&str> = g.census().map(|i| i.identity.as_str()).collect();
+    let ids: Vec<&str> = g
+        .census("cargo_test")
+        .map(|i| i.identity.as_str())
+        .collect();
     assert_eq!(
         ids,
         [
@@ -461,7 +479,7 @@ fn cargo_test_build_failure_is_not_zero_failed() {
             "broken (test \"accounts\")"
         ]
     );
-    let item = g.census().last().unwrap();
+    let item = g.census("cargo_test").last().unwrap();
     assert_eq!(item.class.as_deref(), Some("E0308"));
     let loc = item.location.as_ref().unwrap();
     assert_eq!(
@@ -476,10 +494,10 @@ fn cargo_test_build_failure_is_not_zero_failed() {
 /// ("due to 30 previous errors") agrees with what was parsed.
 #[test]
 fn cargo_test_every_compile_error_is_an_identity() {
-    let a = fixture::load(&root().join("cargo-test/build-failed-many")).unwrap();
+    let a = fixture::load(&root().join("cargo_test/build-failed-many")).unwrap();
     let (g, r) = profile("cargo_test/v1").extract(&a);
     let errors: Vec<_> = g
-        .census()
+        .census("cargo_test")
         .filter(|i| i.kind == ItemKind::Diagnostic)
         .collect();
     assert_eq!(errors.len(), 30);
@@ -499,12 +517,12 @@ fn cargo_test_every_compile_error_is_an_identity() {
 /// ERROR with or without the exit status (the tests it ran have no verdict).
 #[test]
 fn cargo_test_killed_binary_is_an_error() {
-    let mut a = fixture::load(&root().join("cargo-test/crashed")).unwrap();
+    let mut a = fixture::load(&root().join("cargo_test/crashed")).unwrap();
     for exit in [a.exit, Exit::Unknown] {
         a.exit = exit;
         let (g, _) = profile("cargo_test/v1").extract(&a);
         assert_eq!(g.outcome, Outcome::Error, "{exit:?}");
-        let it = g.census().next().unwrap();
+        let it = g.census("cargo_test").next().unwrap();
         assert_eq!(it.identity, "crashy");
         assert_eq!(it.class.as_deref(), Some("signal"));
         assert_eq!(
@@ -516,9 +534,9 @@ fn cargo_test_killed_binary_is_an_error() {
 
 #[test]
 fn cargo_test_panic_facts() {
-    let a = fixture::load(&root().join("cargo-test/no-fail-fast")).unwrap();
+    let a = fixture::load(&root().join("cargo_test/no-fail-fast")).unwrap();
     let (g, _) = profile("cargo_test/v1").extract(&a);
-    let find = |id: &str| g.census().find(|i| i.identity == id).unwrap();
+    let find = |id: &str| g.census("cargo_test").find(|i| i.identity == id).unwrap();
     let it = find("tests/integration.rs totals_match");
     let loc = it.location.as_ref().unwrap();
     assert_eq!(
@@ -542,9 +560,9 @@ fn cargo_test_panic_facts() {
 fn cargo_test_census_names_the_suite() {
     let p = profile("cargo_test/v1");
     let census = |case: &str| {
-        let a = fixture::load(&root().join("cargo-test").join(case)).unwrap();
+        let a = fixture::load(&root().join("cargo_test").join(case)).unwrap();
         let (g, _) = p.extract(&a);
-        g.census()
+        g.census("cargo_test")
             .map(|i| {
                 let loc = i.location.as_ref().map(|l| (l.file.clone(), l.line));
                 (i.identity.clone(), loc, i.summary.clone())
@@ -608,7 +626,7 @@ fn cargo_test_census_names_the_suite() {
 // ---------------------------------------------------------------- go test
 
 const GO_TEST: Family = Family {
-    dir: "go-test",
+    dir: "go_test",
     version: "go_test/v1",
     sniffed: &["verbose", "json", "subtests", "panic-verbose"],
     map_id: same,
@@ -629,11 +647,16 @@ fn go_test_malformed() {
 fn go_test_facts() {
     let p = profile("go_test/v1");
     let load = |case: &str| {
-        p.extract(&fixture::load(&root().join("go-test").join(case)).unwrap())
+        p.extract(&fixture::load(&root().join("go_test").join(case)).unwrap())
             .0
     };
     let g = load("plain");
-    let find = |id: &str| g.census().find(|i| i.identity == id).unwrap().clone();
+    let find = |id: &str| {
+        g.census("go_test")
+            .find(|i| i.identity == id)
+            .unwrap()
+            .clone()
+    };
     let it = find("example.com/shop/cart TestDiscount/half/price");
     let loc = it.location.unwrap();
     assert_eq!((loc.file.as_str(), loc.line), ("cart_test.go", Some(25)));
@@ -648,12 +671,15 @@ fn go_test_facts() {
     );
     assert_eq!(find("example.com/shop/broken").kind, ItemKind::BuildFailure);
     let g = load("race");
-    assert_eq!(g.census().next().unwrap().class.as_deref(), Some("race"));
+    assert_eq!(
+        g.census("go_test").next().unwrap().class.as_deref(),
+        Some("race")
+    );
     assert_eq!(load("build-failed").outcome, Outcome::Error);
     // -v buffers messages before the verdict; they still reach the item.
     let g = load("verbose");
     let it = g
-        .census()
+        .census("go_test")
         .find(|i| i.identity.ends_with("TestLast"))
         .unwrap();
     assert_eq!(it.location.as_ref().unwrap().line, Some(34));
@@ -666,10 +692,10 @@ fn go_test_facts() {
 #[test]
 fn go_test_build_failures_lead_the_census() {
     let p = profile("go_test/v1");
-    let a = fixture::load(&root().join("go-test/build-mixed")).unwrap();
+    let a = fixture::load(&root().join("go_test/build-mixed")).unwrap();
     let (g, r) = p.extract(&a);
     assert!(r.is_complete(), "{r:?}");
-    let census: Vec<_> = g.census().collect();
+    let census: Vec<_> = g.census("go_test").collect();
     let first_test = census
         .iter()
         .position(|i| i.kind == ItemKind::FailingTest)
@@ -709,9 +735,9 @@ fn go_test_build_failures_lead_the_census() {
     );
     assert_eq!(g.outcome, Outcome::Failed);
     // Only a build failure: the run tested nothing.
-    let (g, _) = p.extract(&fixture::load(&root().join("go-test/vet-failed")).unwrap());
+    let (g, _) = p.extract(&fixture::load(&root().join("go_test/vet-failed")).unwrap());
     assert_eq!(g.outcome, Outcome::Error);
-    assert_eq!(g.census().count(), 2);
+    assert_eq!(g.census("go_test").count(), 2);
 }
 
 // ---------------------------------------------------------------- jest, vitest
@@ -738,7 +764,7 @@ const VITEST: Family = Family {
 fn jest_syntax_error_is_the_census() {
     let a = fixture::load(&root().join("jest/syntax-error")).unwrap();
     let (g, _) = profile("jest/v1").extract(&a);
-    let item = g.census().next().unwrap();
+    let item = g.census("jest").next().unwrap();
     assert_eq!(item.kind, ItemKind::SuiteNotRun);
     assert_eq!(item.identity, "broken/receipt.check.js");
     assert!(item.headline.is_none(), "the FAIL line is a status word");
@@ -763,7 +789,7 @@ fn jest_syntax_error_is_the_census() {
 fn vitest_syntax_error_is_the_census() {
     let a = fixture::load(&root().join("vitest/syntax-error")).unwrap();
     let (g, _) = profile("vitest/v1").extract(&a);
-    let item = g.census().next().unwrap();
+    let item = g.census("vitest").next().unwrap();
     assert_eq!(item.kind, ItemKind::SuiteNotRun);
     assert!(item.headline.is_none());
     assert!(
@@ -807,7 +833,7 @@ fn jestlike_classes_and_locations() {
     };
     let g = load("jest", "default", "jest/v1");
     let class = |id: &str| {
-        g.census()
+        g.census("jest")
             .find(|i| i.identity == id)
             .and_then(|i| i.class.clone())
     };
@@ -824,7 +850,7 @@ fn jestlike_classes_and_locations() {
         Some("module not found")
     );
     let it = g
-        .census()
+        .census("jest")
         .find(|i| i.identity.ends_with("ten percent off"))
         .unwrap();
     let loc = it.location.as_ref().unwrap();
@@ -834,7 +860,7 @@ fn jestlike_classes_and_locations() {
     );
     let g = load("vitest", "default", "vitest/v1");
     let it = g
-        .census()
+        .census("jest")
         .find(|i| i.identity.ends_with("ten percent off"))
         .unwrap();
     let loc = it.location.as_ref().unwrap();
@@ -871,7 +897,7 @@ fn junit_malformed() {
 fn junit_collection_errors_carry_their_exception() {
     let a = fixture::load(&root().join("junit/pytest-collection-error")).unwrap();
     let (g, _) = profile("junit/v1").extract(&a);
-    let find = |id: &str| g.census().find(|i| i.identity == id).unwrap();
+    let find = |id: &str| g.census("junit").find(|i| i.identity == id).unwrap();
     assert_eq!(
         find("tests.test_missing_module").summary.as_deref(),
         Some("ModuleNotFoundError: No module named 'shop_utils'")
@@ -891,7 +917,7 @@ fn junit_spans_point_at_the_testcase() {
     let a = fixture::load(&root().join("junit/pytest-xunit1")).unwrap();
     let (g, r) = profile("junit/v1").extract(&a);
     assert!(r.is_complete(), "{r:?}");
-    for item in g.census() {
+    for item in g.census("junit") {
         let block = item.block.unwrap();
         let first = ctx::normalize::line(a.line(block.first)).into_owned();
         assert!(first.contains("<testcase"), "{}: {first}", item.identity);
@@ -901,7 +927,10 @@ fn junit_spans_point_at_the_testcase() {
             item.identity
         );
     }
-    let errors = g.census().filter(|i| i.kind == ItemKind::TestError).count();
+    let errors = g
+        .census("junit")
+        .filter(|i| i.kind == ItemKind::TestError)
+        .count();
     assert_eq!(errors, 3);
 }
 

@@ -56,7 +56,7 @@ fn every_matching_file_and_its_count_is_found() {
     for case in all {
         let name = case_name(&case);
         let artifact = ctx::fixture::load(&case).unwrap();
-        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        let (profile, graph, _) = zoom::evidence(&artifact).unwrap();
         assert_eq!(profile.version(), "search/v1", "{name}");
         let mut found: BTreeMap<String, Option<u64>> = BTreeMap::new();
         for item in graph
@@ -112,8 +112,8 @@ fn digests_name_every_file_and_items_bring_back_its_matches() {
         };
         let text = String::from_utf8_lossy(bytes);
         let trace = d.trace.as_ref().unwrap();
-        let listed = zoom::items(&trace.graph, &zoom::ItemFilter::default());
-        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        let listed = zoom::items(&trace.contract, &trace.graph, &zoom::ItemFilter::default());
+        let (profile, graph, _) = zoom::evidence(&artifact).unwrap();
         for path in truth(&case).keys() {
             let named = text.contains(path.as_str());
             let grouped = trace.plan.rung == Rung::Flood && listed.contains(path);

@@ -67,7 +67,7 @@ fn row_counts_and_anomalies_match_the_twin() {
     for case in all {
         let name = name(&case);
         let artifact = ctx::fixture::load(&case).unwrap();
-        let (profile, graph) = zoom::evidence(&artifact).unwrap();
+        let (profile, graph, _) = zoom::evidence(&artifact).unwrap();
         assert_eq!(profile.version(), "table/v1", "{name}");
         let truth = truth(&case);
         assert_eq!(graph.counts[0], ("rows".to_string(), truth.rows), "{name}");
@@ -86,7 +86,7 @@ fn every_anomaly_survives_default_and_squeezed_budgets() {
     for case in cases() {
         let name = name(&case);
         let artifact = ctx::fixture::load(&case).unwrap();
-        let (_, graph) = zoom::evidence(&artifact).unwrap();
+        let (_, graph, _) = zoom::evidence(&artifact).unwrap();
         let header = graph
             .items
             .iter()
@@ -161,8 +161,8 @@ fn a_flood_of_anomalous_rows_is_grouped() {
         "{text}"
     );
     assert!(text.contains("more anomalous rows: ctx expand"), "{text}");
-    let (_, graph) = zoom::evidence(&a).unwrap();
-    let listed = zoom::items(&graph, &zoom::ItemFilter::default());
+    let (_, graph, contract) = zoom::evidence(&a).unwrap();
+    let listed = zoom::items(&contract, &graph, &zoom::ItemFilter::default());
     assert_eq!(listed.len(), 1000);
     assert_eq!(listed[0], "row 1");
 }

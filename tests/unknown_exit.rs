@@ -88,7 +88,11 @@ fn cut_runs_without_exit_status_never_read_green() {
                 // clean report (the cut fell after the summary).
                 let (clean, _) = profile.extract(&unknown(&full, full.line_count()));
                 if !(receipt.is_complete()
-                    && graph.census().next().is_none()
+                    && ctx::contract::for_family(profile.family())
+                        .unwrap()
+                        .census(&graph)
+                        .next()
+                        .is_none()
                     && green(clean.outcome)
                     && !full.exit.is_failure())
                 {
@@ -187,7 +191,8 @@ fn clean_complete_runs_stay_green_without_exit_status() {
         let full = fixture::load(&dir).unwrap();
         let (profile, _) = classify::choose(&full, None).unwrap();
         let (known, _) = profile.extract(&full);
-        let clean = full.exit == Exit::Code(0) && known.census().next().is_none();
+        let contract = ctx::contract::for_family(profile.family()).unwrap();
+        let clean = full.exit == Exit::Code(0) && contract.census(&known).next().is_none();
         let family = profile.family();
         if !clean || !(runners.contains(&family) || family == "cargo_build") {
             continue;

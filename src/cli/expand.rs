@@ -220,7 +220,7 @@ fn census_zoom(
     args: &Args,
 ) -> anyhow::Result<Option<usize>> {
     let artifact = store.load(&zoom.key)?;
-    let (profile, graph) = crate::zoom::evidence(&artifact)?;
+    let (profile, graph, contract) = crate::zoom::evidence(&artifact)?;
     let mut bytes = Vec::new();
     if args.items {
         let filter = crate::zoom::ItemFilter {
@@ -228,7 +228,7 @@ fn census_zoom(
             file: args.file.clone(),
             severity: args.severity.clone(),
         };
-        for line in crate::zoom::listing(&artifact, &graph, &filter) {
+        for line in crate::zoom::listing(&artifact, &contract, &graph, &filter) {
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
         }
@@ -252,7 +252,7 @@ fn census_zoom(
             }
         }
     } else {
-        let blocks = crate::zoom::detail_spans(&graph);
+        let blocks = crate::zoom::detail_spans(&contract, &graph);
         for (id, span) in blocks.iter().take(DETAILS_CAP) {
             bytes.extend_from_slice(format!("[ctx] --- {id}\n").as_bytes());
             bytes.extend(zoom.lines_view(reader, span.first as u64, span.last as u64)?);

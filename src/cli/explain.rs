@@ -57,7 +57,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             "outcome": trace.map(|t| t.plan.outcome.unwrap_or(t.graph.outcome)),
             "counts": trace.map(|t| &t.graph.counts),
             "items": trace.map(|t| t.graph.items.len()),
-            "census": trace.map(|t| t.graph.census().count()),
+            "census": trace.map(|t| t.contract.census(&t.graph).count()),
             "plan": trace.map(|t| &t.plan),
             "delivered": match d.output { Output::Raw => "raw", Output::Digest(_) => "digest" },
             "rejection": d.rejection.as_ref().map(|r| r.to_string()),
@@ -126,7 +126,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             counts.join(", ")
         },
         counted(t.graph.items.len(), "items"),
-        count(t.graph.census().count())
+        count(t.contract.census(&t.graph).count())
     );
     println!(
         "plan: {} — {} (target {} tokens, census ceiling {}, planned ≈{})",

@@ -107,7 +107,7 @@ impl DeltaSource {
 
 /// The comparison key of a run read by `family`, as 32 hex.
 pub fn comparison_key(artifact: &Artifact, family: &str) -> String {
-    let start = crate::rewrite::wrappers::unwrap(&artifact.argv).unwrap_or(0);
+    let start = crate::command::wrappers::unwrap(&artifact.argv).unwrap_or(0);
     let parts = (
         &artifact.argv[start.min(artifact.argv.len())..],
         artifact.cwd.as_deref(),
@@ -133,7 +133,7 @@ pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Op
     if !comparable {
         return None;
     }
-    let identities = delta::identities(&trace.graph);
+    let identities = delta::identities(&trace.contract, &trace.graph);
     if identities.len() > MAX_IDENTITIES {
         return None;
     }

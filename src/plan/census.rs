@@ -18,7 +18,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::artifact::{Artifact, Exit};
-use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome};
+use crate::contract::Contract;
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, Outcome};
 use crate::render::{self, CTX_PREFIX, RenderedLine, count, counted};
 use crate::tokens;
 
@@ -48,11 +49,10 @@ pub fn plan(
     artifact: &Artifact,
     graph: &EvidenceGraph,
     receipt: &CoverageReceipt,
+    contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
-    let census: Vec<usize> = (0..graph.items.len())
-        .filter(|&i| graph.items[i].is_census())
-        .collect();
+    let census = contract.census_indices(graph);
     if census.is_empty() && artifact.exit.is_failure() {
         return disagreement(artifact, graph, budget);
     }
@@ -63,12 +63,12 @@ pub fn plan(
     if graph.items.is_empty() && !green && artifact.exit == Exit::Unknown {
         return unexplained(artifact, graph, budget);
     }
-    let mut p = Planner::new(artifact, graph, budget);
+    let mut p = Planner::new(artifact, graph, contract, budget);
     if census.is_empty() {
         p.rung = Rung::PassSummary;
     } else {
         let entries = dedupe(graph, &census);
-        let cost = measure_entries(artifact, graph, &entries);
+        let cost = measure_entries(artifact, graph, &entries, p.unit);
         match cost.raw_headlines(budget.ceiling) {
             Some(tokens) => p.census(&entries, tokens, false),
             None if fits(cost.compact, budget.ceiling) => p.census(&entries, cost.compact, true),
@@ -159,17 +159,17 @@ fn fits(tokens: usize, ceiling: usize) -> bool {
 }
 
 /// The census cost of every census item of `graph`.
-pub fn measure(artifact: &Artifact, graph: &EvidenceGraph) -> CensusCost {
-    let census: Vec<usize> = (0..graph.items.len())
-        .filter(|&i| graph.items[i].is_census())
-        .collect();
-    measure_entries(artifact, graph, &dedupe(graph, &census))
+pub fn measure(artifact: &Artifact, graph: &EvidenceGraph, contract: &Contract) -> CensusCost {
+    let census = contract.census_indices(graph);
+    let unit = &contract.census_unit(graph).many;
+    measure_entries(artifact, graph, &dedupe(graph, &census), unit)
 }
 
 fn measure_entries(
     artifact: &Artifact,
     graph: &EvidenceGraph,
     entries: &[CensusEntry],
+    unit: &str,
 ) -> CensusCost {
     let headlines = entries
         .iter()
@@ -187,7 +187,7 @@ fn measure_entries(
                 })
                 .sum()
         });
-    let compact = render::census::compact(artifact, graph, entries, unit(graph))
+    let compact = render::census::compact(artifact, graph, entries, unit)
         .iter()
         .map(line_tokens)
         .sum();
@@ -222,20 +222,12 @@ fn dedupe(graph: &EvidenceGraph, census: &[usize]) -> Vec<CensusEntry> {
     entries
 }
 
-/// What a census unit is called in ctx's notes.
-fn unit(graph: &EvidenceGraph) -> &'static str {
-    let tests = graph.census().any(|i| {
-        matches!(
-            i.kind,
-            ItemKind::FailingTest | ItemKind::TestError | ItemKind::SuiteNotRun
-        )
-    });
-    if tests { "failures" } else { "errors" }
-}
-
 struct Planner<'a> {
     artifact: &'a Artifact,
     graph: &'a EvidenceGraph,
+    contract: &'a Contract,
+    /// The plural noun the census is counted in (the contract's).
+    unit: &'a str,
     budget: Budget,
     rung: Rung,
     blocks: Vec<Block>,
@@ -245,10 +237,17 @@ struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
-    fn new(artifact: &'a Artifact, graph: &'a EvidenceGraph, budget: Budget) -> Self {
+    fn new(
+        artifact: &'a Artifact,
+        graph: &'a EvidenceGraph,
+        contract: &'a Contract,
+        budget: Budget,
+    ) -> Self {
         Planner {
             artifact,
             graph,
+            contract,
+            unit: &contract.census_unit(graph).many,
             budget,
             rung: Rung::FailCensus,
             blocks: vec![Block::Header],
@@ -360,7 +359,7 @@ impl<'a> Planner<'a> {
         if compact {
             self.blocks.push(Block::Census {
                 entries: entries.to_vec(),
-                unit: unit(self.graph).to_string(),
+                unit: self.unit.to_string(),
             });
         } else {
             for e in entries {
@@ -409,7 +408,7 @@ impl<'a> Planner<'a> {
                 Block::Note(format!(
                     "same cause in {} {}: {}",
                     members.len(),
-                    unit(self.graph),
+                    self.unit,
                     summary.unwrap_or("")
                 ))
             });
@@ -436,7 +435,7 @@ impl<'a> Planner<'a> {
         self.blocks.extend(detail_blocks);
         if missing > 0 {
             self.rung = Rung::Dense;
-            let what = format!("{} without their detail", unit(self.graph));
+            let what = format!("{} without their detail", self.unit);
             self.omit(Omitted::Items(what), missing, Address::Details);
         }
     }
@@ -448,12 +447,12 @@ impl<'a> Planner<'a> {
             parts.push(format!(
                 "{}/{} parsed",
                 count(receipt.items_parsed as usize),
-                counted(announced as usize, unit(self.graph))
+                counted(announced as usize, self.unit)
             ));
         } else if census > 0 {
             parts.push(format!(
                 "{} parsed",
-                counted(receipt.items_parsed as usize, unit(self.graph))
+                counted(receipt.items_parsed as usize, self.unit)
             ));
         }
         if census > 0 {

@@ -13,6 +13,7 @@
 //! (the same value), with its pointer for `--item`.
 
 use crate::artifact::{Artifact, Span};
+use crate::contract::Contract;
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
 use crate::render::{count, counted};
@@ -86,6 +87,7 @@ impl Planner<'_> {
 pub fn plan(
     artifact: &Artifact,
     graph: &EvidenceGraph,
+    contract: &Contract,
     budget: Budget,
     raw_tokens: usize,
 ) -> DeliveryPlan {
@@ -141,7 +143,7 @@ pub fn plan(
     let anomalies: Vec<&EvidenceItem> = graph
         .items
         .iter()
-        .filter(|i| i.kind == ItemKind::Record && i.severity != Severity::Info)
+        .filter(|i| contract.requires(i))
         .collect();
     let stats: Vec<&EvidenceItem> = graph.items.iter().filter(|i| role(i) == "stats").collect();
     // Statistics get a share of the target before records do.

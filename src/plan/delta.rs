@@ -18,7 +18,8 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::{Address, Block, DeliveryPlan, Omission, Omitted, Rung};
-use crate::evidence::{EvidenceGraph, ItemKind};
+use crate::contract::Contract;
+use crate::evidence::EvidenceGraph;
 
 /// The last run of the same command, as the ledger kept it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,10 +53,10 @@ impl Delta {
 }
 
 /// The census identities of a graph, each once, in the graph's order.
-pub fn identities(graph: &EvidenceGraph) -> Vec<String> {
+pub fn identities(contract: &Contract, graph: &EvidenceGraph) -> Vec<String> {
     let mut seen = HashSet::new();
-    graph
-        .census()
+    contract
+        .census(graph)
         .filter(|i| seen.insert(i.identity.as_str()))
         .map(|i| i.identity.clone())
         .collect()
@@ -85,11 +86,11 @@ pub fn compare(previous: &[String], current: &[String]) -> (Vec<String>, Vec<Str
 /// The graph a delta plan is made from: the items still failing since
 /// `previous` keep their identity and headline but lose their detail, so
 /// that the planner spends the budget on the new failures' detail.
-pub fn deferring(graph: &EvidenceGraph, previous: &[String]) -> EvidenceGraph {
+pub fn deferring(contract: &Contract, graph: &EvidenceGraph, previous: &[String]) -> EvidenceGraph {
     let before: HashSet<&str> = previous.iter().map(String::as_str).collect();
     let mut deferred = graph.clone();
     for item in &mut deferred.items {
-        if item.is_census() && before.contains(item.identity.as_str()) {
+        if contract.requires(item) && before.contains(item.identity.as_str()) {
             item.detail.clear();
         }
     }
@@ -113,6 +114,7 @@ pub enum Base {
 /// still-failing detail left out is declared in the `--details` marker's
 /// count.
 pub fn apply(
+    contract: &Contract,
     graph: &EvidenceGraph,
     plan: &DeliveryPlan,
     base: Base,
@@ -121,7 +123,7 @@ pub fn apply(
     if !matches!(plan.rung, Rung::FailCensus | Rung::Dense) || plan.outcome.is_some() {
         return None;
     }
-    let current = identities(graph);
+    let current = identities(contract, graph);
     if current.is_empty() {
         return None;
     }
@@ -137,7 +139,7 @@ pub fn apply(
     let delta = Delta {
         age_secs: previous.age_secs,
         previous: previous.key.clone(),
-        unit: unit(graph).to_string(),
+        unit: contract.census_unit(graph).many.clone(),
         fixed,
         still,
         new,
@@ -195,7 +197,7 @@ pub fn apply(
         .iter()
         .filter(|id| {
             graph.items.iter().enumerate().any(|(i, item)| {
-                item.is_census()
+                contract.requires(item)
                     && item.identity == **id
                     && !item.detail.is_empty()
                     && !shown.contains(&i)
@@ -246,17 +248,6 @@ fn after_shared_cause(blocks: &[Block], at: usize) -> bool {
     at > 0 && matches!(&blocks[at - 1], Block::Note(t) if t.starts_with("same cause in "))
 }
 
-/// The census's noun, as the census planner counts it.
-fn unit(graph: &EvidenceGraph) -> &'static str {
-    let tests = graph.census().any(|i| {
-        matches!(
-            i.kind,
-            ItemKind::FailingTest | ItemKind::TestError | ItemKind::SuiteNotRun
-        )
-    });
-    if tests { "failures" } else { "errors" }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,7 +280,8 @@ mod tests {
         let known = crate::archive::Known(ArchiveKey([7; 32]));
         let delivery = digest(&artifact, &known, &Options::default()).expect("digest");
         let trace = delivery.trace.expect("planned");
-        let still: Vec<String> = identities(&trace.graph)
+        let contract = contract::for_family("pytest").expect("contract");
+        let still: Vec<String> = identities(&contract, &trace.graph)
             .into_iter()
             .filter(|id| id.starts_with("tests/test_params.py::"))
             .collect();
@@ -299,10 +291,9 @@ mod tests {
             key: "abcdefabcdef".into(),
             identities: [still.clone(), vec!["gone::t".to_string()]].concat(),
         };
-        let contract = contract::for_family("pytest").expect("contract");
         let big = super::super::Budget::from_contract(&contract, Some(2500));
         let raw = crate::tokens::estimate_bulk(artifact.bytes());
-        let deferred = deferring(&trace.graph, &previous.identities);
+        let deferred = deferring(&contract, &trace.graph, &previous.identities);
         for (base_plan, base) in [
             (
                 super::super::resolve(&artifact, &deferred, &trace.receipt, &contract, big, raw),
@@ -313,8 +304,9 @@ mod tests {
                 Base::Normal,
             ),
         ] {
-            let plan = apply(&trace.graph, &base_plan, base, &previous).expect("a delta");
-            crate::guard::check_census(&trace.graph, &plan).expect("census complete");
+            let plan =
+                apply(&contract, &trace.graph, &base_plan, base, &previous).expect("a delta");
+            crate::guard::check_census(&contract, &trace.graph, &plan).expect("census complete");
             let Some(Block::Delta(d)) = plan.blocks.get(1) else {
                 panic!("the delta opens the digest: {:?}", plan.blocks);
             };
@@ -332,9 +324,8 @@ mod tests {
                 "{base:?}: {shown:?}"
             );
             // Every census item with detail is shown or counted by the marker.
-            let with_detail = trace
-                .graph
-                .census()
+            let with_detail = contract
+                .census(&trace.graph)
                 .filter(|i| !i.detail.is_empty())
                 .count();
             let counted: usize = plan

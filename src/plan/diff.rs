@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::artifact::{Artifact, Span};
+use crate::contract::Contract;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Precision};
 use crate::normalize;
 use crate::render::{count, counted};
@@ -25,23 +26,17 @@ const STRAY_KEPT: usize = 6;
 /// Directory groups a FLOOD census names before counting the rest.
 const FLOOD_GROUPS: usize = 40;
 
-/// True when the graph is a diff's: changed files or commits.
-pub fn applies(graph: &EvidenceGraph) -> bool {
-    graph
-        .items
-        .iter()
-        .any(|i| matches!(i.kind, ItemKind::ChangedFile | ItemKind::Commit))
-}
-
 pub fn plan(
     artifact: &Artifact,
     graph: &EvidenceGraph,
     receipt: &CoverageReceipt,
+    contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
     let mut p = Planner {
         artifact,
         graph,
+        contract,
         budget,
         rung: Rung::FailCensus,
         blocks: vec![Block::Header],
@@ -104,6 +99,7 @@ pub fn census_text(item: &EvidenceItem) -> String {
 struct Planner<'a> {
     artifact: &'a Artifact,
     graph: &'a EvidenceGraph,
+    contract: &'a Contract,
     budget: Budget,
     rung: Rung,
     blocks: Vec<Block>,
@@ -256,7 +252,7 @@ impl Planner<'_> {
         let mut groups: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
         let mut ids: Vec<&str> = Vec::new();
         for item in &self.graph.items {
-            if !item.is_census() {
+            if !self.contract.requires(item) {
                 continue;
             }
             if !ids.contains(&item.identity.as_str()) {

@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use crate::artifact::{Artifact, Span};
-use crate::contract::Contract;
+use crate::contract::{Contract, Planner};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 
 pub mod census;
@@ -221,23 +221,13 @@ pub fn resolve(
             .min((raw_tokens * MAX_SHARE_PERCENT / 100).max(floor)),
         ..budget
     };
-    // A diff's unit is the changed file and its hunks, not a failure.
-    if diff::applies(graph) {
-        return diff::plan(artifact, graph, receipt, budget);
-    }
-    // A data set's census is its anomalous records.
-    if contract.decision_unit == data::DECISION_UNIT {
-        return data::plan(artifact, graph, budget, raw_tokens);
-    }
-    // A search's census is its matching files, planned by their own rule.
-    if contract.decision_unit == search::DECISION_UNIT {
-        return search::plan(artifact, graph, budget);
-    }
-    // A family profile names its tool; text/v1 reads lines only.
-    if graph.tool.is_empty() {
-        lines::plan_with(artifact, graph, budget.target, raw_tokens)
-    } else {
-        census::plan(artifact, graph, receipt, budget)
+    // The contract names the planner: nothing is inferred from the graph.
+    match contract.planner {
+        Planner::Diff => diff::plan(artifact, graph, receipt, contract, budget),
+        Planner::Search => search::plan(artifact, graph, budget),
+        Planner::Data => data::plan(artifact, graph, contract, budget, raw_tokens),
+        Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
+        Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }
 }
 
@@ -256,6 +246,78 @@ pub fn shell_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A family that is neither a test runner nor a compiler is planned
+    /// from its contract: its required classes make the census, and the
+    /// digest counts them in its own noun, never as errors or failures.
+    #[test]
+    fn a_digest_counts_in_the_family_noun() {
+        use crate::artifact::Exit;
+        use crate::evidence::{EvidenceItem, ItemKind, Severity};
+        let contract = Contract::parse(
+            "plan.toml",
+            r#"
+schema = "ctx.evidence-contract/v2"
+family = "plan"
+profile = "plan/v1"
+planner = "census"
+[unit]
+one = "resource change"
+many = "resource changes"
+[census]
+required = [{ kind = "decisive_line", classes = ["destroy", "replace"] }]
+preferred = [{ kind = "decisive_line" }]
+[rendering]
+stable_order = "occurrence"
+evidence_floor_tokens = 256
+hard_ceiling_tokens = 4000
+target_tokens = 256
+"#,
+        )
+        .unwrap();
+        let mut text = String::new();
+        let mut graph = EvidenceGraph::empty();
+        graph.tool = "plan".into();
+        graph.outcome = Outcome::Ok;
+        for n in 0..200 {
+            let class = ["update", "destroy", "replace", "update"][n % 4];
+            text.push_str(&format!("  # aws_instance.web[{n}] will be {class}d\n"));
+            let mut item = EvidenceItem::new(
+                ItemKind::DecisiveLine,
+                Severity::Info,
+                format!("aws_instance.web[{n}]"),
+            );
+            item.class = Some(class.into());
+            item.headline = Some(Span::line(n + 1));
+            graph.items.push(item);
+        }
+        let artifact = Artifact::from_stdout(text.into_bytes(), Exit::Code(0), vec!["plan".into()]);
+        let mut receipt = CoverageReceipt::new(artifact.line_count() as u64);
+        receipt.items_parsed = 100;
+        receipt.items_announced = Some(100);
+        let raw = crate::tokens::estimate_bulk(artifact.bytes());
+        let budget = Budget::from_contract(&contract, None);
+        let plan = resolve(&artifact, &graph, &receipt, &contract, budget, raw);
+        assert_eq!(crate::guard::check_census(&contract, &graph, &plan), Ok(()));
+        let digest =
+            String::from_utf8(crate::render::render(&artifact, &graph, &plan, None).to_bytes())
+                .unwrap();
+        assert!(
+            digest.contains("100/100 resource changes parsed"),
+            "{digest}"
+        );
+        assert!(
+            !digest.contains("error") && !digest.contains("failure"),
+            "{digest}"
+        );
+        for n in (0..200).filter(|n| n % 4 == 1 || n % 4 == 2) {
+            let id = format!("aws_instance.web[{n}]");
+            assert!(
+                digest.contains(&id) || plan.rung == Rung::Flood,
+                "{id}: {digest}"
+            );
+        }
+    }
 
     #[test]
     fn quoting() {

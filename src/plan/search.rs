@@ -19,9 +19,6 @@ use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
 };
 
-/// The contract decision unit planned here (contracts/search.toml).
-pub const DECISION_UNIT: &str = "matching_file";
-
 /// How many folders the FLOOD note names before "… N more".
 const TOP_FOLDERS: usize = 8;
 /// The width of one FLOOD note listing files, in characters.

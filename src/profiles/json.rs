@@ -41,7 +41,7 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Precision, Severity,
 };
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 
 pub mod collection;
 pub mod raw;
@@ -67,23 +67,21 @@ const KEYED_MIN: usize = 5;
 /// Root keys naming direct dependencies (`name → {version}`).
 const DEPENDENCY_KEYS: &[&str] = &["dependencies", "devDependencies"];
 
-impl Profile for Json {
-    fn version(&self) -> &'static str {
-        "json/v1"
-    }
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["cargo metadata", "npm ls", "pip inspect", "pip list", "jq"],
+    ..ProfileSpec::new("json/v1", "json", ReceiptGroup::Data)
+};
 
-    fn commands(&self) -> &'static [&'static str] {
-        &[
-            "cargo metadata",
-            "npm ls --json",
-            "pip inspect",
-            "pip list --format=json",
-            "jq",
-        ]
+impl Profile for Json {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
-        let name = argv.first().map(|a| a.rsplit('/').next().unwrap_or(a))?;
+        // Wrappers (`timeout`, `env A=1`, `uv run`, …) looked through.
+        let words = crate::command::command_words(argv);
+        let name = words.first().map(|a| a.rsplit('/').next().unwrap_or(a))?;
+        let argv: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         let has = |w: &str| argv.iter().any(|a| a == w);
         let json_flag = argv.iter().any(|a| {
             a == "--json" || a == "--format=json" || a == "-ojson" || a == "--output=json"

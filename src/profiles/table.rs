@@ -33,7 +33,7 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Precision, Severity,
 };
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 
 mod columns;
 mod layout;
@@ -42,7 +42,12 @@ pub struct Table;
 
 /// Commands whose output is one table, by name and (where the tool
 /// prints other things too) subcommand.
-fn table_command(argv: &[String]) -> Option<&str> {
+fn table_command(argv: &[String]) -> Option<String> {
+    // Wrappers (`timeout`, `env A=1`, `sudo`, …) looked through.
+    let argv: Vec<String> = crate::command::command_words(argv)
+        .into_iter()
+        .map(String::from)
+        .collect();
     let name = argv.first().map(|a| a.rsplit('/').next().unwrap_or(a))?;
     let sub = argv.get(1).map(String::as_str).unwrap_or("");
     let json = argv
@@ -70,7 +75,7 @@ fn table_command(argv: &[String]) -> Option<&str> {
         "kubectl" => sub == "get",
         _ => false,
     };
-    yes.then_some(name)
+    yes.then(|| name.to_string())
 }
 
 /// The CSV delimiter argv asks for (`psql --csv`, `sqlite3 -csv`), if any.
@@ -110,25 +115,17 @@ const HEADS: &[&str] = &[
     "Proto Recv-Q",
 ];
 
-impl Profile for Table {
-    fn version(&self) -> &'static str {
-        "table/v1"
-    }
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &[
+        "ps", "df", "lsblk", "ss", "netstat", "dpkg", "docker ps", "docker images", "kubectl get",
+        "psql", "sqlite3",
+    ],
+    ..ProfileSpec::new("table/v1", "table", ReceiptGroup::Data)
+};
 
-    fn commands(&self) -> &'static [&'static str] {
-        &[
-            "ps",
-            "df",
-            "lsblk",
-            "ss",
-            "netstat",
-            "dpkg -l",
-            "docker ps",
-            "docker images",
-            "kubectl get",
-            "psql",
-            "sqlite3",
-        ]
+impl Profile for Table {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
@@ -157,7 +154,6 @@ impl Profile for Table {
                 (table_command(&artifact.argv).is_none() && csv_head(&head)).then_some(b',')
             });
         let tool = table_command(&artifact.argv)
-            .map(str::to_string)
             .or_else(|| csv.map(|d| if d == b'\t' { "tsv" } else { "csv" }.to_string()))
             .unwrap_or_else(|| "table".into());
         match layout::read(artifact, csv) {

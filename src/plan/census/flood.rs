@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::{Planner, unit};
+use super::Planner;
+use crate::evidence::ItemKind;
 use crate::plan::{Address, Block, Omitted, Rung};
 use crate::render::{count, counted};
 use crate::tokens;
@@ -15,14 +16,19 @@ impl Planner<'_> {
     /// The census exceeds the ceiling: group by class with exact counts.
     pub(super) fn flood(&mut self, census: &[usize], ceiling: usize) {
         self.rung = Rung::Flood;
-        let unit = unit(self.graph);
+        let unit = self.unit;
         self.blocks.push(Block::Note(format!(
             "census grouped: {} exceed the {}-token ceiling",
             counted(census.len(), unit),
             count(ceiling)
         )));
         // Tests group by file and failure class; diagnostics by code.
-        let by_file = unit == "failures";
+        let by_file = census.iter().any(|&i| {
+            matches!(
+                self.item(i).kind,
+                ItemKind::FailingTest | ItemKind::TestError | ItemKind::SuiteNotRun
+            )
+        });
         let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         for &i in census {
@@ -166,7 +172,8 @@ mod tests {
             target: 500,
             ceiling: 4000,
         };
-        let plan = super::super::plan(&artifact, &graph, &receipt, budget);
+        let contract = crate::contract::for_family("eslint").unwrap();
+        let plan = super::super::plan(&artifact, &graph, &receipt, &contract, budget);
         assert_eq!(plan.rung, Rung::Flood);
         let notes: Vec<&str> = plan
             .blocks

@@ -1,9 +1,10 @@
-//! Warnings and other findings outside the census, planned after it with
-//! what budget is left.
+//! The contract's preferred items (warnings, notes…), planned after the
+//! census with what budget is left.
 
 use super::Planner;
 use super::tally::{tally, top_list};
-use crate::evidence::{ItemKind, Severity};
+use crate::contract::Tier;
+use crate::evidence::Severity;
 use crate::plan::{Address, Block, MARKER_TOKENS, Omitted};
 
 impl Planner<'_> {
@@ -11,10 +12,7 @@ impl Planner<'_> {
     /// named while the budget allows, declared when it does not.
     pub(super) fn secondary(&mut self) {
         let items: Vec<usize> = (0..self.graph.items.len())
-            .filter(|&i| {
-                let it = self.item(i);
-                !it.is_census() && matches!(it.kind, ItemKind::Diagnostic | ItemKind::Warning)
-            })
+            .filter(|&i| self.contract.tier(self.item(i)) == Tier::Preferred)
             .collect();
         if items.is_empty() {
             return;

@@ -210,9 +210,17 @@ mod tests {
         let argv = vec!["go".into(), "test".into(), "-json".into(), "./...".into()];
         let a = Artifact::from_stdout(bytes, Exit::Code(1), argv);
         let (g, r) = GoTest.extract(&a);
-        let ids: Vec<&str> = g.census().map(|i| i.identity.as_str()).collect();
+        let ids: Vec<&str> = crate::contract::for_family("go_test")
+            .unwrap()
+            .census(&g)
+            .map(|i| i.identity.as_str())
+            .collect();
         assert_eq!(ids, ["example.com/m/dep", "dep/dep.go:3:27"]);
-        let error = g.census().nth(1).unwrap();
+        let error = crate::contract::for_family("go_test")
+            .unwrap()
+            .census(&g)
+            .nth(1)
+            .unwrap();
         assert_eq!(
             error.summary.as_deref(),
             Some("not enough arguments in call to f")
