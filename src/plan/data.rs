@@ -409,15 +409,17 @@ fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &[&EvidenceItem], budg
         p.spent += c;
         keep[i] = true;
     }
-    // First and last rows, alternating, while the target allows (with a
-    // marker's worth kept for each gap they may open).
+    // First and last rows, alternating, while the target allows, less a
+    // marker for each gap the kept rows may leave.
+    let gaps = keep.iter().filter(|k| **k).count() + 2;
+    let target = budget.target.saturating_sub(MARKER_TOKENS * gaps);
     let (mut lo, mut hi) = (0usize, rows.len());
     let mut front = true;
     while lo < hi {
         let i = if front { lo } else { hi - 1 };
         if !keep[i] {
             let c = p.line_cost(rows[i]);
-            if p.spent + c + MARKER_TOKENS * 2 > budget.target {
+            if p.spent + c > target {
                 break;
             }
             p.spent += c;
