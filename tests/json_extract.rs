@@ -233,3 +233,55 @@ fn a_flood_of_anomalies_is_grouped_with_exact_counts() {
     assert_eq!(listed[1], "/5");
     assert!(ctx::tokens::estimate(text.as_bytes()) <= trace.budget.ceiling + 200);
 }
+
+/// The built binary end to end: `ctx pipe` digests a JSON array, and
+/// `ctx expand H --item POINTER` prints that item exactly as the document
+/// spells it; `--items` lists every anomaly.
+#[test]
+fn expand_item_prints_the_subtree_through_the_binary() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json/psql-json-agg");
+    let doc = std::fs::read(case.join("stdout")).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let ctx = |args: &[&str], input: Option<&[u8]>| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ctx"))
+            .args(args)
+            .env("CTX_HOME", home.path())
+            .env("CTX_CONFIG", home.path().join("none.toml"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        if let Some(bytes) = input {
+            stdin.write_all(bytes).unwrap();
+        }
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let digest = ctx(&["pipe"], Some(&doc));
+    let key = digest
+        .lines()
+        .last()
+        .and_then(|l| l.split("ctx expand ").nth(1))
+        .map(|k| k.split([' ', ';']).next().unwrap().to_string())
+        .unwrap_or_else(|| panic!("no footer: {digest}"));
+    let item = ctx(&["expand", &key, "--item", "/310"], None);
+    let text = String::from_utf8(doc.clone()).unwrap();
+    let root = raw::document(text.trim_end()).unwrap();
+    assert_eq!(item.trim_end(), raw::pointer(root, "/310").unwrap().get());
+    assert!(item.contains(r#""status":"failed""#), "{item}");
+    let listed = ctx(&["expand", &key, "--items"], None);
+    assert_eq!(listed.lines().count(), 7, "{listed}");
+    assert!(
+        listed
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("/310 - status failed"),
+        "{listed}"
+    );
+}
