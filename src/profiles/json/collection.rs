@@ -28,8 +28,11 @@ pub struct FieldStats {
     pub numbers: Vec<(f64, usize)>,
     pub min: Option<String>,
     pub max: Option<String>,
-    /// Value → (count, first item); stops growing at DISTINCT_CAP.
+    /// Value, as its raw JSON text (no allocation to look one up) →
+    /// (count, first item); stops growing at DISTINCT_CAP.
     values: HashMap<String, (usize, usize)>,
+    /// The last token of `path`, lowercased: what the anomaly rules match.
+    pub key: String,
     pub distinct_capped: bool,
     pub lengths: Option<(usize, usize)>,
 }
@@ -52,7 +55,12 @@ impl FieldStats {
         v.sort_by_key(|(_, (c, first))| (std::cmp::Reverse(*c), *first));
         v.into_iter()
             .take(n)
-            .map(|(k, (c, _))| (k.clone(), *c))
+            .map(|(k, (c, _))| {
+                let shown = raw::document(k)
+                    .and_then(raw::scalar_text)
+                    .unwrap_or_else(|| k.clone());
+                (shown, *c)
+            })
             .collect()
     }
 
@@ -106,6 +114,7 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
                 let f = *index.entry(path.to_string()).or_insert_with(|| {
                     fields.push(FieldStats {
                         path: path.to_string(),
+                        key: path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase(),
                         ..FieldStats::default()
                     });
                     fields.len() - 1
@@ -288,30 +297,21 @@ fn record(f: &mut FieldStats, v: &RawValue, item: usize) {
         Kind::Object => return,
         _ => {}
     }
-    let Some(text) = raw::scalar_text(v) else {
-        return;
-    };
-    if text.chars().count() > 120 {
-        return;
-    }
+    // Every scalar counts, however long: the distinct count is exact up to
+    // the cap (memory stays DISTINCT_CAP values per field).
+    let text = v.get();
     let cap = f.values.len() >= DISTINCT_CAP;
-    match f.values.get_mut(&text) {
+    match f.values.get_mut(text) {
         Some(e) => e.0 += 1,
         None if cap => f.distinct_capped = true,
         None => {
-            f.values.insert(text, (1, item));
+            f.values.insert(text.to_string(), (1, item));
         }
     }
 }
 
 fn value_reason(f: &FieldStats, v: &RawValue, n: usize) -> Option<String> {
-    let key = f
-        .path
-        .rsplit('/')
-        .next()
-        .unwrap_or(&f.path)
-        .to_ascii_lowercase();
-    let key = key.as_str();
+    let key = f.key.as_str();
     let kind = Kind::of(v);
     if rules::ERROR_KEYS.contains(&key) {
         let empty = matches!(v.get(), "null" | "false" | "\"\"" | "[]" | "{}" | "0");
@@ -336,7 +336,7 @@ fn value_reason(f: &FieldStats, v: &RawValue, n: usize) -> Option<String> {
     }
     if kind == Kind::String && rules::STATUS_KEYS.contains(&key) {
         let s = raw::string(v)?;
-        if rules::state_anomaly(&s, f.share_percent(&s, n)) {
+        if rules::state_anomaly(&s, f.share_percent(v.get(), n)) {
             return Some(format!("{} {}", f.path, clip(&s, 60)));
         }
     }
