@@ -6,8 +6,8 @@
 //! rung the plan chose, and how many of the truth file's identities (derived
 //! from the tool's machine-readable output, never from ctx) the digest names
 //! — inline, or through `ctx expand H --items` when the census was grouped.
-//! Writes docs/receipts/test-runners.md, docs/receipts/diagnostics.md and
-//! docs/receipts/everyday.md.
+//! Writes docs/receipts/test-runners.md, docs/receipts/diagnostics.md,
+//! docs/receipts/everyday.md and docs/receipts/data-logs.md.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -105,6 +105,14 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
     for c in truth["conflicts"].as_array().into_iter().flatten() {
         if let Some(path) = c.as_str() {
             out.push(vec![path.to_string()]);
+        }
+    }
+    // A JSON document's records that need attention (`json.loads`), by
+    // the pointer the digest names them with. (Tables' anomalous rows are
+    // checked line by line in tests/table_extract.rs.)
+    for a in truth["anomalies"].as_array().into_iter().flatten() {
+        if let Some(pointer) = a.as_str() {
+            out.push(vec![format!("{pointer} (")]);
         }
     }
     for d in truth["diagnostics"].as_array().into_iter().flatten() {
@@ -374,6 +382,11 @@ fn main() {
             ReceiptGroup::Diagnostics,
             "diagnostics",
             "Goals: every error identity inline; runs over 5,000 tokens reduced by ≥ 90 %.",
+        ),
+        (
+            ReceiptGroup::Data,
+            "data sets",
+            "Goals: every anomalous record of the truth named; large JSON and tables reduced by ≥ 95 %; small ones unchanged.",
         ),
         (
             ReceiptGroup::Everyday,

@@ -50,6 +50,9 @@ pub enum Planner {
     /// git's own listings: each item named by its line (status paths, log
     /// commits, conflicts, ref updates, refs, blamed commits).
     Roster,
+    /// Data sets (JSON, tables): anomalous records, exact lengths,
+    /// statistics and disclosed samples.
+    Data,
 }
 
 /// The order census items are listed in.

@@ -63,6 +63,15 @@ pub enum ItemKind {
     RefUpdate,
     /// A branch, tag, stash entry or remote a listing names.
     RefName,
+    /// A record of a data set (a JSON array's item, a table's row). With
+    /// severity error or warning it is an anomaly (a failed or non-OK
+    /// status, a non-null error, an outlier, an odd shape) and part of the
+    /// census; with severity info it is a sample the planner may show.
+    Record,
+    /// A fact about a data set as a whole: a collection's length, a
+    /// field's or column's statistics, an identity field of the document.
+    /// Never census: the planner shows it while the budget allows.
+    Field,
 }
 
 /// How serious a finding is, for ordering and grouping.

@@ -184,6 +184,8 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::Conflict => "conflict",
         ItemKind::RefUpdate => "ref update",
         ItemKind::RefName => "listed",
+        ItemKind::Record => "anomalous record",
+        ItemKind::Field => "field",
     }
 }
 

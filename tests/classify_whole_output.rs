@@ -124,12 +124,13 @@ fn a_later_test_verdict_outranks_build_warnings_in_the_head() {
 
 /// The whole-output scan claims nothing on its own words: a diff that
 /// mentions errors is a diff (never a compiler's or test runner's output),
-/// and a JSON document that mentions them stays text.
+/// and a JSON document that mentions them is JSON (json/v1 reads it by its
+/// shape, never by the words in its strings).
 #[test]
 fn words_in_a_diff_or_json_claim_no_family() {
     for (case, expected) in [
         ("text/git-diff-error-words", "git_diff/v1"),
-        ("text/npm-view-json", "text/v1"),
+        ("text/npm-view-json", "json/v1"),
     ] {
         let a = load(case);
         assert_eq!(family(&a), expected, "{case}");

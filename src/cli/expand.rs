@@ -232,6 +232,13 @@ fn census_zoom(
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
         }
+    } else if let Some(id) = &args.item
+        && profile.family() == "json"
+        && let Some(subtree) = crate::profiles::json::subtree(&artifact, id)
+    {
+        // A JSON pointer names any subtree, not only the census's records.
+        bytes.extend_from_slice(subtree.as_bytes());
+        bytes.push(b'\n');
     } else if let Some(id) = &args.item {
         match crate::zoom::item_spans(profile, &graph, id) {
             Ok(spans) => {

@@ -12,6 +12,7 @@ use crate::contract::{Contract, Planner};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 
 pub mod census;
+pub mod data;
 pub mod delta;
 pub mod diff;
 pub mod install;
@@ -233,6 +234,7 @@ pub fn resolve(
         Planner::Install => install::plan(artifact, graph, contract, budget),
         Planner::Log => log::plan(artifact, graph, budget),
         Planner::Roster => roster::plan(artifact, graph, contract, budget),
+        Planner::Data => data::plan(artifact, graph, contract, budget, raw_tokens),
         Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
         Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }

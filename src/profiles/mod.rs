@@ -67,6 +67,9 @@ registry! {
     search: Search,
     listing: ListingProfile,
     install: Install,
+    // Data sets: after every family whose output could open like one.
+    json: Json,
+    table: Table,
     // Last: the universal fallback.
     text: Text,
 }

@@ -14,6 +14,8 @@ pub enum ReceiptGroup {
     Diagnostics,
     /// Everyday commands (diffs, searches, …): docs/receipts/everyday.md.
     Everyday,
+    /// Data sets (JSON, tables) and logs: docs/receipts/data-logs.md.
+    Data,
     /// The universal fallback: no receipts of its own.
     Fallback,
 }
@@ -25,6 +27,7 @@ impl ReceiptGroup {
             ReceiptGroup::TestRunner => Some("test-runners"),
             ReceiptGroup::Diagnostics => Some("diagnostics"),
             ReceiptGroup::Everyday => Some("everyday"),
+            ReceiptGroup::Data => Some("data-logs"),
             ReceiptGroup::Fallback => None,
         }
     }

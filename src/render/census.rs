@@ -126,6 +126,8 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::StatusPath => "path",
         ItemKind::Conflict => "CONFLICT",
         ItemKind::RefUpdate | ItemKind::RefName => "ref",
+        ItemKind::Record => "record",
+        ItemKind::Field => "field",
         ItemKind::Endpoint
         | ItemKind::LogTemplate
         | ItemKind::Period

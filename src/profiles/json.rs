@@ -1,0 +1,469 @@
+//! json/v1 — JSON documents and JSON Lines from tools and APIs:
+//! `cargo metadata`, `npm ls --json`, `pip inspect`, `pip list
+//! --format=json`, `kubectl get -o json`, `docker inspect`, `gh api`, and
+//! any `cmd | ctx pipe` whose output is one JSON document or one per line.
+//!
+//! **Decision.** What is in this data and what in it needs attention:
+//! its shape (keys, types, how many of each), exact totals, the identity
+//! of the document (root name and version, direct dependencies), and every
+//! item that is not like the others, so the reader can act on it or ask
+//! for exactly the subtree it needs.
+//!
+//! **Unsafe loss.** An item whose status is not OK, whose `error` is set,
+//! that is an outlier or has an odd shape, dropped or cut; an array length
+//! or count that is not exact; a sample passed off as the whole; a value
+//! rewritten (a number respelled, keys reordered) in what is shown.
+//!
+//! **Typed facts.** `Record` items, identity a JSON pointer (`/packages/17`;
+//! for JSON Lines the first token is the 0-based record): anomalies
+//! (severity warning, summary their reasons, census) and samples (first
+//! three and last two of each collection, severity info), each with field
+//! `json` its minified text. `Field` items: the document's identity
+//! scalars (`role = identity`), direct dependencies (`role = dependencies`),
+//! each collection with its exact length and keys (`role = collection`),
+//! per-field statistics (`role = stats`: presence, types, min/max/mean,
+//! distinct count, top values), and for small documents the lossless form
+//! (`role = lossless`: minified, checked to parse to the same value).
+//! The document is read one level at a time over borrowed raw values, so
+//! a large array is never built as a tree.
+//!
+//! **Ladder.** VERBATIM (fits the budget) → LOSSLESS (the minified
+//! document fits: printed whole, value unchanged) → DENSE (identity,
+//! collections, statistics, every anomaly whole, samples disclosed as
+//! "N of M shown") → FLOOD (anomalies beyond the ceiling named by pointer
+//! and reason, grouped by reason with exact counts, all behind `--items`).
+//! `ctx expand H --item POINTER` prints any subtree exactly.
+
+use serde_json::value::RawValue;
+
+use crate::artifact::{Artifact, Exit, Stream};
+use crate::evidence::{
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Precision, Severity,
+};
+
+use super::{Profile, ProfileSpec, ReceiptGroup};
+
+pub mod collection;
+pub mod raw;
+pub mod rules;
+
+use collection::Crushed;
+use raw::Kind;
+
+pub struct Json;
+
+/// An array's first element when it is a number: `[1,`, `[-0.5]`, `[2e3 ,`.
+static NUMBER_HEAD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\s*[,\]]")
+        .expect("a valid pattern")
+});
+
+/// Documents up to this size get a lossless (minified) form.
+const LOSSLESS_BYTES: usize = 256 << 10;
+/// Collections looked for this deep under the root object.
+const COLLECTION_DEPTH: usize = 3;
+/// An object is a keyed collection when it has this many object values.
+const KEYED_MIN: usize = 5;
+/// Root keys naming direct dependencies (`name → {version}`).
+const DEPENDENCY_KEYS: &[&str] = &["dependencies", "devDependencies"];
+
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["cargo metadata", "npm ls", "pip inspect", "pip list", "jq"],
+    ..ProfileSpec::new("json/v1", "json", ReceiptGroup::Data)
+};
+
+impl Profile for Json {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
+    }
+
+    fn by_command(&self, argv: &[String]) -> Option<String> {
+        // Wrappers (`timeout`, `env A=1`, `uv run`, …) looked through.
+        let words = crate::command::command_words(argv);
+        let name = words.first().map(|a| a.rsplit('/').next().unwrap_or(a))?;
+        let argv: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        let has = |w: &str| argv.iter().any(|a| a == w);
+        let json_flag = argv.iter().any(|a| {
+            a == "--json" || a == "--format=json" || a == "-ojson" || a == "--output=json"
+        }) || argv
+            .windows(2)
+            .any(|w| matches!(w[0].as_str(), "-o" | "--output" | "--format") && w[1] == "json");
+        let yes = match name {
+            "cargo" => argv.get(1).is_some_and(|a| a == "metadata"),
+            "pip" | "pip3" => has("inspect") || (has("list") && json_flag),
+            "npm" | "pnpm" | "yarn" | "kubectl" | "gh" => json_flag || (name == "gh" && has("api")),
+            "docker" | "podman" => has("inspect"),
+            "jq" => true,
+            _ => false,
+        };
+        yes.then(|| format!("{name} (JSON output)"))
+    }
+
+    fn by_content(&self, head: &str) -> Option<String> {
+        let t = head.trim_start();
+        let first = t.as_bytes().first()?;
+        if !matches!(first, b'{' | b'[') {
+            return None;
+        }
+        // A JSON head: an object key or an array of values right away.
+        let rest = t[1..].trim_start();
+        let looks = match first {
+            b'{' => rest.starts_with('"') || rest.starts_with('}'),
+            // `[00012] …` and `[2026-11-30 …]` are log prefixes, not arrays:
+            // a number must be a JSON number followed by `,` or `]`.
+            _ => rest.starts_with(['{', '[', '"', ']']) || NUMBER_HEAD.is_match(rest),
+        };
+        looks.then(|| "a JSON document".to_string())
+    }
+
+    fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
+        let bytes = stdout(artifact);
+        let text = std::str::from_utf8(&bytes).ok();
+        let mut facts = Facts::default();
+        let parsed = match text.and_then(raw::document) {
+            Some(doc) => {
+                read_document(doc, &mut facts);
+                if bytes.len() <= LOSSLESS_BYTES {
+                    lossless(doc.get(), &mut facts);
+                }
+                true
+            }
+            None => text.is_some_and(|t| read_lines(t, &mut facts)),
+        };
+        graph(artifact, facts, parsed)
+    }
+}
+
+/// The JSON text: stdout alone (stderr carries the tool's notes).
+fn stdout(artifact: &Artifact) -> std::borrow::Cow<'_, [u8]> {
+    if artifact
+        .segments()
+        .iter()
+        .all(|s| s.stream == Stream::Stdout)
+    {
+        std::borrow::Cow::Borrowed(artifact.bytes())
+    } else {
+        std::borrow::Cow::Owned(artifact.stream_bytes(Stream::Stdout))
+    }
+}
+
+#[derive(Default)]
+struct Facts {
+    items: Vec<EvidenceItem>,
+    collections: Vec<Crushed>,
+    /// (noun, n) for the header.
+    shape: Option<(String, u64)>,
+    lines: bool,
+}
+
+fn field(identity: &str, role: &str) -> EvidenceItem {
+    let mut item = EvidenceItem::new(ItemKind::Field, Severity::Info, identity);
+    item.fields.insert("role".into(), role.into());
+    item
+}
+
+fn read_document(doc: &RawValue, facts: &mut Facts) {
+    match Kind::of(doc) {
+        Kind::Array => {
+            let items = indexed(raw::elements(doc).unwrap_or_default());
+            let c = collection::crush("", &items, false, false);
+            facts.shape = Some((format!("{} in an array", plural_of(&c)), c.len as u64));
+            facts.collections.push(c);
+        }
+        Kind::Object => {
+            let entries = raw::entries(doc).unwrap_or_default();
+            facts.shape = Some(("keys in an object".into(), entries.len() as u64));
+            for (k, v) in &entries {
+                let p = format!("/{}", raw::escape(k));
+                if let Some(text) = raw::scalar_text(v) {
+                    let mut item = field(&p, "identity");
+                    item.fields
+                        .insert("value".into(), collection::clip(&text, 100));
+                    facts.items.push(item);
+                } else if DEPENDENCY_KEYS.contains(&k.as_str()) && Kind::of(v) == Kind::Object {
+                    dependencies(&p, v, facts);
+                }
+            }
+            walk(&entries, "", COLLECTION_DEPTH, facts);
+        }
+        _ => facts.shape = Some(("scalar".into(), 1)),
+    }
+}
+
+fn indexed(v: Vec<&RawValue>) -> Vec<(String, &RawValue)> {
+    v.into_iter().map(|r| (String::new(), r)).collect()
+}
+
+/// Collections under an object: arrays, and objects whose values are all
+/// objects (`name → record`); other objects are walked into.
+fn walk(entries: &[(String, &RawValue)], prefix: &str, depth: usize, facts: &mut Facts) {
+    for (k, v) in entries {
+        let p = format!("{prefix}/{}", raw::escape(k));
+        let lower = k.to_ascii_lowercase();
+        let all_bad = rules::ERROR_KEYS.contains(&lower.as_str());
+        match Kind::of(v) {
+            Kind::Array => {
+                let items = indexed(raw::elements(v).unwrap_or_default());
+                facts
+                    .collections
+                    .push(collection::crush(&p, &items, false, all_bad));
+            }
+            Kind::Object => {
+                let inner = raw::entries(v).unwrap_or_default();
+                let objects = inner
+                    .iter()
+                    .filter(|(_, x)| Kind::of(x) == Kind::Object)
+                    .count();
+                if inner.len() >= KEYED_MIN && objects == inner.len() {
+                    let items: Vec<(String, &RawValue)> = inner.clone();
+                    facts
+                        .collections
+                        .push(collection::crush(&p, &items, true, all_bad));
+                } else if depth > 1 {
+                    walk(&inner, &p, depth - 1, facts);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `name@version` of each direct dependency (npm's `dependencies`).
+fn dependencies(p: &str, deps: &RawValue, facts: &mut Facts) {
+    let mut list = Vec::new();
+    for (name, v) in raw::entries(deps).unwrap_or_default() {
+        let version = raw::entries(v)
+            .and_then(|e| e.into_iter().find(|(k, _)| k == "version"))
+            .and_then(|(_, v)| raw::scalar_text(v));
+        list.push(match version {
+            Some(ver) => format!("{name}@{ver}"),
+            None => name,
+        });
+    }
+    let mut item = field(p, "dependencies");
+    item.fields.insert("count".into(), list.len().to_string());
+    item.fields.insert("value".into(), list.join(", "));
+    facts.items.push(item);
+}
+
+fn lossless(doc: &str, facts: &mut Facts) {
+    let min = raw::minify(doc);
+    // Run-time check: the minified text must be the same value, else the
+    // lossless tier is not offered.
+    if min.len() < doc.trim().len() && raw::same_value(doc, &min) {
+        let mut item = field("", "lossless");
+        item.fields.insert("value".into(), min);
+        facts.items.push(item);
+    }
+}
+
+/// JSON Lines: every non-blank line one document; false when any is not.
+fn read_lines(text: &str, facts: &mut Facts) -> bool {
+    let mut items = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match raw::document(line) {
+            Some(doc) => items.push((String::new(), doc)),
+            None => return false,
+        }
+    }
+    if items.len() < 2 {
+        return false;
+    }
+    facts.lines = true;
+    let c = collection::crush("", &items, false, false);
+    facts.shape = Some(("records".into(), c.len as u64));
+    facts.collections.push(c);
+    true
+}
+
+fn plural_of(c: &Crushed) -> String {
+    match c.kinds.as_slice() {
+        [(k, _)] => format!("{}s", k.word()),
+        _ => "items".into(),
+    }
+}
+
+fn graph(artifact: &Artifact, mut facts: Facts, parsed: bool) -> (EvidenceGraph, CoverageReceipt) {
+    let mut anomalies = 0u64;
+    let lines = facts.lines;
+    let mut items = std::mem::take(&mut facts.items);
+    for c in &facts.collections {
+        items.push(collection_item(c));
+        for f in &c.fields {
+            items.push(stats_item(c, f));
+        }
+        for (kept, severity) in c
+            .anomalies
+            .iter()
+            .map(|k| (k, Severity::Warning))
+            .chain(c.samples.iter().map(|k| (k, Severity::Info)))
+        {
+            let mut item = EvidenceItem::new(
+                ItemKind::Record,
+                severity,
+                format!("{}/{}", c.pointer, kept.token),
+            );
+            if !kept.reasons.is_empty() {
+                item.summary = Some(kept.reasons.join("; "));
+                anomalies += 1;
+            }
+            item.fields.insert("collection".into(), c.pointer.clone());
+            if let Some(t) = c.texts.get(&kept.index) {
+                item.fields.insert("json".into(), t.clone());
+            }
+            items.push(item);
+        }
+    }
+    let mut counts = Vec::new();
+    if let Some((noun, n)) = facts.shape.take() {
+        counts.push((noun, n));
+    }
+    if anomalies > 0 {
+        counts.push(("flagged".to_string(), anomalies));
+    }
+    // A document that parses attests its own end; JSON Lines cut at a line
+    // boundary read whole, so without an exit status they are not OK.
+    let outcome = match artifact.exit {
+        Exit::Signal(_) => Outcome::Interrupted,
+        Exit::Code(c) if c != 0 => Outcome::Error,
+        _ if !parsed => Outcome::Unknown,
+        Exit::Unknown if lines => Outcome::Unknown,
+        _ => Outcome::Ok,
+    };
+    let mut receipt = CoverageReceipt::new(artifact.line_count() as u64);
+    receipt.items_parsed = anomalies;
+    receipt.blocks_parsed = facts.collections.len() as u64;
+    receipt.truncated = artifact.truncated;
+    if !parsed {
+        receipt.lines_unmatched = artifact.line_count() as u64;
+        receipt.precision = Precision::Degraded("not a JSON document nor JSON Lines".into());
+    }
+    let graph = EvidenceGraph {
+        tool: if facts.lines { "jsonl" } else { "json" }.to_string(),
+        outcome,
+        counts,
+        items,
+        conclusion: Vec::new(),
+    };
+    (graph, receipt)
+}
+
+fn collection_item(c: &Crushed) -> EvidenceItem {
+    let mut item = field(
+        if c.pointer.is_empty() {
+            "/"
+        } else {
+            &c.pointer
+        },
+        "collection",
+    );
+    item.fields.insert("length".into(), c.len.to_string());
+    let kinds: Vec<String> = c
+        .kinds
+        .iter()
+        .map(|(k, n)| format!("{} ×{n}", k.word()))
+        .collect();
+    item.fields.insert("kinds".into(), kinds.join(", "));
+    if c.keyed {
+        item.fields.insert("keyed".into(), "true".into());
+    }
+    if let Some(v) = &c.scalars {
+        item.fields.insert("values".into(), v.clone());
+    }
+    // The items' own keys in first-seen order; a nested object's key is
+    // present as often as its most frequent field.
+    let mut top: Vec<(&str, usize)> = Vec::new();
+    for f in &c.fields {
+        let key = f.path.split('/').next().unwrap_or(&f.path);
+        match top.iter_mut().find(|(k, _)| *k == key) {
+            Some(e) => e.1 = e.1.max(f.present),
+            None => top.push((key, f.present)),
+        }
+    }
+    let keys: Vec<String> = top
+        .iter()
+        .map(|(k, present)| {
+            if *present == c.len {
+                k.to_string()
+            } else {
+                format!("{k} ({present})")
+            }
+        })
+        .collect();
+    if !keys.is_empty() {
+        item.fields.insert("keys".into(), keys.join(", "));
+    }
+    item
+}
+
+fn stats_item(c: &Crushed, f: &collection::FieldStats) -> EvidenceItem {
+    let mut item = field(&format!("{}/*/{}", c.pointer, f.path), "stats");
+    item.fields.insert("present".into(), f.present.to_string());
+    item.fields.insert("of".into(), c.len.to_string());
+    let kinds: Vec<&str> = f.kinds.iter().map(|(k, _)| k.word()).collect();
+    item.fields.insert("types".into(), kinds.join("|"));
+    if let (Some(lo), Some(hi)) = (&f.min, &f.max) {
+        item.fields.insert("min".into(), lo.clone());
+        item.fields.insert("max".into(), hi.clone());
+        let sum: f64 = f.numbers.iter().map(|(x, _)| x).sum();
+        let mean = sum / f.numbers.len().max(1) as f64;
+        item.fields.insert(
+            "mean".into(),
+            format!("{mean:.4}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string(),
+        );
+    }
+    if let Some((lo, hi)) = f.lengths {
+        item.fields.insert("lengths".into(), format!("{lo}–{hi}"));
+    }
+    if f.distinct() > 0 {
+        let d = if f.distinct_capped {
+            format!("≥{}", f.distinct())
+        } else {
+            f.distinct().to_string()
+        };
+        item.fields.insert("distinct".into(), d);
+    }
+    // Top values only where values repeat: the first three of a column of
+    // unique values say nothing.
+    if f.distinct() > 0 && !f.distinct_capped && (f.distinct() < f.present || f.present <= 3) {
+        let top: Vec<String> = f
+            .top(3)
+            .into_iter()
+            .map(|(v, n)| format!("{} ×{n}", collection::clip(&v, 40)))
+            .collect();
+        item.fields.insert("top".into(), top.join(", "));
+    }
+    item
+}
+
+/// `ctx expand H --item POINTER`: the subtree a JSON pointer names, as the
+/// document's own bytes (key order, number spelling and spacing kept). In
+/// JSON Lines the first token is the record (0-based, blank lines skipped).
+pub fn subtree(artifact: &Artifact, pointer: &str) -> Option<String> {
+    let bytes = stdout(artifact);
+    let text = std::str::from_utf8(&bytes).ok()?;
+    // `/` names the root collection on digest lines: the whole document.
+    let pointer = if pointer == "/" { "" } else { pointer };
+    if let Some(doc) = raw::document(text) {
+        return raw::pointer(doc, pointer).map(|v| v.get().to_string());
+    }
+    let records = || text.lines().filter(|l| !l.trim().is_empty());
+    if pointer.is_empty() {
+        // The records as one array.
+        return Some(format!("[{}]", records().collect::<Vec<_>>().join(",")));
+    }
+    let rest = pointer.strip_prefix('/')?;
+    let (first, tail) = rest.split_once('/').map_or((rest, ""), |(a, b)| (a, b));
+    let index: usize = first.parse().ok()?;
+    let line = records().nth(index)?;
+    let doc = raw::document(line)?;
+    let tail = if tail.is_empty() {
+        String::new()
+    } else {
+        format!("/{tail}")
+    };
+    raw::pointer(doc, &tail).map(|v| v.get().to_string())
+}

@@ -1,0 +1,391 @@
+//! One collection of a document (an array, or an object whose values are
+//! all objects) crushed into facts: its length, the shape of its items,
+//! each field's statistics, its anomalies with their reasons, and the
+//! deterministic samples (first and last items).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::value::RawValue;
+
+use super::raw::{self, Kind};
+use super::rules;
+
+/// Distinct values tracked per field before counting stops naming them.
+const DISTINCT_CAP: usize = 1000;
+/// Nesting inside an item that fields are flattened to (`status/phase`).
+const FIELD_DEPTH: usize = 2;
+/// Outliers flagged per numeric field, farthest first.
+const OUTLIERS_PER_FIELD: usize = 3;
+pub const FIRST: usize = 3;
+pub const LAST: usize = 2;
+
+/// A field of the collection's items (`name`, `status/phase`).
+#[derive(Default)]
+pub struct FieldStats {
+    pub path: String,
+    pub present: usize,
+    pub kinds: Vec<(Kind, usize)>,
+    pub numbers: Vec<(f64, usize)>,
+    pub min: Option<String>,
+    pub max: Option<String>,
+    /// Value, as its raw JSON text (no allocation to look one up) →
+    /// (count, first item); stops growing at DISTINCT_CAP.
+    values: HashMap<String, (usize, usize)>,
+    /// The last token of `path`, lowercased: what the anomaly rules match.
+    pub key: String,
+    pub distinct_capped: bool,
+    pub lengths: Option<(usize, usize)>,
+}
+
+impl FieldStats {
+    fn kind(&mut self, k: Kind) {
+        match self.kinds.iter_mut().find(|(x, _)| *x == k) {
+            Some(e) => e.1 += 1,
+            None => self.kinds.push((k, 1)),
+        }
+    }
+
+    pub fn distinct(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The most frequent values, ties by first occurrence.
+    pub fn top(&self, n: usize) -> Vec<(String, usize)> {
+        let mut v: Vec<(&String, &(usize, usize))> = self.values.iter().collect();
+        v.sort_by_key(|(_, (c, first))| (std::cmp::Reverse(*c), *first));
+        v.into_iter()
+            .take(n)
+            .map(|(k, (c, _))| {
+                let shown = raw::document(k)
+                    .and_then(raw::scalar_text)
+                    .unwrap_or_else(|| k.clone());
+                (shown, *c)
+            })
+            .collect()
+    }
+
+    fn share_percent(&self, value: &str, of: usize) -> usize {
+        self.values
+            .get(value)
+            .map_or(0, |(c, _)| c * 100 / of.max(1))
+    }
+}
+
+/// An item kept whole: an anomaly (with its reasons) or a sample.
+pub struct Kept {
+    pub index: usize,
+    /// The pointer token of the item (its index, or its key).
+    pub token: String,
+    pub reasons: Vec<String>,
+}
+
+pub struct Crushed {
+    pub pointer: String,
+    pub len: usize,
+    pub keyed: bool,
+    pub kinds: Vec<(Kind, usize)>,
+    pub fields: Vec<FieldStats>,
+    pub anomalies: Vec<Kept>,
+    pub samples: Vec<Kept>,
+    /// The items' raw text by index, for the kept ones.
+    pub texts: HashMap<usize, String>,
+    /// A short array of scalars in full (`["a","b"]`), shown inline.
+    pub scalars: Option<String>,
+}
+
+/// A collection of at most this many scalars is shown whole inline.
+const INLINE_SCALARS: usize = 20;
+const INLINE_CHARS: usize = 400;
+
+pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad: bool) -> Crushed {
+    let mut kinds: Vec<(Kind, usize)> = Vec::new();
+    let mut fields: Vec<FieldStats> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    // First pass: statistics. Nothing per item is kept, so memory follows
+    // the number of fields, not of items.
+    for (i, (_, item)) in items.iter().enumerate() {
+        let k = Kind::of(item);
+        match kinds.iter_mut().find(|(x, _)| *x == k) {
+            Some(e) => e.1 += 1,
+            None => kinds.push((k, 1)),
+        }
+        if k == Kind::Object {
+            flatten(item, "", FIELD_DEPTH, &mut |path, v| {
+                let f = *index.entry(path.to_string()).or_insert_with(|| {
+                    fields.push(FieldStats {
+                        path: path.to_string(),
+                        key: path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase(),
+                        ..FieldStats::default()
+                    });
+                    fields.len() - 1
+                });
+                record(&mut fields[f], v, i);
+            });
+        }
+    }
+    let majority = kinds.iter().max_by_key(|(_, c)| *c).map(|(k, _)| *k);
+    let n = items.len();
+    let shaped = n >= 10 && majority == Some(Kind::Object);
+    // Keys nearly every item has (an item without one is odd), and fields
+    // null in a handful of items only.
+    let expected: Vec<usize> = (0..fields.len())
+        .filter(|&f| {
+            let s = &fields[f];
+            shaped && !s.path.contains('/') && s.present * 10 >= n * 9 && s.present < n
+        })
+        .collect();
+    let rare_null: Vec<bool> = fields.iter().map(|s| shaped && rare_nulls(s)).collect();
+    // Second pass: each item's reasons, read again from its raw text.
+    let mut reasons: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for (i, (_, item)) in items.iter().enumerate() {
+        let mut mine = Vec::new();
+        if all_bad {
+            mine.push(format!("listed under {}", last_token(pointer)));
+        }
+        let k = Kind::of(item);
+        if Some(k) != majority && n >= 3 {
+            mine.push(format!(
+                "a {} among {}s",
+                k.word(),
+                majority.map_or("", Kind::word)
+            ));
+        }
+        if k == Kind::Object {
+            let mut seen: Vec<usize> = Vec::new();
+            flatten(item, "", FIELD_DEPTH, &mut |path, v| {
+                let Some(&f) = index.get(path) else { return };
+                seen.push(f);
+                if let Some(r) = value_reason(&fields[f], v, n) {
+                    mine.push(r);
+                }
+                if rare_null[f] && v.get() == "null" {
+                    mine.push(format!("{} null", fields[f].path));
+                }
+            });
+            for &f in &expected {
+                if !seen.contains(&f) {
+                    mine.push(format!("no {}", fields[f].path));
+                }
+            }
+        }
+        if !mine.is_empty() {
+            reasons.insert(i, mine);
+        }
+    }
+    if shaped {
+        outliers(&fields, &mut reasons);
+    }
+    let token = |i: usize| {
+        if keyed {
+            raw::escape(&items[i].0)
+        } else {
+            i.to_string()
+        }
+    };
+    let anomalies: Vec<Kept> = reasons
+        .into_iter()
+        .map(|(i, reasons)| Kept {
+            index: i,
+            token: token(i),
+            reasons,
+        })
+        .collect();
+    let mut samples = Vec::new();
+    let inline = n <= INLINE_SCALARS
+        && items
+            .iter()
+            .all(|(_, v)| !matches!(Kind::of(v), Kind::Object | Kind::Array));
+    for i in (0..n.min(FIRST)).chain(n.saturating_sub(LAST).max(FIRST.min(n))..n) {
+        if !inline && !anomalies.iter().any(|a| a.index == i) {
+            samples.push(Kept {
+                index: i,
+                token: token(i),
+                reasons: Vec::new(),
+            });
+        }
+    }
+    let texts = anomalies
+        .iter()
+        .chain(&samples)
+        .map(|k| (k.index, raw::minify(items[k.index].1.get())))
+        .collect();
+    let scalars = (!keyed
+        && n <= INLINE_SCALARS
+        && items
+            .iter()
+            .all(|(_, v)| !matches!(Kind::of(v), Kind::Object | Kind::Array)))
+    .then(|| {
+        let parts: Vec<&str> = items.iter().map(|(_, v)| v.get()).collect();
+        format!("[{}]", parts.join(","))
+    })
+    .filter(|s| s.chars().count() <= INLINE_CHARS);
+    Crushed {
+        scalars,
+        pointer: pointer.to_string(),
+        len: n,
+        keyed,
+        kinds,
+        fields,
+        anomalies,
+        samples,
+        texts,
+    }
+}
+
+fn last_token(pointer: &str) -> &str {
+    pointer.rsplit('/').next().unwrap_or(pointer)
+}
+
+/// Calls `f` with every field of an object, nested objects flattened to
+/// `depth` levels (`status/phase`); arrays and deeper objects are leaves.
+fn flatten<'a>(
+    obj: &'a RawValue,
+    prefix: &str,
+    depth: usize,
+    f: &mut dyn FnMut(&str, &'a RawValue),
+) {
+    let Some(entries) = raw::entries(obj) else {
+        return;
+    };
+    for (k, v) in entries {
+        let path = if prefix.is_empty() {
+            raw::escape(&k)
+        } else {
+            format!("{prefix}/{}", raw::escape(&k))
+        };
+        if Kind::of(v) == Kind::Object && depth > 1 {
+            flatten(v, &path, depth - 1, f);
+        } else {
+            f(&path, v);
+        }
+    }
+}
+
+fn record(f: &mut FieldStats, v: &RawValue, item: usize) {
+    f.present += 1;
+    let k = Kind::of(v);
+    f.kind(k);
+    match k {
+        Kind::Number => {
+            if let Ok(x) = v.get().parse::<f64>() {
+                f.numbers.push((x, item));
+                let text = v.get().to_string();
+                let below = f
+                    .min
+                    .as_ref()
+                    .is_none_or(|m| x < m.parse().unwrap_or(f64::MAX));
+                let above = f
+                    .max
+                    .as_ref()
+                    .is_none_or(|m| x > m.parse().unwrap_or(f64::MIN));
+                if below {
+                    f.min = Some(text.clone());
+                }
+                if above {
+                    f.max = Some(text);
+                }
+            }
+        }
+        Kind::Array => {
+            let len = raw::elements(v).map_or(0, |e| e.len());
+            f.lengths = Some(match f.lengths {
+                None => (len, len),
+                Some((a, b)) => (a.min(len), b.max(len)),
+            });
+            return;
+        }
+        Kind::Object => return,
+        _ => {}
+    }
+    // Every scalar counts, however long: the distinct count is exact up to
+    // the cap (memory stays DISTINCT_CAP values per field).
+    let text = v.get();
+    let cap = f.values.len() >= DISTINCT_CAP;
+    match f.values.get_mut(text) {
+        Some(e) => e.0 += 1,
+        None if cap => f.distinct_capped = true,
+        None => {
+            f.values.insert(text.to_string(), (1, item));
+        }
+    }
+}
+
+fn value_reason(f: &FieldStats, v: &RawValue, n: usize) -> Option<String> {
+    let key = f.key.as_str();
+    let kind = Kind::of(v);
+    if rules::ERROR_KEYS.contains(&key) {
+        let empty = matches!(v.get(), "null" | "false" | "\"\"" | "[]" | "{}" | "0");
+        if !empty && kind != Kind::Bool {
+            return Some(format!("{} {}", f.path, clip(&raw::minify(v.get()), 60)));
+        }
+    }
+    if kind == Kind::Bool {
+        let t = v.get() == "true";
+        if (t && rules::FALSE_KEYS.contains(&key)) || (!t && rules::TRUE_KEYS.contains(&key)) {
+            return Some(format!("{} {}", f.path, v.get()));
+        }
+    }
+    if kind == Kind::Number {
+        let x: f64 = v.get().parse().ok()?;
+        if rules::EXIT_KEYS.contains(&key) && x != 0.0 {
+            return Some(format!("{} {}", f.path, v.get()));
+        }
+        if rules::HTTP_KEYS.contains(&key) && x >= 400.0 {
+            return Some(format!("{} {}", f.path, v.get()));
+        }
+    }
+    if kind == Kind::String && rules::STATUS_KEYS.contains(&key) {
+        let s = raw::string(v)?;
+        if rules::state_anomaly(&s, f.share_percent(v.get(), n)) {
+            return Some(format!("{} {}", f.path, clip(&s, 60)));
+        }
+    }
+    None
+}
+
+fn outliers(fields: &[FieldStats], reasons: &mut BTreeMap<usize, Vec<String>>) {
+    for f in fields {
+        let values: Vec<f64> = f.numbers.iter().map(|(x, _)| *x).collect();
+        let Some((lo, hi)) = rules::outlier_bounds(&values) else {
+            continue;
+        };
+        let mut far: Vec<&(f64, usize)> = f
+            .numbers
+            .iter()
+            .filter(|(x, _)| *x < lo || *x > hi)
+            .collect();
+        far.sort_by(|a, b| {
+            let d = |x: f64| if x > hi { x - hi } else { lo - x };
+            d(b.0).total_cmp(&d(a.0)).then(a.1.cmp(&b.1))
+        });
+        for (x, i) in far.into_iter().take(OUTLIERS_PER_FIELD) {
+            reasons
+                .entry(*i)
+                .or_default()
+                .push(format!("{} {x} is an outlier", f.path));
+        }
+    }
+}
+
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+/// A field that is null in a handful of items and set in all the others
+/// (an owner missing from three records of 1,200).
+fn rare_nulls(stats: &FieldStats) -> bool {
+    let nulls = stats
+        .kinds
+        .iter()
+        .find(|(k, _)| *k == Kind::Null)
+        .map_or(0, |(_, c)| *c);
+    nulls > 0
+        && stats.kinds.len() >= 2
+        && (nulls * 100 <= stats.present || nulls <= 3)
+        && nulls * 2 < stats.present
+}
