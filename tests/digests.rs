@@ -274,9 +274,7 @@ fn volatile_reruns_digest_identically() {
         // the same times (that only times changing keeps every choice,
         // count and order is tests/log_extract.rs's). A blame line's time,
         // too.
-        if d.output == Output::Raw
-            || d.profile.starts_with("git_")
-            || d.profile.starts_with("log/")
+        if d.output == Output::Raw || d.profile.starts_with("git_") || d.profile.starts_with("log/")
         {
             continue;
         }

@@ -145,4 +145,3 @@ fn first_untruthful(artifact: &Artifact, lines: &[Line]) -> Option<usize> {
         })
         .map(|i| i + 1)
 }
-
