@@ -45,7 +45,7 @@ fn main() {
         }
         let family_dir = match profile.family() {
             "text" => "pytest".to_string(),
-            f => f.replace('_', "-"),
+            f => f.to_string(),
         };
         let Some(base) = shape::largest(&fixtures.join(family_dir)) else {
             continue;

@@ -14,21 +14,20 @@ use std::path::{Path, PathBuf};
 
 use ctx::archive::Known;
 use ctx::pipeline::{self, Options, Output};
+use ctx::profiles::ReceiptGroup;
 use ctx::store::ArchiveKey;
 use ctx::{tokens, zoom};
 
-const TEST_RUNNERS: &[&str] = &["pytest", "cargo-test", "go-test", "jest", "vitest", "junit"];
-const DIAGNOSTICS: &[&str] = &[
-    "cargo-build",
-    "tsc",
-    "eslint",
-    "gcc",
-    "mypy",
-    "ruff",
-    "pyright",
-];
-/// Everyday commands: diffs and searches so far.
-const EVERYDAY: &[&str] = &["git-diff", "search"];
+/// The families whose receipts go on one page, in registry order: the
+/// registry is the one list of families, and each family's fixtures live
+/// under its name.
+fn families(group: ReceiptGroup) -> Vec<&'static str> {
+    ctx::profiles::registry()
+        .iter()
+        .filter(|p| p.spec().group == group)
+        .map(|p| p.family())
+        .collect()
+}
 
 struct Row {
     case: String,
@@ -181,7 +180,7 @@ fn receipt(case: &Path) -> Option<Row> {
     // `cargo test -q` never prints the test binary's name, so there the
     // digest's identity is `lib <path>` where the truth says `<crate> <path>`.
     let quiet_cargo =
-        case.ends_with("cargo-test/quiet") || case.ends_with("cargo-test/green-quiet");
+        case.ends_with("cargo_test/quiet") || case.ends_with("cargo_test/green-quiet");
     let named = |hay: &str, words: &[String]| {
         words.iter().all(|w| {
             hay.contains(w.as_str())
@@ -228,7 +227,7 @@ fn receipt(case: &Path) -> Option<Row> {
 fn is_everyday(case: &Path) -> bool {
     case.parent()
         .and_then(|f| f.file_name())
-        .is_some_and(|f| EVERYDAY.iter().any(|e| f == *e))
+        .is_some_and(|f| families(ReceiptGroup::Everyday).iter().any(|e| f == *e))
 }
 
 fn cases(families: &[&str]) -> Vec<PathBuf> {
@@ -313,23 +312,29 @@ so every identity counts as kept).\n\n{goals}\n",
 fn main() {
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/receipts");
     std::fs::create_dir_all(&out).expect("docs/receipts");
-    let runners = report(
-        "test runners",
-        TEST_RUNNERS,
-        "Goals: every identity kept; runs over 5,000 tokens reduced by ≥ 90 %; failing runs over 1,000 tokens by ≥ 60 %.",
-    );
-    std::fs::write(out.join("test-runners.md"), &runners).expect("write receipts");
-    let diags = report(
-        "diagnostics",
-        DIAGNOSTICS,
-        "Goals: every error identity inline; runs over 5,000 tokens reduced by ≥ 90 %.",
-    );
-    std::fs::write(out.join("diagnostics.md"), &diags).expect("write receipts");
-    let everyday = report(
-        "everyday commands",
-        EVERYDAY,
-        "Goals: no digest larger than its raw output; every changed file, commit and matching file kept inline up to the hard ceiling; large diffs and searches reduced by ≥ 80 %.",
-    );
-    std::fs::write(out.join("everyday.md"), &everyday).expect("write receipts");
-    print!("{runners}\n{diags}\n{everyday}");
+    let pages = [
+        (
+            ReceiptGroup::TestRunner,
+            "test runners",
+            "Goals: every identity kept; runs over 5,000 tokens reduced by ≥ 90 %; failing runs over 1,000 tokens by ≥ 60 %.",
+        ),
+        (
+            ReceiptGroup::Diagnostics,
+            "diagnostics",
+            "Goals: every error identity inline; runs over 5,000 tokens reduced by ≥ 90 %.",
+        ),
+        (
+            ReceiptGroup::Everyday,
+            "everyday commands",
+            "Goals: no digest larger than its raw output; every changed file, commit and matching file kept inline up to the hard ceiling; large diffs and searches reduced by ≥ 80 %.",
+        ),
+    ];
+    for (group, title, goals) in pages {
+        let Some(page) = group.receipts_page() else {
+            continue;
+        };
+        let md = report(title, &families(group), goals);
+        std::fs::write(out.join(format!("{page}.md")), &md).expect("write receipts");
+        println!("{md}");
+    }
 }

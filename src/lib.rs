@@ -12,6 +12,7 @@ pub mod artifact;
 pub mod capture;
 pub mod classify;
 pub mod cli;
+pub mod command;
 pub mod config;
 pub mod contract;
 pub mod emit;

@@ -30,7 +30,7 @@ fn digest(case: &str) -> String {
 /// error's block is shown.
 #[test]
 fn many_rustc_errors_keep_the_label_and_the_first_block() {
-    let text = digest("cargo-test/build-failed-many");
+    let text = digest("cargo_test/build-failed-many");
     let line = text
         .lines()
         .find(|l| {
@@ -50,7 +50,7 @@ fn many_rustc_errors_keep_the_label_and_the_first_block() {
 /// panic is still shown.
 #[test]
 fn many_test_failures_keep_the_first_failures_detail() {
-    let text = digest("cargo-test/default");
+    let text = digest("cargo_test/default");
     assert!(
         text.contains("panicked at src/lib.rs:94:9:\nassertion `left == right` failed\n  left: [2, 3, 4]\n right: [3, 4]"),
         "the first failure's detail is missing:\n{text}"

@@ -79,7 +79,7 @@ fn late_gcc_diagnostics_behind_compile_lines_pick_gcc() {
 
 #[test]
 fn cold_cargo_test_log_keeps_its_panic() {
-    let a = load("cargo-test/cold-deps");
+    let a = load("cargo_test/cold-deps");
     assert!(a.bytes()[..1024].windows(11).any(|w| w == b"Downloaded "));
     // Streams apart: stdout's own head opens with `running 2 tests`.
     assert_eq!(family(&anonymous(&a)), "cargo_test/v1");
@@ -94,7 +94,7 @@ fn cold_cargo_test_log_keeps_its_panic() {
 
 #[test]
 fn cold_clippy_log_picks_cargo_build() {
-    let a = load("cargo-build/clippy-cold-deps");
+    let a = load("cargo_build/clippy-cold-deps");
     assert!(!a.bytes()[..1024].windows(8).any(|w| w == b"warning:"));
     assert_eq!(family(&anonymous(&a)), "cargo_build/v1");
     let log = piped(&a);
@@ -108,8 +108,8 @@ fn cold_clippy_log_picks_cargo_build() {
 /// `warning:` with `-->` in the first KiB) is still a test run.
 #[test]
 fn a_later_test_verdict_outranks_build_warnings_in_the_head() {
-    let clippy = load("cargo-build/clippy-cold-deps");
-    let test = load("cargo-test/cold-deps");
+    let clippy = load("cargo_build/clippy-cold-deps");
+    let test = load("cargo_test/cold-deps");
     let warnings: Vec<u8> = clippy
         .bytes()
         .split(|&b| b == b'\n')

@@ -260,7 +260,7 @@ fn cargo_build() {
     // KiB classification reads keeps even when the line is cut.
     // `build-clean` has only `Compiling`/`Finished`, which cargo test prints too.
     check_family(
-        "cargo-build",
+        "cargo_build",
         "cargo_build/v1",
         &[
             "build-flood-one-error",
@@ -277,16 +277,16 @@ fn cargo_build() {
             "rustc-direct",
         ],
     );
-    same_identities("cargo-build", "check-mixed-color", "check-mixed-nocolor");
-    same_identities("cargo-build", "check-mixed-json", "check-mixed-nocolor");
-    same_identities("cargo-build", "check-mixed-json-ansi", "check-mixed-json");
+    same_identities("cargo_build", "check-mixed-color", "check-mixed-nocolor");
+    same_identities("cargo_build", "check-mixed-json", "check-mixed-nocolor");
+    same_identities("cargo_build", "check-mixed-json-ansi", "check-mixed-json");
     malformed(
-        "cargo-build",
+        "cargo_build",
         "check-mixed-nocolor",
         &ctx::profiles::cargo_build::CargoBuild,
     );
     malformed(
-        "cargo-build",
+        "cargo_build",
         "check-mixed-json",
         &ctx::profiles::cargo_build::CargoBuild,
     );
@@ -295,7 +295,7 @@ fn cargo_build() {
 #[test]
 fn cargo_single_error_among_warnings_comes_with_its_frame() {
     let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cargo-build/build-flood-one-error");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cargo_build/build-flood-one-error");
     let (graph, receipt) = extract(&dir);
     let contract = ctx::contract::for_family("cargo_build").unwrap();
     let errors: Vec<&EvidenceItem> = contract.census(&graph).collect();

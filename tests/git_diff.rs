@@ -1,4 +1,4 @@
-//! git_diff/v1 against real git runs (fixtures/git-diff, truth from
+//! git_diff/v1 against real git runs (fixtures/git_diff, truth from
 //! `git diff --numstat` / `--name-status`): every changed file survives with
 //! its counts and status, `--item PATH` brings back that file's whole diff,
 //! and no digest of any diff alters, invents or reorders a diff line.
@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git-diff");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git_diff");
     let mut out: Vec<PathBuf> = std::fs::read_dir(root)
         .unwrap()
         .flatten()
@@ -185,7 +185,7 @@ fn item_returns_the_files_whole_diff() {
 #[test]
 fn expand_item_prints_the_file_diff() {
     let home = tempfile::tempdir().unwrap();
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git-diff/renames");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/git_diff/renames");
     let artifact = ctx::fixture::load(&case).unwrap();
     let store = SqliteStore::open(&home.path().join("store.db"), StoreOptions::default())
         .expect("open store");

@@ -440,7 +440,7 @@ fn pytest_breakdowns() {
 // ---------------------------------------------------------------- cargo test
 
 const CARGO_TEST: Family = Family {
-    dir: "cargo-test",
+    dir: "cargo_test",
     version: "cargo_test/v1",
     sniffed: &["quiet", "should-panic", "backtrace"],
     // truth.py names each failure as the raw output supports it (see its
@@ -462,7 +462,7 @@ fn cargo_test_malformed() {
 
 #[test]
 fn cargo_test_build_failure_is_not_zero_failed() {
-    let a = fixture::load(&root().join("cargo-test/build-failed")).unwrap();
+    let a = fixture::load(&root().join("cargo_test/build-failed")).unwrap();
     let (g, r) = profile("cargo_test/v1").extract(&a);
     assert_eq!(g.outcome, Outcome::Error);
     // Each rustc error is a census item of its own, before its target.
@@ -494,7 +494,7 @@ fn cargo_test_build_failure_is_not_zero_failed() {
 /// ("due to 30 previous errors") agrees with what was parsed.
 #[test]
 fn cargo_test_every_compile_error_is_an_identity() {
-    let a = fixture::load(&root().join("cargo-test/build-failed-many")).unwrap();
+    let a = fixture::load(&root().join("cargo_test/build-failed-many")).unwrap();
     let (g, r) = profile("cargo_test/v1").extract(&a);
     let errors: Vec<_> = g
         .census("cargo_test")
@@ -517,7 +517,7 @@ fn cargo_test_every_compile_error_is_an_identity() {
 /// ERROR with or without the exit status (the tests it ran have no verdict).
 #[test]
 fn cargo_test_killed_binary_is_an_error() {
-    let mut a = fixture::load(&root().join("cargo-test/crashed")).unwrap();
+    let mut a = fixture::load(&root().join("cargo_test/crashed")).unwrap();
     for exit in [a.exit, Exit::Unknown] {
         a.exit = exit;
         let (g, _) = profile("cargo_test/v1").extract(&a);
@@ -534,7 +534,7 @@ fn cargo_test_killed_binary_is_an_error() {
 
 #[test]
 fn cargo_test_panic_facts() {
-    let a = fixture::load(&root().join("cargo-test/no-fail-fast")).unwrap();
+    let a = fixture::load(&root().join("cargo_test/no-fail-fast")).unwrap();
     let (g, _) = profile("cargo_test/v1").extract(&a);
     let find = |id: &str| g.census("cargo_test").find(|i| i.identity == id).unwrap();
     let it = find("tests/integration.rs totals_match");
@@ -560,7 +560,7 @@ fn cargo_test_panic_facts() {
 fn cargo_test_census_names_the_suite() {
     let p = profile("cargo_test/v1");
     let census = |case: &str| {
-        let a = fixture::load(&root().join("cargo-test").join(case)).unwrap();
+        let a = fixture::load(&root().join("cargo_test").join(case)).unwrap();
         let (g, _) = p.extract(&a);
         g.census("cargo_test")
             .map(|i| {
@@ -626,7 +626,7 @@ fn cargo_test_census_names_the_suite() {
 // ---------------------------------------------------------------- go test
 
 const GO_TEST: Family = Family {
-    dir: "go-test",
+    dir: "go_test",
     version: "go_test/v1",
     sniffed: &["verbose", "json", "subtests", "panic-verbose"],
     map_id: same,
@@ -647,7 +647,7 @@ fn go_test_malformed() {
 fn go_test_facts() {
     let p = profile("go_test/v1");
     let load = |case: &str| {
-        p.extract(&fixture::load(&root().join("go-test").join(case)).unwrap())
+        p.extract(&fixture::load(&root().join("go_test").join(case)).unwrap())
             .0
     };
     let g = load("plain");
@@ -692,7 +692,7 @@ fn go_test_facts() {
 #[test]
 fn go_test_build_failures_lead_the_census() {
     let p = profile("go_test/v1");
-    let a = fixture::load(&root().join("go-test/build-mixed")).unwrap();
+    let a = fixture::load(&root().join("go_test/build-mixed")).unwrap();
     let (g, r) = p.extract(&a);
     assert!(r.is_complete(), "{r:?}");
     let census: Vec<_> = g.census("go_test").collect();
@@ -735,7 +735,7 @@ fn go_test_build_failures_lead_the_census() {
     );
     assert_eq!(g.outcome, Outcome::Failed);
     // Only a build failure: the run tested nothing.
-    let (g, _) = p.extract(&fixture::load(&root().join("go-test/vet-failed")).unwrap());
+    let (g, _) = p.extract(&fixture::load(&root().join("go_test/vet-failed")).unwrap());
     assert_eq!(g.outcome, Outcome::Error);
     assert_eq!(g.census("go_test").count(), 2);
 }

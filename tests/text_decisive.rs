@@ -104,7 +104,7 @@ fn real_error_lines_stay_decisive() {
         ]
     );
 
-    let cargo = decisive(&load("cargo-test/cold-deps"));
+    let cargo = decisive(&load("cargo_test/cold-deps"));
     assert_eq!(cargo.len(), 2, "{cargo:#?}");
     assert!(cargo[0].starts_with("thread 'tests::snake_case_of_camel' ("));
     assert!(cargo[0].ends_with(") panicked at src/lib.rs:57:9:"));

@@ -269,7 +269,7 @@ pub fn command_group(argv: &[String], label: Option<&str>) -> String {
     } else {
         return "(stdin)".to_string();
     };
-    let program = words[0].rsplit('/').next().unwrap_or(words[0]);
+    let program = crate::command::basename(words[0]);
     // The subcommand is the first argument (after a `+toolchain`), never a
     // word further on: past an option, a word may be that option's value
     // (`pytest -p no:cacheprovider`), and flags do not make a new group.

@@ -107,7 +107,7 @@ impl DeltaSource {
 
 /// The comparison key of a run read by `family`, as 32 hex.
 pub fn comparison_key(artifact: &Artifact, family: &str) -> String {
-    let start = crate::rewrite::wrappers::unwrap(&artifact.argv).unwrap_or(0);
+    let start = crate::command::wrappers::unwrap(&artifact.argv).unwrap_or(0);
     let parts = (
         &artifact.argv[start.min(artifact.argv.len())..],
         artifact.cwd.as_deref(),

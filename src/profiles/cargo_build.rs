@@ -30,7 +30,7 @@ use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, LABEL_FIELD, Severity};
 use crate::normalize;
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::{Extraction, Found, command_words, num, primary_label};
 
 pub struct CargoBuild;
@@ -98,41 +98,35 @@ static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["cargo", "rustc", "clippy-driver"],
+    // Every alternative of SNIFF needs one of these words.
+    sniff_words: &[
+        r#"{"reason":""#,
+        r#"{"$message_type":"diagnostic""#,
+        "--> ",
+        "error: could not compile `",
+    ],
+    sniff: Some(&SNIFF),
+    sniff_reason: "rustc diagnostic header with `-->` location, or cargo JSON",
+    decisive_words: &[
+        "could not compile `",
+        ") generated ",
+        "aborting due to ",
+        " emitted",
+        r#"{"reason":"compiler-message""#,
+    ],
+    ..ProfileSpec::new("cargo_build/v1", "cargo_build", ReceiptGroup::Diagnostics)
+};
+
 impl Profile for CargoBuild {
-    fn version(&self) -> &'static str {
-        "cargo_build/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["cargo", "rustc", "clippy-driver"]
-    }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
         tool_of(argv).map(|t| format!("{t} (rustc diagnostics)"))
-    }
-
-    fn by_content(&self, head: &str) -> Option<String> {
-        // Every alternative of SNIFF needs one of these words.
-        (super::mentions_any(
-            head,
-            &[
-                r#"{"reason":""#,
-                r#"{"$message_type":"diagnostic""#,
-                "--> ",
-                "error: could not compile `",
-            ],
-        ) && SNIFF.is_match(head))
-        .then(|| "rustc diagnostic header with `-->` location, or cargo JSON".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &[
-            "could not compile `",
-            ") generated ",
-            "aborting due to ",
-            " emitted",
-            r#"{"reason":"compiler-message""#,
-        ]
     }
 
     fn decisive_line(&self, line: &str) -> Option<String> {

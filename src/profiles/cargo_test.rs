@@ -42,7 +42,7 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD, Location, Severity,
 };
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::primary_label;
 use super::testrun;
 
@@ -144,29 +144,34 @@ struct Scan {
     crashed: bool,
 }
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["cargo test", "cargo nextest run"],
+    decisive_words: &["test result: ", " ... FAILED", "Nextest run ID "],
+    ..ProfileSpec::new("cargo_test/v1", "cargo_test", ReceiptGroup::TestRunner)
+};
+
 impl Profile for CargoTest {
-    fn version(&self) -> &'static str {
-        "cargo_test/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["cargo test", "cargo nextest run"]
-    }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
-        let words = testrun::command_words(argv);
-        if words.first() != Some(&"cargo") {
-            return None;
-        }
-        // `cargo +nightly test`, `cargo --locked nextest run`.
-        let mut subs = words[1..]
-            .iter()
-            .filter(|w| !w.starts_with('+') && !w.starts_with('-'));
-        match (subs.next(), subs.next()) {
-            (Some(&("test" | "t")), _) => Some("command cargo test".into()),
-            (Some(&"nextest"), Some(&("run" | "r"))) => Some("command cargo nextest run".into()),
-            _ => None,
-        }
+        // The declared commands, and cargo's aliases `t` and `nextest r`.
+        SPEC.by_command(argv).or_else(|| {
+            let words = testrun::command_words(argv);
+            if words.first() != Some(&"cargo") {
+                return None;
+            }
+            let mut subs = words[1..]
+                .iter()
+                .filter(|w| !w.starts_with('+') && !w.starts_with('-'));
+            match (subs.next(), subs.next()) {
+                (Some(&"t"), _) => Some("command cargo test".into()),
+                (Some(&"nextest"), Some(&"r")) => Some("command cargo nextest run".into()),
+                _ => None,
+            }
+        })
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
@@ -180,10 +185,6 @@ impl Profile for CargoTest {
             .lines()
             .any(|l| l.trim_start().starts_with("Nextest run ID "));
         (libtest || nextest).then(|| "libtest `running N tests` / nextest banner".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &["test result: ", " ... FAILED", "Nextest run ID "]
     }
 
     fn decisive_line(&self, line: &str) -> Option<String> {

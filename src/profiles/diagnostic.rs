@@ -14,9 +14,11 @@ use regex::Regex;
 
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{
-    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Precision, Severity,
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity,
 };
 use crate::normalize;
+
+use super::coverage::Coverage;
 
 /// Detail is a handful of decisive lines, never a whole flood.
 pub const DETAIL_CAP: usize = 12;
@@ -380,19 +382,7 @@ impl<'a> Extraction<'a> {
         }
         graph.conclusion = spans(&self.conclusion);
 
-        let mut receipt = CoverageReceipt::new(total as u64);
-        // What the tool announces (`Found 3 errors`) is its errors: the
-        // receipt counts those, the family's census in every diagnostics
-        // contract.
-        receipt.items_parsed = graph
-            .items
-            .iter()
-            .filter(|i| i.severity == Severity::Error)
-            .count() as u64;
-        receipt.items_announced = self.announced_errors;
-        receipt.blocks_parsed = blocks;
-        receipt.truncated = artifact.truncated;
-        receipt.lines_unmatched = (1..=total)
+        let unmatched = (1..=total)
             .filter(|&n| {
                 !self.recognised.get(n).copied().unwrap_or(false)
                     && !crate::profiles::visible(artifact, n).trim().is_empty()
@@ -424,9 +414,15 @@ impl<'a> Extraction<'a> {
                 }
             ));
         }
-        if !doubts.is_empty() {
-            receipt.precision = Precision::Degraded(doubts.join("; "));
-        }
+        // What the tool announces (`Found 3 errors`) is its errors: the
+        // receipt counts those, the census of every diagnostics contract.
+        let receipt = Coverage::of(artifact)
+            .parsed(errors)
+            .announced(self.announced_errors)
+            .blocks(blocks)
+            .unmatched(unmatched)
+            .doubts(doubts)
+            .finish();
         graph.outcome = outcome(
             artifact.exit,
             errors,
@@ -464,70 +460,11 @@ fn outcome(
     }
 }
 
-/// The command a wrapped argv runs: `npx tsc`, `python -m mypy`,
-/// `uv run ruff`, `env X=1 make` all come out as the tool's own words,
-/// with argv[0] reduced to its basename.
-pub fn command_words(argv: &[String]) -> Vec<&str> {
-    let mut words: Vec<&str> = argv.iter().map(String::as_str).collect();
-    loop {
-        let Some(first) = words.first() else {
-            return words;
-        };
-        let base = basename(first);
-        let skip = match base {
-            "npx" | "bunx" | "pnpx" => 1,
-            "env" => 1 + words[1..].iter().take_while(|w| w.contains('=')).count(),
-            "uv" | "poetry" | "pdm" | "hatch" | "pipenv" | "rye"
-                if words.get(1) == Some(&"run") =>
-            {
-                2
-            }
-            "pnpm" | "yarn" | "npm" if matches!(words.get(1), Some(&"exec") | Some(&"run")) => 2,
-            "pnpm" | "yarn" => 1,
-            "timeout" | "nice" | "time" => {
-                // timeout takes a duration; nice/time take none we care about.
-                let mut k = 1;
-                while words.get(k).is_some_and(|w| w.starts_with('-')) {
-                    k += 1;
-                }
-                if base == "timeout" { k + 1 } else { k }
-            }
-            b if b.starts_with("python") && words.get(1) == Some(&"-m") => 2,
-            "node" if words.len() > 1 => 1,
-            _ => 0,
-        };
-        if skip == 0 || skip >= words.len() {
-            let mut out = words;
-            if let Some(w) = out.first_mut() {
-                *w = basename(w);
-            }
-            return out;
-        }
-        words.drain(..skip);
-    }
-}
-
-/// "`<name>` (`what`)" when the command's first word (wrappers stripped)
-/// is one of `commands`: the command table of the single-binary tools.
-pub fn named_command(commands: &[&str], argv: &[String], what: &str) -> Option<String> {
-    let words = command_words(argv);
-    let first = *words.first()?;
-    commands
-        .contains(&first)
-        .then(|| format!("{first} ({what})"))
-}
-
-pub fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
+pub use crate::command::command_words;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn argv(s: &str) -> Vec<String> {
-        s.split(' ').map(String::from).collect()
-    }
 
     #[test]
     fn rustc_primary_labels() {
@@ -547,20 +484,6 @@ mod tests {
         );
         assert_eq!(primary_label("  |     ^^^^"), None);
         assert_eq!(primary_label("  |     ^^^^ help: try: `flag`"), None);
-    }
-
-    #[test]
-    fn unwraps_commands() {
-        assert_eq!(command_words(&argv("npx tsc -p .")), ["tsc", "-p", "."]);
-        assert_eq!(command_words(&argv("python3 -m mypy src")), ["mypy", "src"]);
-        assert_eq!(command_words(&argv("uv run ruff check")), ["ruff", "check"]);
-        assert_eq!(command_words(&argv("env CC=clang make -k")), ["make", "-k"]);
-        assert_eq!(
-            command_words(&argv("/usr/bin/cargo build")),
-            ["cargo", "build"]
-        );
-        assert_eq!(command_words(&argv("timeout 5 make")), ["make"]);
-        assert_eq!(command_words(&argv("npx")), ["npx"]);
     }
 
     #[test]

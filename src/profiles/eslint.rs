@@ -29,8 +29,8 @@ use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
 use crate::normalize;
 
-use super::Profile;
-use super::diagnostic::{Extraction, Found, command_words, num};
+use super::{Profile, ProfileSpec, ReceiptGroup};
+use super::diagnostic::{Extraction, Found, num};
 
 pub struct Eslint;
 
@@ -64,33 +64,25 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["eslint"],
+    // Every alternative of SNIFF needs one of these words.
+    sniff_words: &[
+        "error",
+        "warning",
+        ", col ",
+        "Error/",
+        "Warning/",
+        r#"[{"filePath":""#,
+    ],
+    sniff: Some(&SNIFF),
+    sniff_reason: "an eslint stylish/compact/unix/json finding",
+    ..ProfileSpec::new("eslint/v1", "eslint", ReceiptGroup::Diagnostics)
+};
+
 impl Profile for Eslint {
-    fn version(&self) -> &'static str {
-        "eslint/v1"
-    }
-
-    fn commands(&self) -> &'static [&'static str] {
-        &["eslint"]
-    }
-
-    fn by_command(&self, argv: &[String]) -> Option<String> {
-        (command_words(argv).first() == Some(&"eslint")).then(|| "eslint".to_string())
-    }
-
-    fn by_content(&self, head: &str) -> Option<String> {
-        // Every alternative of SNIFF needs one of these words.
-        (super::mentions_any(
-            head,
-            &[
-                "error",
-                "warning",
-                ", col ",
-                "Error/",
-                "Warning/",
-                r#"[{"filePath":""#,
-            ],
-        ) && SNIFF.is_match(head))
-        .then(|| "an eslint stylish/compact/unix/json finding".to_string())
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

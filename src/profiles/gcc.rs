@@ -33,7 +33,7 @@ use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, ItemKind, Severity};
 use crate::normalize;
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::{Extraction, Found, command_words, diagnostic_line, num};
 
 pub struct Gcc;
@@ -100,16 +100,30 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &[
+        "make", "gmake", "gcc", "g++", "cc", "c++", "clang", "clang++",
+    ],
+    // Every alternative of SNIFF needs one of these words.
+    sniff_words: &[
+        "error: ",
+        "warning: ",
+        "function ‘",
+        "In file included from ",
+        "undefined reference to `",
+        r#"[{"kind": ""#,
+    ],
+    sniff: Some(&SNIFF),
+    sniff_reason: "a C-family diagnostic, include chain or linker failure",
+    decisive_words: &["error: ", "warning: ", "undefined reference to `"],
+    ..ProfileSpec::new("gcc/v1", "gcc", ReceiptGroup::Diagnostics)
+};
+
 impl Profile for Gcc {
-    fn version(&self) -> &'static str {
-        "gcc/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &[
-            "make", "gmake", "gcc", "g++", "cc", "c++", "clang", "clang++",
-        ]
-    }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
         let words = command_words(argv);
@@ -124,41 +138,14 @@ impl Profile for Gcc {
             .then(|| format!("{first} (gcc/clang diagnostics, linker and make failures)"))
     }
 
-    fn by_content(&self, head: &str) -> Option<String> {
-        // Every alternative of SNIFF needs one of these words.
-        (super::mentions_any(
-            head,
-            &[
-                "error: ",
-                "warning: ",
-                "function ‘",
-                "In file included from ",
-                "undefined reference to `",
-                r#"[{"kind": ""#,
-            ],
-        ) && SNIFF.is_match(head))
-        .then(|| "a C-family diagnostic, include chain or linker failure".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &["error: ", "warning: ", "undefined reference to `"]
-    }
-
     fn decisive_line(&self, line: &str) -> Option<String> {
-        // The sniffing pattern is line-shaped: one matching line decides,
-        // unless a diff marks it as a line added or removed. (The scan
-        // found a word of ours in it: no need to look for them again.)
         // Every shape of ours has a colon in its first word (`file.c:3:`,
-        // `collect2:`, `Success:`): most lines are turned away before SNIFF.
+        // `collect2:`): most lines are turned away before SNIFF.
         let first_word = line.split_whitespace().next().unwrap_or("");
-        if line.starts_with(['+', '-']) || !first_word.contains(':') || !SNIFF.is_match(line) {
-            return None;
-        }
-        // A decisive line holds one of our words, as the scan assumes.
-        if !super::mentions_any(line, self.decisive_words()) {
-            return None;
-        }
-        self.by_content(line)
+        first_word
+            .contains(':')
+            .then(|| super::line_shaped(self, line))
+            .flatten()
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

@@ -31,12 +31,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::artifact::{Artifact, Exit, Span};
+use crate::artifact::{Artifact, Span};
 use crate::evidence::{
-    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Precision, Severity,
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity,
 };
 
-use super::Profile;
+use super::coverage::Coverage;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::command_words;
 
 pub use parse::{Commit, FileDiff, Piece, parse};
@@ -113,22 +114,22 @@ fn tool_name(argv: &[String]) -> Option<&'static str> {
     (first == "diff" && unified).then_some("diff")
 }
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["git diff", "git show", "git log -p", "diff -u"],
+    sniff_words: &["diff --git a/", "\n+++ "],
+    sniff: Some(&SNIFF),
+    sniff_reason: "a `diff --git` head or a `---`/`+++`/`@@` unified diff",
+    ..ProfileSpec::new("git_diff/v1", "git_diff", ReceiptGroup::Everyday)
+};
+
 impl Profile for GitDiff {
-    fn version(&self) -> &'static str {
-        "git_diff/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["git diff", "git show", "git log -p", "diff -u"]
-    }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
         tool_name(argv).map(|t| format!("{t} (a unified diff)"))
-    }
-
-    fn by_content(&self, head: &str) -> Option<String> {
-        (super::mentions_any(head, &["diff --git a/", "\n+++ "]) && SNIFF.is_match(head))
-            .then(|| "a `diff --git` head or a `---`/`+++`/`@@` unified diff".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
@@ -139,7 +140,7 @@ impl Profile for GitDiff {
         let pieces = parse(texts.iter().enumerate().map(|(i, t)| (i + 1, t.as_str())));
         let mut graph = EvidenceGraph::empty();
         graph.tool = tool_name(&artifact.argv).unwrap_or("diff").to_string();
-        let mut receipt = CoverageReceipt::new(total as u64);
+        let (mut blocks, mut unmatched) = (0u64, 0u64);
         let (mut commits, mut files, mut plus, mut minus) = (0u64, 0u64, 0u64, 0u64);
         let mut cut = false;
         for piece in pieces {
@@ -149,7 +150,7 @@ impl Profile for GitDiff {
                     cut |= f.cut;
                     plus += f.insertions;
                     minus += f.deletions;
-                    receipt.blocks_parsed += f.hunks.len() as u64;
+                    blocks += f.hunks.len() as u64;
                     graph.items.push(file_item(f));
                 }
                 Piece::Commit(c) => {
@@ -157,7 +158,7 @@ impl Profile for GitDiff {
                     graph.items.push(commit_item(c, &texts));
                 }
                 Piece::Stray(span) => {
-                    receipt.lines_unmatched += span.len() as u64;
+                    unmatched += span.len() as u64;
                     let mut item = EvidenceItem::new(
                         ItemKind::DecisiveLine,
                         Severity::Info,
@@ -169,27 +170,26 @@ impl Profile for GitDiff {
                 }
             }
         }
-        receipt.items_parsed = files + commits;
+        let mut coverage = Coverage::of(artifact)
+            .parsed(files + commits)
+            .blocks(blocks)
+            .unmatched(unmatched);
         if cut {
-            receipt.precision = Precision::Degraded(
-                "a hunk is shorter than its @@ header says: the diff may be cut".into(),
-            );
+            coverage =
+                coverage.doubt("a hunk is shorter than its @@ header says: the diff may be cut");
         }
+        let receipt = coverage.finish();
         if commits > 0 {
             graph.counts.push(("commits".into(), commits));
         }
         graph.counts.push(("files changed".into(), files));
         graph.counts.push(("insertions".into(), plus));
         graph.counts.push(("deletions".into(), minus));
-        graph.outcome = match artifact.exit {
-            // `git diff --exit-code` and `diff -u` say "there were
-            // differences" with 1: the reader must see that it is not 0.
-            e if e.is_failure() => Outcome::Failed,
-            // A diff has no closing line that proves it complete: without
-            // the exit status (a pipe, a saved file) nothing says it was.
-            Exit::Unknown => Outcome::Unknown,
-            _ => Outcome::Ok,
-        };
+        // `git diff --exit-code` and `diff -u` say "there were differences"
+        // with 1: the reader must see that it is not 0. A diff has no
+        // closing line that proves it complete: without the exit status (a
+        // pipe, a saved file) nothing says it was.
+        graph.outcome = super::coverage::by_exit(artifact.exit);
         (graph, receipt)
     }
 }

@@ -47,7 +47,7 @@ use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
 use crate::normalize;
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::testrun::{self, Facts};
 
 mod build;
@@ -102,20 +102,17 @@ struct Found {
     conclusion: Vec<Span>,
 }
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["go test"],
+    decisive_words: &["--- FAIL: ", "=== RUN   Test"],
+    ..ProfileSpec::new("go_test/v1", "go_test", ReceiptGroup::TestRunner)
+};
+
 impl Profile for GoTest {
-    fn version(&self) -> &'static str {
-        "go_test/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["go test"]
-    }
-
-    fn by_command(&self, argv: &[String]) -> Option<String> {
-        let words = testrun::command_words(argv);
-        (words.first() == Some(&"go") && words.get(1) == Some(&"test"))
-            .then(|| "command go test".to_string())
-    }
 
     fn by_content(&self, head: &str) -> Option<String> {
         let json = head
@@ -127,10 +124,6 @@ impl Profile for GoTest {
                 && head.lines().any(|l| RESULT.is_match(l))
                 && head.lines().any(|l| PACKAGE.is_match(l));
         (json || text).then(|| "go test `=== RUN` / `--- FAIL:` / test2json lines".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &["--- FAIL: ", "=== RUN   Test"]
     }
 
     fn decisive_line(&self, line: &str) -> Option<String> {

@@ -31,7 +31,7 @@ use regex::Regex;
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::jestlike;
 use super::testrun;
 
@@ -54,19 +54,17 @@ static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static pattern")
 });
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["jest", "npx jest"],
+    decisive_words: &["FAIL "],
+    ..ProfileSpec::new("jest/v1", "jest", ReceiptGroup::TestRunner)
+};
+
 impl Profile for Jest {
-    fn version(&self) -> &'static str {
-        "jest/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["jest", "npx jest"]
-    }
-
-    fn by_command(&self, argv: &[String]) -> Option<String> {
-        let words = testrun::command_words(argv);
-        (words.first() == Some(&"jest")).then(|| "command jest".to_string())
-    }
 
     fn by_content(&self, head: &str) -> Option<String> {
         // FILE_HEAD needs `FAIL ` or `PASS ` before it is compiled.
@@ -81,10 +79,6 @@ impl Profile for Jest {
                 .lines()
                 .any(|l| TITLE.is_match(l) || l.trim_start().starts_with(['✓', '✕'])))
         .then(|| "jest `FAIL <test file>` with `●` or ✓/✕ lines".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &["FAIL "]
     }
 
     fn decisive_line(&self, line: &str) -> Option<String> {

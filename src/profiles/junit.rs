@@ -36,7 +36,7 @@ use regex::Regex;
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::testrun::{self, Facts};
 
 pub struct Junit;
@@ -73,10 +73,13 @@ struct Case {
     skipped: bool,
 }
 
+static SPEC: ProfileSpec = ProfileSpec::new("junit/v1", "junit", ReceiptGroup::TestRunner);
+
 impl Profile for Junit {
-    fn version(&self) -> &'static str {
-        "junit/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
+
 
     fn by_content(&self, head: &str) -> Option<String> {
         let start = head.trim_start();

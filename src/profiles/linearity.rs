@@ -22,7 +22,7 @@ fn fixture_dir(profile: &dyn Profile) -> std::path::PathBuf {
     };
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
-        .join(family.replace('_', "-"))
+        .join(family)
 }
 
 /// Bytes normalized extracting and planning `artifact` with `profile`.

@@ -3,30 +3,59 @@
 //! match wins and `text/v1` is last. A family-specific profile goes before
 //! any more generic shape it could be mistaken for.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
-pub mod cargo_build;
-pub mod cargo_test;
+pub mod coverage;
 pub(crate) mod diagnostic;
-pub mod eslint;
-pub mod gcc;
-pub mod git_diff;
-pub mod go_test;
-pub mod jest;
 pub(crate) mod jestlike;
-pub mod junit;
 #[cfg(test)]
 mod linearity;
-pub mod mypy;
-pub mod pyright;
-pub mod pytest;
-pub mod ruff;
-pub mod search;
+pub mod spec;
 pub mod testrun;
-pub mod text;
-pub mod tsc;
-pub mod vitest;
+
+pub use spec::{ProfileSpec, ReceiptGroup};
+
+/// Declares every family module and the classification order, one line
+/// per profile: `module: Type`. A new family adds its own files (profile,
+/// `contracts/<family>.toml`, `docs/profiles/<family>.md`,
+/// `fixtures/<family>/`) and one line here; `tests/registry.rs` checks the
+/// names agree.
+macro_rules! registry {
+    ($($(#[$why:meta])* $module:ident: $profile:ident,)+) => {
+        $(pub mod $module;)+
+
+        /// Every profile, in the order classification tries them; text/v1 last.
+        pub fn registry() -> &'static [&'static dyn Profile] {
+            &[$(&$module::$profile,)+]
+        }
+    };
+}
+
+registry! {
+    // First: a diff quotes any text, and other families' shapes with it.
+    git_diff: GitDiff,
+    pytest: Pytest,
+    cargo_test: CargoTest,
+    go_test: GoTest,
+    jest: Jest,
+    vitest: Vitest,
+    junit: Junit,
+    cargo_build: CargoBuild,
+    tsc: Tsc,
+    gcc: Gcc,
+    eslint: Eslint,
+    mypy: Mypy,
+    ruff: Ruff,
+    pyright: Pyright,
+    search: Search,
+    // Last: the universal fallback.
+    text: Text,
+}
 
 /// How a profile came to be chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -51,30 +80,40 @@ pub struct Match {
 }
 
 /// One output family: recognises its artifacts and extracts typed facts.
+/// What a profile is and how it is recognised is declared in its
+/// [`ProfileSpec`]; a profile writes code only where the declaration cannot
+/// say it (a subcommand rule, a multi-line banner, a decisive line).
 pub trait Profile: Sync {
+    /// The declaration: version, family, commands, sniffing.
+    fn spec(&self) -> &'static ProfileSpec;
+
     /// `<family>/vN`.
-    fn version(&self) -> &'static str;
+    fn version(&self) -> &'static str {
+        self.spec().version
+    }
 
     /// The family name: the part of `version()` before the slash.
     fn family(&self) -> &'static str {
-        let v = self.version();
-        v.split_once('/').map_or(v, |(family, _)| family)
+        self.spec().family
     }
 
     /// The command names this profile serves, for `ctx profiles` and shims.
     fn commands(&self) -> &'static [&'static str] {
-        &[]
+        self.spec().commands
     }
 
-    /// A reason when argv names a command of this family.
-    fn by_command(&self, _argv: &[String]) -> Option<String> {
-        None
+    /// A reason when argv names a command of this family. By default: the
+    /// command words ([`crate::command::command_words`]) start with one of
+    /// the spec's commands ([`ProfileSpec::by_command`]).
+    fn by_command(&self, argv: &[String]) -> Option<String> {
+        self.spec().by_command(argv)
     }
 
     /// A reason when a head (the first KiB of the output or of one stream,
-    /// normalized) looks like this family.
-    fn by_content(&self, _head: &str) -> Option<String> {
-        None
+    /// normalized) looks like this family. By default: the head holds one
+    /// of the spec's sniff words and its sniff pattern matches.
+    fn by_content(&self, head: &str) -> Option<String> {
+        self.spec().by_content(head)
     }
 
     /// Literal words every decisive line of this family contains. The
@@ -83,7 +122,7 @@ pub trait Profile: Sync {
     /// words never occur costs nothing, not even its patterns' compilation.
     /// Empty: the family is recognised by its head alone.
     fn decisive_words(&self) -> &'static [&'static str] {
-        &[]
+        self.spec().decisive_words
     }
 
     /// A reason when one normalized line, found anywhere in the output, is
@@ -97,6 +136,25 @@ pub trait Profile: Sync {
     /// Typed facts and the attestation of what was understood.
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt);
 }
+
+/// The decisive-line rule of a family whose sniffing pattern is
+/// line-shaped (a located diagnostic): one matching line decides, unless a
+/// diff marks it as a line added or removed, and it holds one of the
+/// family's decisive words, as the whole-output scan assumes.
+pub(crate) fn line_shaped(profile: &dyn Profile, line: &str) -> Option<String> {
+    let spec = profile.spec();
+    let sniff = spec.sniff?;
+    if line.starts_with(['+', '-']) || !sniff.is_match(line) {
+        return None;
+    }
+    if !mentions_any(line, profile.decisive_words()) {
+        return None;
+    }
+    profile.by_content(line)
+}
+
+/// A sniffing pattern, compiled on first use.
+pub type Pattern = LazyLock<Regex>;
 
 /// The longest prefix of a line an extractor's patterns look at. A line
 /// longer than this (a minified bundle, a base64 blob, a report written on
@@ -133,29 +191,6 @@ pub(crate) fn mentions_any(head: &str, needles: &[&str]) -> bool {
     needles
         .iter()
         .any(|n| memchr::memmem::find(head.as_bytes(), n.as_bytes()).is_some())
-}
-
-/// Every profile, in the order classification tries them; text/v1 last.
-pub fn registry() -> &'static [&'static dyn Profile] {
-    &[
-        // First: a diff quotes any text, and other families' shapes with it.
-        &git_diff::GitDiff,
-        &pytest::Pytest,
-        &cargo_test::CargoTest,
-        &go_test::GoTest,
-        &jest::Jest,
-        &vitest::Vitest,
-        &junit::Junit,
-        &cargo_build::CargoBuild,
-        &tsc::Tsc,
-        &gcc::Gcc,
-        &eslint::Eslint,
-        &mypy::Mypy,
-        &ruff::Ruff,
-        &pyright::Pyright,
-        &search::Search,
-        &text::Text,
-    ]
 }
 
 /// The profile of a family (`--as`), by family name or full version.

@@ -28,7 +28,7 @@ use regex::Regex;
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::{Extraction, Found, command_words, num};
 
 pub struct Mypy;
@@ -61,52 +61,35 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["mypy", "dmypy"],
+    // Every alternative of SNIFF needs one of these words.
+    sniff_words: &[
+        " error: ",
+        " note: ",
+        "Success: no issues found in ",
+        " source file",
+    ],
+    sniff: Some(&SNIFF),
+    sniff_reason: "a mypy `file:line: error: … [code]` line",
+    decisive_words: &["error: ", "Success: no issues found in "],
+    ..ProfileSpec::new("mypy/v1", "mypy", ReceiptGroup::Diagnostics)
+};
+
 impl Profile for Mypy {
-    fn version(&self) -> &'static str {
-        "mypy/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["mypy", "dmypy"]
-    }
-
-    fn by_command(&self, argv: &[String]) -> Option<String> {
-        super::diagnostic::named_command(self.commands(), argv, "type checker")
-    }
-
-    fn by_content(&self, head: &str) -> Option<String> {
-        // Every alternative of SNIFF needs one of these words.
-        (super::mentions_any(
-            head,
-            &[
-                " error: ",
-                " note: ",
-                "Success: no issues found in ",
-                " source file",
-            ],
-        ) && SNIFF.is_match(head))
-        .then(|| "a mypy `file:line: error: … [code]` line".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &["error: ", "Success: no issues found in "]
-    }
 
     fn decisive_line(&self, line: &str) -> Option<String> {
-        // The sniffing pattern is line-shaped: one matching line decides,
-        // unless a diff marks it as a line added or removed. (The scan
-        // found a word of ours in it: no need to look for them again.)
-        // Every shape of ours has a colon in its first word (`file.c:3:`,
-        // `collect2:`, `Success:`): most lines are turned away before SNIFF.
+        // Every shape of ours has a colon in its first word (`file.py:3:`,
+        // `Success:`): most lines are turned away before SNIFF.
         let first_word = line.split_whitespace().next().unwrap_or("");
-        if line.starts_with(['+', '-']) || !first_word.contains(':') || !SNIFF.is_match(line) {
-            return None;
-        }
-        // A decisive line holds one of our words, as the scan assumes.
-        if !super::mentions_any(line, self.decisive_words()) {
-            return None;
-        }
-        self.by_content(line)
+        first_word
+            .contains(':')
+            .then(|| super::line_shaped(self, line))
+            .flatten()
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

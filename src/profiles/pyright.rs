@@ -27,7 +27,7 @@ use serde_json::Value;
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::{Extraction, Found, command_words, num};
 
 pub struct Pyright;
@@ -50,31 +50,23 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["pyright", "basedpyright"],
+    // Every alternative of SNIFF needs one of these words.
+    sniff_words: &[
+        " - error: ",
+        " - warning: ",
+        " information",
+        r#""generalDiagnostics": ["#,
+    ],
+    sniff: Some(&SNIFF),
+    sniff_reason: "a pyright diagnostic or totals line",
+    ..ProfileSpec::new("pyright/v1", "pyright", ReceiptGroup::Diagnostics)
+};
+
 impl Profile for Pyright {
-    fn version(&self) -> &'static str {
-        "pyright/v1"
-    }
-
-    fn commands(&self) -> &'static [&'static str] {
-        &["pyright", "basedpyright"]
-    }
-
-    fn by_command(&self, argv: &[String]) -> Option<String> {
-        super::diagnostic::named_command(self.commands(), argv, "type checker")
-    }
-
-    fn by_content(&self, head: &str) -> Option<String> {
-        // Every alternative of SNIFF needs one of these words.
-        (super::mentions_any(
-            head,
-            &[
-                " - error: ",
-                " - warning: ",
-                " information",
-                r#""generalDiagnostics": ["#,
-            ],
-        ) && SNIFF.is_match(head))
-        .then(|| "a pyright diagnostic or totals line".to_string())
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

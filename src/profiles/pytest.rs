@@ -37,7 +37,7 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Precision, Severity,
 };
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::testrun::{self, Facts};
 
 mod breakdown;
@@ -119,22 +119,17 @@ struct SummaryEntry {
     line: usize,
 }
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["pytest", "py.test", "python -m pytest"],
+    decisive_words: &["test session starts", "FAILED ", "ERROR "],
+    ..ProfileSpec::new("pytest/v1", "pytest", ReceiptGroup::TestRunner)
+};
+
 impl Profile for Pytest {
-    fn version(&self) -> &'static str {
-        "pytest/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["pytest", "py.test", "python -m pytest"]
-    }
-
-    fn by_command(&self, argv: &[String]) -> Option<String> {
-        let words = testrun::command_words(argv);
-        match words.first() {
-            Some(&w @ ("pytest" | "py.test")) => Some(format!("command {w}")),
-            _ => None,
-        }
-    }
 
     fn by_content(&self, head: &str) -> Option<String> {
         // The banner's words first: most output never compiles SECTION here.
@@ -145,10 +140,6 @@ impl Profile for Pytest {
                     .is_some_and(|c| &c[1] == "test session starts")
             }))
         .then(|| "pytest session banner".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &["test session starts", "FAILED ", "ERROR "]
     }
 
     fn decisive_line(&self, line: &str) -> Option<String> {

@@ -32,7 +32,7 @@ use serde_json::Value;
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::{Extraction, Found, command_words, num};
 
 pub struct Ruff;
@@ -67,14 +67,20 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["ruff"],
+    // Every alternative of SNIFF needs one of these words.
+    sniff_words: &["--> ", ".py", "All checks passed!", r#""noqa_row": "#],
+    sniff: Some(&SNIFF),
+    sniff_reason: "a ruff finding or summary",
+    ..ProfileSpec::new("ruff/v1", "ruff", ReceiptGroup::Diagnostics)
+};
+
 impl Profile for Ruff {
-    fn version(&self) -> &'static str {
-        "ruff/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["ruff"]
-    }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
         let words = command_words(argv);
@@ -85,15 +91,6 @@ impl Profile for Ruff {
         let sub = words.get(1).copied().unwrap_or("check");
         (sub == "check" || sub.starts_with('-') || sub.contains('.') || sub.contains('/'))
             .then(|| "ruff check".to_string())
-    }
-
-    fn by_content(&self, head: &str) -> Option<String> {
-        // Every alternative of SNIFF needs one of these words.
-        (super::mentions_any(
-            head,
-            &["--> ", ".py", "All checks passed!", r#""noqa_row": "#],
-        ) && SNIFF.is_match(head))
-        .then(|| "a ruff finding or summary".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

@@ -29,10 +29,10 @@
 
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{
-    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Precision, Severity,
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity,
 };
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 
 mod groups;
 mod json;
@@ -48,14 +48,16 @@ pub struct Search;
 /// The first message of `rg --json` output.
 const RG_JSON_BEGIN: &str = r#"{"type":"begin","data":{"path":"#;
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["grep", "egrep", "fgrep", "rg", "git grep"],
+    ..ProfileSpec::new("search/v1", "search", ReceiptGroup::Everyday)
+};
+
 impl Profile for Search {
-    fn version(&self) -> &'static str {
-        "search/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["grep", "egrep", "fgrep", "rg", "git grep"]
-    }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
         let o = Options::from_argv(argv)?;
@@ -156,14 +158,12 @@ fn graph(artifact: &Artifact, o: &Options, found: Found) -> (EvidenceGraph, Cove
         Exit::Unknown if found.conclusion.is_empty() => Outcome::Unknown,
         _ => Outcome::Ok,
     };
-    let mut receipt = CoverageReceipt::new(artifact.line_count() as u64);
-    receipt.items_parsed = items.len() as u64;
-    receipt.blocks_parsed = found.groups.len() as u64;
-    receipt.lines_unmatched = found.unmatched;
-    receipt.truncated = artifact.truncated;
-    if let Some(why) = found.degraded {
-        receipt.precision = Precision::Degraded(why);
-    }
+    let receipt = super::coverage::Coverage::of(artifact)
+        .parsed(items.len() as u64)
+        .blocks(found.groups.len() as u64)
+        .unmatched(found.unmatched)
+        .doubts(found.degraded)
+        .finish();
     let graph = EvidenceGraph {
         tool: o.name.clone(),
         outcome,

@@ -1,67 +1,17 @@
 //! What every test-runner extractor shares, and nothing else: the outcome
 //! rule (facts and exit status together), the coverage receipt's precision
-//! rule, the wrapper prefixes stripped before a command is recognised, and
-//! turning a set of decisive line numbers into spans.
+//! rule, and turning a set of decisive line numbers into spans.
 //!
 //! The rules live here once so that pytest, cargo test, go test, jest,
 //! vitest and JUnit cannot drift apart on the two questions a reader relies
 //! on most: "is this run green?" and "is this list of failures complete?".
 
 use crate::artifact::{Artifact, Exit, Span};
-use crate::evidence::{CoverageReceipt, Outcome, Precision};
+use crate::evidence::{CoverageReceipt, Outcome};
 
-/// Launchers that run the next word as the command (`uv run pytest`,
-/// `npx jest`). Classification looks through them; the command keeps them.
-const WRAPPERS: &[(&str, &[&str])] = &[
-    ("uv", &["run"]),
-    ("poetry", &["run"]),
-    ("pipenv", &["run"]),
-    ("pdm", &["run"]),
-    ("hatch", &["run"]),
-    ("rye", &["run"]),
-    ("npx", &[]),
-    ("bunx", &[]),
-    ("pnpm", &["exec", "dlx"]),
-    ("yarn", &[]),
-    ("env", &[]),
-];
+use super::coverage::Coverage;
 
-/// The command words with launchers, `python -m` and directory parts
-/// removed: `["/usr/bin/python3", "-m", "pytest", "-q"]` → `["pytest", "-q"]`.
-pub fn command_words(argv: &[String]) -> Vec<&str> {
-    let mut words: Vec<&str> = argv.iter().map(String::as_str).collect();
-    loop {
-        let Some(first) = words.first().map(|w| basename(w)) else {
-            return words;
-        };
-        if let Some((_, subs)) = WRAPPERS.iter().find(|(name, _)| *name == first) {
-            let skip = match words.get(1) {
-                Some(sub) if subs.contains(sub) => 2,
-                _ if subs.is_empty() => 1,
-                _ => return words,
-            };
-            words.drain(..skip);
-            // `env A=1 cmd`, `npx --yes jest`: assignments and flags are not the command.
-            while words
-                .first()
-                .is_some_and(|w| w.contains('=') || w.starts_with('-'))
-            {
-                words.remove(0);
-            }
-            continue;
-        }
-        if first.starts_with("python") && words.get(1) == Some(&"-m") && words.len() > 2 {
-            words.drain(..2);
-            continue;
-        }
-        words[0] = basename(words[0]);
-        return words;
-    }
-}
-
-fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
+pub use crate::command::command_words;
 
 /// What an extractor established, for the outcome rule.
 #[derive(Clone, Copy, Debug, Default)]
@@ -113,24 +63,25 @@ pub fn receipt(
     unmatched: usize,
     summary_seen: bool,
 ) -> CoverageReceipt {
-    let mut r = CoverageReceipt::new(artifact.line_count() as u64);
-    r.items_parsed = parsed as u64;
-    r.items_announced = announced;
-    r.blocks_parsed = blocks as u64;
-    r.lines_unmatched = unmatched as u64;
-    r.truncated = artifact.truncated || !summary_seen;
-    r.precision = if !summary_seen {
-        Precision::Degraded("no summary line: output may be truncated".into())
-    } else {
-        match announced {
-            Some(n) if n != parsed as u64 => Precision::Degraded(format!(
-                "parsed {parsed} of {n} failure{} the summary announced",
-                if n == 1 { "" } else { "s" }
-            )),
-            _ => Precision::Full,
-        }
-    };
-    r
+    let coverage = Coverage::of(artifact)
+        .parsed(parsed as u64)
+        .announced(announced)
+        .blocks(blocks as u64)
+        .unmatched(unmatched as u64)
+        .maybe_cut(!summary_seen);
+    if !summary_seen {
+        return coverage
+            .doubt("no summary line: output may be truncated")
+            .finish();
+    }
+    match announced {
+        Some(n) if n != parsed as u64 => coverage.doubt(format!(
+            "parsed {parsed} of {n} failure{} the summary announced",
+            if n == 1 { "" } else { "s" }
+        )),
+        _ => coverage,
+    }
+    .finish()
 }
 
 /// Sorted, deduplicated line numbers as spans of consecutive lines, keeping
@@ -164,29 +115,6 @@ pub fn relative(path: &str, cwd: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn argv(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
-
-    #[test]
-    fn wrappers_are_looked_through() {
-        assert_eq!(command_words(&argv("uv run pytest -q")), ["pytest", "-q"]);
-        assert_eq!(
-            command_words(&argv("/usr/bin/python3 -m pytest")),
-            ["pytest"]
-        );
-        assert_eq!(command_words(&argv("npx --yes jest")), ["jest"]);
-        assert_eq!(
-            command_words(&argv("env CI=1 go test ./...")),
-            ["go", "test", "./..."]
-        );
-        assert_eq!(
-            command_words(&argv("uv pip install")),
-            ["uv", "pip", "install"]
-        );
-        assert!(command_words(&[]).is_empty());
-    }
 
     #[test]
     fn failed_exit_is_never_green() {

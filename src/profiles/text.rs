@@ -25,11 +25,11 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use regex::Regex;
 
-use crate::artifact::{Artifact, Exit, Span};
-use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Severity};
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 
 pub struct Text;
 
@@ -172,19 +172,17 @@ fn candidates(artifact: &Artifact) -> Vec<usize> {
     lines
 }
 
+static SPEC: ProfileSpec = ProfileSpec::new("text/v1", "text", ReceiptGroup::Fallback);
+
 impl Profile for Text {
-    fn version(&self) -> &'static str {
-        "text/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let total = artifact.line_count();
         let mut graph = EvidenceGraph::empty();
-        graph.outcome = match artifact.exit {
-            Exit::Code(0) => Outcome::Ok,
-            Exit::Code(_) | Exit::Signal(_) => Outcome::Failed,
-            Exit::Unknown => Outcome::Unknown,
-        };
+        graph.outcome = super::coverage::by_exit(artifact.exit);
         graph.counts.push(("lines".to_string(), total as u64));
         for n in candidates(artifact) {
             let raw = artifact.line(n);
@@ -200,16 +198,16 @@ impl Profile for Text {
                 graph.items.push(item);
             }
         }
-        let mut receipt = CoverageReceipt::new(total as u64);
-        receipt.truncated = artifact.truncated;
         // Text reads every line as a line: nothing is unmatched, nothing announced.
-        (graph, receipt)
+        (graph, super::coverage::Coverage::of(artifact).finish())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifact::Exit;
+    use crate::evidence::Outcome;
 
     #[test]
     fn finds_decisive_lines() {

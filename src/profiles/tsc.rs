@@ -28,7 +28,7 @@ use regex::Regex;
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::diagnostic::{Extraction, Found, command_words, num};
 
 pub struct Tsc;
@@ -59,41 +59,24 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static")
 });
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["tsc", "vue-tsc", "tsgo"],
+    // Every alternative of SNIFF needs this word.
+    sniff_words: &["error TS"],
+    sniff: Some(&SNIFF),
+    sniff_reason: "a tsc `error TSnnnn:` line",
+    decisive_words: &["error TS"],
+    ..ProfileSpec::new("tsc/v1", "tsc", ReceiptGroup::Diagnostics)
+};
+
 impl Profile for Tsc {
-    fn version(&self) -> &'static str {
-        "tsc/v1"
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
-    fn commands(&self) -> &'static [&'static str] {
-        &["tsc", "vue-tsc", "tsgo"]
-    }
-
-    fn by_command(&self, argv: &[String]) -> Option<String> {
-        super::diagnostic::named_command(self.commands(), argv, "TypeScript compiler")
-    }
-
-    fn by_content(&self, head: &str) -> Option<String> {
-        // Every alternative of SNIFF needs this word.
-        (super::mentions_any(head, &["error TS"]) && SNIFF.is_match(head))
-            .then(|| "a tsc `error TSnnnn:` line".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &["error TS"]
-    }
 
     fn decisive_line(&self, line: &str) -> Option<String> {
-        // The sniffing pattern is line-shaped: one matching line decides,
-        // unless a diff marks it as a line added or removed. (The scan
-        // found a word of ours in it: no need to look for them again.)
-        if line.starts_with(['+', '-']) || !SNIFF.is_match(line) {
-            return None;
-        }
-        // A decisive line holds one of our words, as the scan assumes.
-        if !super::mentions_any(line, self.decisive_words()) {
-            return None;
-        }
-        self.by_content(line)
+        super::line_shaped(self, line)
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

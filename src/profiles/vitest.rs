@@ -32,9 +32,8 @@ use regex::Regex;
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
 
-use super::Profile;
+use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::jestlike;
-use super::testrun;
 
 pub struct Vitest;
 
@@ -49,28 +48,18 @@ static FAIL: LazyLock<Regex> = LazyLock::new(|| re(r"^ FAIL  (.+?)(?: \[ .+ \])?
 static TESTS: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+Tests\s+(.+?)\s+\(\d+\)$"));
 static FILES: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+Test Files\s+(.+?)\s+\(\d+\)$"));
 
+static SPEC: ProfileSpec = ProfileSpec {
+    commands: &["vitest", "npx vitest"],
+    sniff_words: &[" RUN  v"],
+    sniff: Some(&BANNER),
+    sniff_reason: "vitest ` RUN  vX.Y` banner",
+    decisive_words: &[" RUN  v"],
+    ..ProfileSpec::new("vitest/v1", "vitest", ReceiptGroup::TestRunner)
+};
+
 impl Profile for Vitest {
-    fn version(&self) -> &'static str {
-        "vitest/v1"
-    }
-
-    fn commands(&self) -> &'static [&'static str] {
-        &["vitest", "npx vitest"]
-    }
-
-    fn by_command(&self, argv: &[String]) -> Option<String> {
-        let words = testrun::command_words(argv);
-        (words.first() == Some(&"vitest")).then(|| "command vitest".to_string())
-    }
-
-    fn by_content(&self, head: &str) -> Option<String> {
-        // BANNER needs ` RUN  v` before it is compiled.
-        (super::mentions_any(head, &[" RUN  v"]) && head.lines().any(|l| BANNER.is_match(l)))
-            .then(|| "vitest ` RUN  vX.Y` banner".to_string())
-    }
-
-    fn decisive_words(&self) -> &'static [&'static str] {
-        &[" RUN  v"]
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
     }
 
     fn decisive_line(&self, line: &str) -> Option<String> {

@@ -19,8 +19,8 @@
 
 pub mod lexer;
 mod policy;
-pub mod wrappers;
 
+use crate::command::wrappers;
 use crate::shim::longrun;
 use lexer::{Stage, Word};
 
@@ -85,7 +85,7 @@ fn harmless_source(words: &[Word]) -> bool {
     let Some(file) = words.get(1) else {
         return false;
     };
-    let base = file.value.rsplit('/').next().unwrap_or(&file.value);
+    let base = crate::command::basename(&file.value);
     base == "activate"
         || base.starts_with(".env")
         || file.value.ends_with(".cargo/env")

@@ -17,7 +17,7 @@ pub fn rewritable(words: &[Word]) -> bool {
     if !words[0].literal {
         return false;
     }
-    let name = first.rsplit('/').next().unwrap_or(first);
+    let name = crate::command::basename(first);
     let args = &argv[1..];
     // Help and version output is read in full; there is nothing to digest.
     if args.iter().any(|a| *a == "--help" || *a == "--version") {

@@ -44,7 +44,7 @@ const REPLS: &[&str] = &[
 
 /// Why `argv` must not be captured, if it must not.
 pub fn long_running(argv: &[String]) -> Option<&'static str> {
-    let name = argv.first().map(|w| w.rsplit('/').next().unwrap_or(w))?;
+    let name = argv.first().map(|w| crate::command::basename(w))?;
     let args = &argv[1..];
     if args.iter().any(|a| {
         WATCH_FLAGS.contains(&a.as_str())

@@ -112,9 +112,7 @@ fn process_name(dir: &Path) -> Option<String> {
     }
 }
 
-pub fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
+pub use crate::command::basename;
 
 #[cfg(test)]
 mod tests {

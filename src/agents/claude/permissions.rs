@@ -18,7 +18,8 @@
 
 use serde_json::Value;
 
-use crate::rewrite::{command_words, lexer, wrappers};
+use crate::command::wrappers;
+use crate::rewrite::{command_words, lexer};
 
 /// One Bash rule's pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,14 +1,14 @@
 //! Wrapper prefixes: commands that run another command and leave its
-//! output alone. Classification looks through them; the rewrite keeps them.
+//! output alone. Classification looks through them; the rewrite keeps them
+//! in front of the command and puts `ctx run` between.
 
 /// Index of the wrapped command in `words`, looking through wrappers;
 /// `None` when a wrapper has no command after it.
-pub fn unwrap(words: &[String]) -> Option<usize> {
+pub fn unwrap<S: AsRef<str>>(words: &[S]) -> Option<usize> {
     let mut i = 0;
     loop {
-        let word = words.get(i)?;
-        let name = word.rsplit('/').next().unwrap_or(word);
-        let next = words.get(i + 1).map(String::as_str);
+        let name = super::basename(words.get(i)?.as_ref());
+        let next = words.get(i + 1).map(AsRef::as_ref);
         let after = match (name, next) {
             ("env", _) => skip(
                 words,
@@ -60,7 +60,7 @@ pub fn unwrap(words: &[String]) -> Option<usize> {
                 false,
             ),
             ("docker" | "podman", Some("exec")) => container(words, i + 2, EXEC_ARGS),
-            ("docker" | "podman", Some("compose")) => match words.get(i + 2).map(String::as_str) {
+            ("docker" | "podman", Some("compose")) => match words.get(i + 2).map(AsRef::as_ref) {
                 Some("exec" | "run") => container(words, i + 3, COMPOSE_ARGS),
                 _ => return Some(i),
             },
@@ -71,13 +71,13 @@ pub fn unwrap(words: &[String]) -> Option<usize> {
             ("nix", Some("develop" | "shell")) => {
                 let at = words[i..]
                     .iter()
-                    .position(|w| w == "--command" || w == "-c")?;
+                    .position(|w| matches!(w.as_ref(), "--command" | "-c"))?;
                 i + at + 1
             }
             _ => return Some(i),
         };
         // `--` ends a wrapper's options.
-        i = if words.get(after).is_some_and(|w| w == "--") {
+        i = if words.get(after).is_some_and(|w| w.as_ref() == "--") {
             after + 1
         } else {
             after
@@ -115,17 +115,13 @@ const COMPOSE_ARGS: &[&str] = &[
 
 /// Skips options (and the values of those in `with_value`), plus `A=1`
 /// words when `assignments`; returns the index of the first other word.
-fn skip(words: &[String], mut i: usize, with_value: &[&str], assignments: bool) -> usize {
-    while let Some(w) = words.get(i) {
+fn skip<S: AsRef<str>>(words: &[S], mut i: usize, with_value: &[&str], assignments: bool) -> usize {
+    while let Some(w) = words.get(i).map(AsRef::as_ref) {
         if w == "--" {
             return i;
         }
         if w.starts_with('-') && w.len() > 1 {
-            i += if with_value.contains(&w.as_str()) {
-                2
-            } else {
-                1
-            };
+            i += if with_value.contains(&w) { 2 } else { 1 };
         } else if assignments && w.contains('=') {
             i += 1;
         } else {
@@ -136,17 +132,16 @@ fn skip(words: &[String], mut i: usize, with_value: &[&str], assignments: bool) 
 }
 
 /// Options, then the container (or service), then the command.
-fn container(words: &[String], i: usize, with_value: &[&str]) -> usize {
+fn container<S: AsRef<str>>(words: &[S], i: usize, with_value: &[&str]) -> usize {
     skip(words, i, with_value, false) + 1
 }
 
 /// A container wrapper asked for a terminal (`docker exec -it`): the
 /// session is interactive, not a run to digest.
 pub fn interactive(wrapper: &[String]) -> bool {
-    let containers = wrapper.iter().any(|w| {
-        let name = w.rsplit('/').next().unwrap_or(w);
-        matches!(name, "docker" | "podman")
-    });
+    let containers = wrapper
+        .iter()
+        .any(|w| matches!(super::basename(w), "docker" | "podman"));
     containers
         && wrapper.iter().any(|w| {
             w == "--tty"
