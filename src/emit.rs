@@ -12,7 +12,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::stat::{SFlag, fstat};
 
 use crate::artifact::{Artifact, Segment, Stream};
-use crate::pipeline::{Delivery, Output};
+use crate::delivery::{Delivery, Output};
 
 /// Where raw output goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

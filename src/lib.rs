@@ -3,8 +3,10 @@
 //! that anything left out comes back with `ctx expand`.
 //!
 //! The modules follow the pipeline in `pipeline.rs`, one stage each:
-//! ingest (`capture`, `artifact`) → `archive` → `classify` → extract
-//! (`profiles`, `evidence`) → `plan` → `render` → `guard` → `ledger`.
+//! ingest (`capture`, `artifact`) → `classify` → extract (`profiles`,
+//! `evidence`, `contract`) → `plan` (with `archive` beside it) → `render`
+//! → `guard`; `deliver` then runs `emit` and `ledger`
+//! (docs/architecture.md).
 
 pub mod agents;
 pub mod archive;
@@ -15,6 +17,9 @@ pub mod cli;
 pub mod command;
 pub mod config;
 pub mod contract;
+pub mod deliver;
+pub mod delivery;
+pub mod delivery_plan;
 pub mod emit;
 pub mod evidence;
 pub mod fault;
@@ -29,8 +34,10 @@ pub mod pipeline;
 pub mod plan;
 pub mod profiles;
 pub mod render;
+pub mod retention;
 pub mod rewrite;
 pub mod shim;
 pub mod store;
 pub mod tokens;
+pub mod words;
 pub mod zoom;

@@ -42,7 +42,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         let mut artifact = Artifact::from_stdout(bytes, Exit::Unknown, Vec::new());
         artifact.label = Some(file.clone());
         artifact.family = args.family.clone();
-        super::pipe::deliver(&artifact, args.budget);
+        crate::deliver::ingested(&artifact, args.budget);
     }
     Ok(status)
 }

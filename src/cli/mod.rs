@@ -23,8 +23,7 @@ pub mod run;
 pub mod shims;
 pub mod store;
 
-/// Exit status for ctx's own failures (bad usage, unreadable input).
-pub const EXIT_CTX_ERROR: i32 = 2;
+pub use crate::deliver::EXIT_CTX_ERROR;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -6,18 +6,12 @@
 //! ctx captures, digests, and ends the way the command ended.
 
 use std::ffi::OsString;
-use std::io::{self, IsTerminal, Write};
-use std::os::fd::AsFd;
+use std::io::{self, IsTerminal};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
-use crate::artifact::Exit;
-use crate::capture::{self, CaptureError, Captured, CutShort};
+use crate::capture::{self, CaptureError};
 use crate::classify::UnknownFamily;
-use crate::emit::{self, RawTo};
-use crate::ledger::last_run::DeltaSource;
-use crate::pipeline::{self, Options, Sinks};
-use crate::{archive, ledger, profiles};
+use crate::profiles;
 
 /// Arguments of `ctx run`.
 #[derive(clap::Args, Debug)]
@@ -74,7 +68,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
-    let exit = deliver(
+    let exit = crate::deliver::captured(
         captured,
         args.family,
         args.label,
@@ -96,93 +90,4 @@ fn downstream() -> Option<String> {
     let own = std::fs::read_link(proc_root.join("self/fd/1")).ok()?;
     let me = crate::shim::procfs::Process::read(proc_root, std::process::id())?;
     crate::shim::audience::elsewhere(proc_root, &own.to_string_lossy(), &ctx, &me)
-}
-
-/// Digests and prints (or, for a capture cut short, replays); returns how
-/// the command ended. Whatever goes wrong in here, the raw output goes out
-/// and the caller still ends with the command's status (invariant 8:
-/// `pipeline::run` is the isolation boundary).
-pub(crate) fn deliver(
-    captured: Captured,
-    family: Option<String>,
-    label: Option<String>,
-    budget: Option<usize>,
-    delta: bool,
-) -> Exit {
-    let mut artifact = match captured {
-        Captured::Complete(artifact) => artifact,
-        Captured::CutShort(cut) => {
-            cut_short(&cut);
-            return cut.exit;
-        }
-    };
-    artifact.family = family;
-    artifact.label = label;
-    let archive = archive::open_default();
-    let ledger = ledger::open_default();
-    let sinks = Sinks {
-        archive: &*archive,
-        ledger: &*ledger,
-        raw_to: RawTo::Split,
-    };
-    let options = Options {
-        delta: delta.then(DeltaSource::from_env).flatten(),
-        ..Options::configured(budget)
-    };
-    let _ = pipeline::run(&artifact, &sinks, &options);
-    artifact.exit
-}
-
-/// How long ctx keeps writing the raw output after a stop request: the
-/// user asked it to end, and a bare command would already have.
-/// 150 ms keeps the whole stop (forwarding, the last look into the pipes,
-/// the replay, the note) within 200 ms of the child's end
-/// (docs/performance.md).
-pub const STOP_GRACE: Duration = Duration::from_millis(150);
-
-/// A capture that must not be digested (`Captured::CutShort`).
-///
-/// After a stop request the reader gets the raw output, as it would have
-/// seen it live, for at most [`STOP_GRACE`]: the digest's cost (seconds on
-/// a large output) is not paid, nothing is archived (what is written is
-/// the original itself), and a reader that does not keep up cannot hold
-/// ctx. What the grace period could not write is declared in the note.
-///
-/// When the reader of stdout is gone, only stderr, whose reader may still
-/// be there, is replayed.
-fn cut_short(cut: &CutShort) {
-    let (bytes, segments) = (&cut.bytes[..], &cut.segments[..]);
-    if cut.reader_gone && cut.stopped_by.is_none() {
-        let _ = emit::replay(
-            bytes,
-            segments,
-            RawTo::Split,
-            &mut io::sink(),
-            &mut io::stderr().lock(),
-        );
-        return;
-    }
-    let until = Instant::now() + STOP_GRACE;
-    let (stdout, stderr) = (io::stdout(), io::stderr());
-    let mut out = emit::Deadline::new(stdout.as_fd(), until);
-    let mut err = emit::Deadline::new(stderr.as_fd(), until);
-    let result = if cut.reader_gone {
-        emit::replay(bytes, segments, RawTo::Split, &mut io::sink(), &mut err)
-    } else {
-        emit::replay(bytes, segments, RawTo::Split, &mut out, &mut err)
-    };
-    let name = cut.stopped_by.map_or_else(String::new, |signal| {
-        nix::sys::signal::Signal::try_from(signal)
-            .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_string())
-    });
-    let note = match result {
-        Ok(()) => format!("[ctx] {name} while capturing; output not digested\n"),
-        Err(_) => format!(
-            "[ctx] {name} while capturing; output not digested, cut after {} of {} bytes\n",
-            out.written + err.written,
-            bytes.len()
-        ),
-    };
-    let mut err = emit::Deadline::new(stderr.as_fd(), Instant::now() + STOP_GRACE);
-    let _ = err.write_all(note.as_bytes());
 }

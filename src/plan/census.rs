@@ -20,8 +20,9 @@ use std::collections::{BTreeMap, HashMap};
 use crate::artifact::{Artifact, Exit};
 use crate::contract::Contract;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, Outcome};
-use crate::render::{self, CTX_PREFIX, RenderedLine, count, counted};
+use crate::render::{self, RenderedLine};
 use crate::tokens;
+use crate::words::{CTX_PREFIX, count, counted};
 
 use super::{
     Address, Block, Budget, CensusEntry, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission,

@@ -15,8 +15,6 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
-
 use super::{Address, Block, DeliveryPlan, Omission, Omitted, Rung};
 use crate::contract::Contract;
 use crate::evidence::EvidenceGraph;
@@ -32,25 +30,7 @@ pub struct Previous {
     pub identities: Vec<String>,
 }
 
-/// What the renderer words as the delta lines (`render::delta`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Delta {
-    pub age_secs: u64,
-    /// The short archive key of the earlier run.
-    pub previous: String,
-    /// `failures` or `errors`, as the census counts them.
-    pub unit: String,
-    pub fixed: Vec<String>,
-    pub still: Vec<String>,
-    pub new: Vec<String>,
-}
-
-impl Delta {
-    /// Nothing fixed, nothing new: the same failures again.
-    pub fn unchanged(&self) -> bool {
-        self.fixed.is_empty() && self.new.is_empty()
-    }
-}
+pub use crate::delivery_plan::Delta;
 
 /// The census identities of a graph, each once, in the graph's order.
 pub fn identities(contract: &Contract, graph: &EvidenceGraph) -> Vec<String> {

@@ -12,19 +12,18 @@ pub mod key;
 pub mod postgres;
 pub mod reader;
 pub mod record;
-pub mod retention;
 pub mod sqlite;
 pub mod verify;
 pub mod zoom;
 
 use std::time::Duration;
 
+pub use crate::retention::{self, Retention};
 pub use backend::AnyStore;
 pub use key::ArchiveKey;
 pub use postgres::PgStore;
 pub use reader::Reader;
 pub use record::RecordMeta;
-pub use retention::Retention;
 pub use sqlite::SqliteStore;
 
 use crate::artifact::Artifact;

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use super::Planner;
 use crate::evidence::ItemKind;
 use crate::plan::{Address, Block, Omitted, Rung};
-use crate::render::{count, counted};
 use crate::tokens;
+use crate::words::{count, counted};
 
 /// The group of diagnostics that carry no code.
 pub const NO_CODE: &str = "(no code)";

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::Planner;
 use crate::plan::Block;
-use crate::render::count;
+use crate::words::count;
 
 /// How many classes or files a counting note names before "… N more".
 const TOP: usize = 8;
