@@ -96,8 +96,11 @@ pub enum Block {
     },
     /// `items[index]`'s detail under a `[ctx] --- identity (location)` line.
     Detail(usize),
-    /// A ctx line whose words the planner chose.
+    /// A ctx line whose words the planner chose (the diff, search and
+    /// line planners; the census planner uses `Notice`).
     Note(String),
+    /// A ctx line of typed facts, worded by the renderer (`render::notes`).
+    Notice(Note),
     /// What changed since the last run of the same command: typed, worded
     /// by `render::delta`.
     Delta(Delta),
@@ -179,4 +182,80 @@ impl Delta {
     pub fn unchanged(&self) -> bool {
         self.fixed.is_empty() && self.new.is_empty()
     }
+}
+
+/// What a ctx note says, as facts: the renderer words it
+/// (`render::notes::words`), and the planner prices it with those words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "note")]
+pub enum Note {
+    /// The exit status says failure and no failure was parsed: the raw
+    /// head, decisive lines and tail follow.
+    Disagreement,
+    /// No exit status and no complete report: the same raw lines follow.
+    Unexplained,
+    /// The census line above stands for `times` identical occurrences.
+    Repeats { times: usize },
+    /// The detail that follows is shared by `members` census items counted
+    /// in `unit`; `index` is the item it is shown for.
+    SameCause {
+        members: usize,
+        unit: String,
+        index: usize,
+    },
+    /// What the extractor understood, when there is a census or the
+    /// receipt is not complete.
+    Coverage(Coverage),
+    /// FLOOD: `items` census items (counted in `unit`) exceed `ceiling`.
+    Grouped {
+        items: usize,
+        unit: String,
+        ceiling: usize,
+    },
+    /// One FLOOD group: its key padded to `width`, how many items, and the
+    /// first of them by index.
+    Group {
+        key: String,
+        width: usize,
+        members: usize,
+        examples: Vec<usize>,
+    },
+    /// FLOOD groups not shown, and the items they hold.
+    MoreGroups {
+        groups: usize,
+        items: usize,
+        unit: String,
+    },
+    /// Values by how often they occur, most frequent first.
+    Tally {
+        of: Tally,
+        counts: Vec<(String, usize)>,
+    },
+}
+
+/// What a tally counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "of", content = "noun")]
+pub enum Tally {
+    /// The files of a FLOOD census.
+    TopFiles,
+    /// Preferred findings (`warnings`, `findings`) by file.
+    ByFile(String),
+    /// Preferred findings by code.
+    ByCode(String),
+}
+
+/// The coverage note's facts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// The digest has a census: parsed items and detail blocks are told.
+    pub census: bool,
+    pub parsed: u64,
+    pub announced: Option<u64>,
+    /// The noun the census is counted in.
+    pub unit: String,
+    pub blocks: u64,
+    pub unmatched: u64,
+    pub truncated: bool,
+    pub degraded: Option<String>,
 }

@@ -31,6 +31,7 @@ pub struct Previous {
 }
 
 pub use crate::delivery_plan::Delta;
+use crate::delivery_plan::Note;
 
 /// The census identities of a graph, each once, in the graph's order.
 pub fn identities(contract: &Contract, graph: &EvidenceGraph) -> Vec<String> {
@@ -202,7 +203,7 @@ pub fn apply(
                     .iter()
                     .position(|b| {
                         matches!(b, Block::Next(_) | Block::Footer)
-                            || matches!(b, Block::Note(t) if t.starts_with("coverage:"))
+                            || matches!(b, Block::Notice(Note::Coverage(_)))
                     })
                     .unwrap_or(blocks.len());
                 blocks.insert(at, marker);
@@ -225,7 +226,7 @@ pub fn apply(
 
 /// True when `blocks[at]` follows a "same cause in N …" note.
 fn after_shared_cause(blocks: &[Block], at: usize) -> bool {
-    at > 0 && matches!(&blocks[at - 1], Block::Note(t) if t.starts_with("same cause in "))
+    at > 0 && matches!(&blocks[at - 1], Block::Notice(Note::SameCause { .. }))
 }
 
 #[cfg(test)]
@@ -319,12 +320,7 @@ mod tests {
                 .blocks
                 .iter()
                 .filter_map(|b| match b {
-                    Block::Note(t) => t
-                        .strip_prefix("same cause in ")?
-                        .split(' ')
-                        .next()?
-                        .parse::<usize>()
-                        .ok(),
+                    Block::Notice(Note::SameCause { members, .. }) => Some(*members),
                     _ => None,
                 })
                 .map(|n| n - 1)

@@ -12,6 +12,7 @@ pub use crate::words::{CTX_PREFIX, count, counted};
 
 pub mod census;
 pub mod delta;
+pub mod notes;
 
 /// Where a rendered line came from, so the guard can check invariant 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,6 +114,10 @@ pub fn render(
             }
             Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
             Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
+            Block::Notice(note) => out.push(
+                Origin::Ctx,
+                format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
+            ),
             Block::Delta(d) => {
                 for line in delta::lines(d) {
                     out.push(Origin::Ctx, line);
