@@ -115,7 +115,7 @@ mod tests {
     use crate::evidence::{
         CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity,
     };
-    use crate::plan::{Block, Budget, Rung};
+    use crate::plan::{Budget, Rung};
 
     /// 400 parsing errors without a code, one per file, and 400 coded ones.
     fn flood() -> (Artifact, EvidenceGraph) {
