@@ -6,7 +6,9 @@
 //! backend only moves records and chunks. docs/store.md has the schema,
 //! the key encoding, chunking, retention and fault behaviour.
 
+pub mod archive;
 pub mod backend;
+pub mod census_zoom;
 pub mod chunks;
 pub mod key;
 pub mod postgres;
@@ -18,7 +20,7 @@ pub mod zoom;
 
 use std::time::Duration;
 
-pub use crate::retention::{self, Retention};
+pub use crate::retention::Retention;
 pub use backend::AnyStore;
 pub use key::ArchiveKey;
 pub use postgres::PgStore;

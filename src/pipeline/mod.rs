@@ -10,6 +10,9 @@
 //! omits nothing (the output fits) needs no archive write, and a digest that
 //! omits anything is only rendered once its original is safely stored.
 
+pub mod deliver;
+pub mod emit;
+
 use crate::archive::Archive;
 use crate::artifact::Artifact;
 use crate::classify::{self, UnknownFamily};
