@@ -8,6 +8,10 @@
 # (root only), creates a cluster with initdb in a fresh temporary
 # directory, starts it on 127.0.0.1 on a free port with trust auth for
 # local TCP, and prints CTX_TEST_POSTGRES_URL and CTX_TEST_POSTGRES_DIR.
+# The server also speaks TLS with a self-signed certificate for
+# `localhost` only (CTX_TEST_POSTGRES_TLS_ROOT: the certificate to trust),
+# and has one role that must give a password (CTX_TEST_POSTGRES_PW_URL,
+# password in CTX_TEST_POSTGRES_PW): the store's TLS and credential tests.
 # stop: stops that cluster and removes its directory.
 # initdb refuses to run as root: as root the cluster belongs to the
 # `postgres` user (created by the package) or, failing that, `nobody`.
@@ -63,11 +67,40 @@ start() {
   port=$(free_port)
   as_owner "$initdb" -D "$dir/data" -U ctx -A trust --no-sync -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
+  local ssl=off
+  if command -v openssl >/dev/null 2>&1; then
+    # Valid for the name localhost only: connecting to 127.0.0.1 with
+    # sslmode=verify-full must fail, verify-ca must pass.
+    # A throw-away CA signs the server's certificate, as a real
+    # deployment's would (a self-signed leaf is refused by verifiers).
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=ctx test CA" \
+      -keyout "$dir/ca.key" -out "$dir/root.crt" >/dev/null 2>&1 \
+      && openssl req -newkey rsa:2048 -nodes -subj /CN=localhost \
+        -keyout "$dir/data/server.key" -out "$dir/server.csr" >/dev/null 2>&1 \
+      && printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n' >"$dir/server.ext" \
+      && openssl x509 -req -in "$dir/server.csr" -CA "$dir/root.crt" -CAkey "$dir/ca.key" \
+        -CAcreateserial -days 2 -extfile "$dir/server.ext" -out "$dir/data/server.crt" >/dev/null 2>&1 \
+      && rm -f "$dir/ca.key" "$dir/server.csr" "$dir/server.ext" "$dir/root.srl" \
+      && chmod 600 "$dir/data/server.key" && chmod 644 "$dir/root.crt" \
+      && { [ "$(id -u)" != 0 ] || chown "$OWNER" "$dir/data/server.key" "$dir/data/server.crt"; } \
+      && ssl=on
+  fi
+  # One role must give a password; everyone else is trusted.
+  sed -i '1i host all ctx_pw 127.0.0.1/32 scram-sha-256' "$dir/data/pg_hba.conf"
   as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-    -o "-h 127.0.0.1 -p $port -k $dir -F -c fsync=off -c max_connections=200" start >&2 \
+    -o "-h 127.0.0.1 -p $port -k $dir -F -c fsync=off -c max_connections=200 -c ssl=$ssl" start >&2 \
     || { cat "$dir/server.log" >&2; exit 1; }
+  local psql password
+  psql=$(find_bin psql)
+  password="pw-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+  "$psql" -q -h 127.0.0.1 -p "$port" -U ctx -d postgres \
+    -c "CREATE ROLE ctx_pw LOGIN PASSWORD '$password'" \
+    -c "CREATE DATABASE ctx_pw OWNER ctx_pw" >&2
   echo "export CTX_TEST_POSTGRES_URL=postgres://ctx@127.0.0.1:$port/postgres"
   echo "export CTX_TEST_POSTGRES_DIR=$dir"
+  echo "export CTX_TEST_POSTGRES_PW_URL=postgres://ctx_pw@127.0.0.1:$port/ctx_pw"
+  echo "export CTX_TEST_POSTGRES_PW=$password"
+  [ "$ssl" = off ] || echo "export CTX_TEST_POSTGRES_TLS_ROOT=$dir/root.crt"
 }
 
 stop() {

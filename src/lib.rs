@@ -18,10 +18,12 @@ pub use model::{
     retention, words,
 };
 
-// The stages, in pipeline order.
+// The stages (capture → classify → profiles or filters → plan → render
+// → guard, with the store beside them), the pipeline over them, the ledger.
 pub mod capture;
 pub mod classify;
 pub mod command;
+pub mod filters;
 pub mod guard;
 pub mod plan;
 pub mod profiles;
@@ -32,11 +34,13 @@ pub mod pipeline;
 pub use pipeline::{deliver, emit};
 pub mod ledger;
 
-// What the stages run on: settings, the data directory, tokens, faults.
+// What the stages run on: settings, the data directory, tokens, faults,
+// trust in project-local files.
 pub mod config;
 pub mod fault;
 pub mod home;
 pub mod tokens;
+pub mod trust;
 
 // Integrations: the CLI, PATH shims, `ctx rewrite`, agent hooks.
 pub mod integrations;

@@ -482,3 +482,27 @@ fn dump() {
     }
     eprintln!("{receipt:?}");
 }
+
+/// The families checked above against their truth, one test each.
+const CHECKED: &[&str] = &[
+    "cargo_build",
+    "tsc",
+    "gcc",
+    "eslint",
+    "mypy",
+    "ruff",
+    "pyright",
+];
+
+/// Every compiler, type checker and linter the registry knows is checked
+/// here, under its one name: a new diagnostics family fails this test
+/// until it has its truth test above.
+#[test]
+fn every_registered_diagnostics_family_is_checked_here() {
+    let registered: Vec<&str> = ctx::profiles::registry()
+        .iter()
+        .filter(|p| p.spec().group == ctx::profiles::ReceiptGroup::Diagnostics)
+        .map(|p| p.family())
+        .collect();
+    assert_eq!(CHECKED, registered.as_slice());
+}

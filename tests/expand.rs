@@ -337,7 +337,7 @@ fn prefixes_resolve_or_say_why_not() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        format!("ctx: no record {unknown} (unknown or evicted)\n")
+        format!("ctx: no record {unknown} (never archived here, or removed over 30 days ago)\n")
     );
     // Too short or not hex: usage.
     assert_eq!(

@@ -361,3 +361,33 @@ fn a_census_over_the_ceiling_is_grouped_with_exact_counts() {
         "{text}"
     );
 }
+
+/// `git show REV:PATH` prints a file (a blob), `git show REV:DIR` a tree
+/// listing: no diff at all. Read as one, the digest said `0 files changed`
+/// and showed none of the file. Such output is not the diff family's.
+#[test]
+fn git_show_of_a_blob_is_not_read_as_a_diff() {
+    let source: String = (0..600)
+        .map(|i| format!("fn item_{i}() -> u32 {{ {i} }}\n"))
+        .collect();
+    for argv in [
+        "git show HEAD:src/lib.rs",
+        "git --no-pager show v1.2.0:Cargo.toml",
+        "git show main~3:src/",
+    ] {
+        let argv: Vec<String> = argv.split(' ').map(String::from).collect();
+        let artifact = Artifact::from_stdout(source.clone().into_bytes(), Exit::Code(0), argv);
+        let d = pipeline::digest(
+            &artifact,
+            &Known(ArchiveKey([0x5c; 32])),
+            &Options::default(),
+        )
+        .unwrap();
+        assert_ne!(d.profile, "git_diff/v1", "{:?}", artifact.argv);
+        if let Output::Digest(bytes) = &d.output {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(text.contains("fn item_0() -> u32 { 0 }"), "{text}");
+            assert!(!text.contains("0 files changed"), "{text}");
+        }
+    }
+}

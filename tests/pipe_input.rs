@@ -214,3 +214,93 @@ fn a_tmpfs_that_fills_up_half_way_loses_nothing() {
         "the spill should have moved on"
     );
 }
+
+/// Feeds up to `total` bytes to `cmd`'s stdin, a megabyte at a time,
+/// until ctx stops reading; how many it took and how it ended.
+fn feed_until_refused(cmd: &mut Command, total: usize) -> (usize, std::process::ExitStatus) {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ctx starts");
+    // The reader of ctx's stdout is gone before ctx reads a byte.
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().expect("stdin");
+    let block = vec![b'x'; 1 << 20];
+    let mut written = 0;
+    while written < total && stdin.write_all(&block).is_ok() {
+        written += block.len();
+    }
+    drop(stdin);
+    (written, child.wait().expect("ctx ends"))
+}
+
+#[test]
+fn a_reader_gone_before_the_input_ends_stops_ctx_pipe_by_sigpipe() {
+    use std::os::unix::process::ExitStatusExt;
+    let total = 64 << 20;
+    for args in [&["pipe"][..], &["digest", "-"][..]] {
+        let mut cmd = Command::new(CTX);
+        cmd.args(args)
+            .env("CTX_HOME", home())
+            .env_remove("CTX_BUDGET");
+        let (written, status) = feed_until_refused(&mut cmd, total);
+        // Bare, the writer would have met the broken pipe at once; with
+        // ctx in between it meets it when ctx stops reading.
+        assert!(written < total, "{args:?}: ctx read all {written} bytes");
+        assert_eq!(status.signal(), Some(libc::SIGPIPE), "{args:?}: {status:?}");
+    }
+}
+
+#[test]
+fn a_reader_gone_during_the_output_ends_ctx_pipe_by_sigpipe() {
+    // 229 KB that fit the budget go out raw: more than the pipe and
+    // `head`'s buffer hold, so the write meets the reader's exit.
+    let script = "seq 1 40000 | \"$0\" pipe --budget 10000000 | head -1; echo \"${PIPESTATUS[1]}\"";
+    let out = Command::new("bash")
+        .args(["-c", script, CTX])
+        .env("CTX_HOME", home())
+        .env_remove("CTX_BUDGET")
+        .output()
+        .expect("bash runs");
+    assert_eq!(text(&out.stdout), "1\n141\n", "{}", text(&out.stderr));
+}
+
+#[test]
+fn ctx_digest_of_stdin_never_loses_it() {
+    let scratch = TempDir::new().expect("tempdir");
+    let not_a_dir = scratch.path().join("home-is-a-file");
+    fs::write(&not_a_dir, "").expect("write");
+    let input: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+    let mut child = Command::new(CTX)
+        .args(["digest", "-"])
+        .env("CTX_HOME", &not_a_dir)
+        .env("TMPDIR", "/nonexistent/tmp")
+        .env("CTX_TEST_SPILL_BYTES", "4096")
+        .env("CTX_TEST_SPILL_MEMORY_CAP", "8192")
+        .env_remove("CTX_BUDGET")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ctx starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let bytes = input.clone().into_bytes();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+    });
+    let out = child.wait_with_output().expect("ctx ends");
+    writer.join().expect("writer");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        out.stdout == input.as_bytes(),
+        "{} of {} bytes out",
+        out.stdout.len(),
+        input.len()
+    );
+    let stderr = text(&out.stderr);
+    let notes: Vec<&str> = stderr.lines().filter(|l| l.starts_with("[ctx]")).collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    assert!(notes[0].contains("passed through raw"), "{stderr}");
+}

@@ -357,6 +357,7 @@ fn signal_bits(status: &str, field: &str) -> u64 {
 
 const SIGPIPE_BIT: u64 = 1 << (libc::SIGPIPE - 1);
 const SIGHUP_BIT: u64 = 1 << (libc::SIGHUP - 1);
+const SIGXFSZ_BIT: u64 = 1 << (libc::SIGXFSZ - 1);
 
 #[test]
 fn the_child_inherits_signal_dispositions_not_rusts() {
@@ -367,12 +368,14 @@ fn the_child_inherits_signal_dispositions_not_rusts() {
         .output()
         .expect("ctx runs");
     let status = text(&out.stdout);
-    // Rust ignores SIGPIPE and ctx blocks the forwarded signals; neither
-    // may leak into the child.
+    // Rust ignores SIGPIPE, ctx ignores SIGXFSZ while it captures (a spill
+    // write past `ulimit -f` must fail, not kill it) and blocks the
+    // forwarded signals; none of that may leak into the child.
     assert_eq!(signal_bits(&status, "SigIgn:") & SIGPIPE_BIT, 0, "{status}");
+    assert_eq!(signal_bits(&status, "SigIgn:") & SIGXFSZ_BIT, 0, "{status}");
     assert_eq!(signal_bits(&status, "SigBlk:"), 0, "{status}");
-    // An ignored SIGHUP (nohup) stays ignored in the child.
-    let script = "trap '' HUP; exec \"$0\" run -- grep SigIgn /proc/self/status";
+    // An ignored SIGHUP (nohup) or SIGXFSZ stays ignored in the child.
+    let script = "trap '' HUP XFSZ; exec \"$0\" run -- grep SigIgn /proc/self/status";
     let out = Command::new("sh")
         .args(["-c", script, env!("CARGO_BIN_EXE_ctx")])
         .env("CTX_HOME", env.home.path())
@@ -380,8 +383,8 @@ fn the_child_inherits_signal_dispositions_not_rusts() {
         .expect("sh runs");
     let status = text(&out.stdout);
     assert_eq!(
-        signal_bits(&status, "SigIgn:") & SIGHUP_BIT,
-        SIGHUP_BIT,
+        signal_bits(&status, "SigIgn:") & (SIGHUP_BIT | SIGXFSZ_BIT),
+        SIGHUP_BIT | SIGXFSZ_BIT,
         "{status}"
     );
 }

@@ -964,3 +964,20 @@ fn dump() {
         );
     }
 }
+
+/// Every test runner the registry knows has its expectations here, under
+/// its one name: a new runner family fails this test until it has a
+/// `Family` table (and its fixtures are checked against their truth).
+#[test]
+fn every_registered_test_runner_is_checked_here() {
+    let checked: Vec<(&str, &str)> = [&PYTEST, &CARGO_TEST, &GO_TEST, &JEST, &VITEST, &JUNIT]
+        .iter()
+        .map(|f| (f.dir, f.version))
+        .collect();
+    let registered: Vec<(&str, &str)> = profiles::registry()
+        .iter()
+        .filter(|p| p.spec().group == profiles::ReceiptGroup::TestRunner)
+        .map(|p| (p.family(), p.version()))
+        .collect();
+    assert_eq!(checked, registered);
+}

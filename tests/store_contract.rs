@@ -368,11 +368,61 @@ fn gc_under_the_cap_respects_the_minimum_age(b: &dyn Backend) {
     assert!(!evicted.contains(&keys[2]));
     assert_eq!(report.records_left, 1);
     assert!(report.bytes_left <= tight.max_bytes);
-    // Evicted reads as not found, like a key never seen.
+    // Evicted reads as evicted, not as a key never seen.
+    match s.resolve(&keys[0].hex()) {
+        Err(StoreError::Gone { key, why, .. }) => {
+            assert_eq!(key, keys[0]);
+            assert!(why.contains("evicted"), "{why}");
+        }
+        other => panic!("{}: {other:?}", b.name()),
+    }
+}
+
+/// Unknown, evicted and purged keys are three different answers, through
+/// the store and through `ctx expand`.
+fn evicted_purged_and_unknown_keys_are_told_apart(b: &dyn Backend) {
+    let s = b.open(Retention::default());
+    let old = s.put(&artifact(noise(50_000, 7))).expect("put");
+    b.age(&s, 100 * HOUR);
+    let kept = s.put(&artifact(noise(50_000, 8))).expect("put");
+    let report = s.gc(retention(60_000)).expect("gc");
+    assert_eq!(
+        report.evicted.iter().map(|e| e.key).collect::<Vec<_>>(),
+        vec![old],
+        "{}",
+        b.name()
+    );
     assert!(matches!(
-        s.resolve(&keys[0].hex()),
-        Err(StoreError::NotFound(_))
+        s.resolve(&old.short()),
+        Err(StoreError::Gone { .. })
     ));
+    let never = "0123456789abcdef0123456789abcdef";
+    assert!(
+        matches!(s.resolve(never), Err(StoreError::NotFound(_))),
+        "{}",
+        b.name()
+    );
+    s.purge(None).expect("purge");
+    match s.resolve(&kept.hex()) {
+        Err(StoreError::Gone { why, .. }) => assert_eq!(why, "purged"),
+        other => panic!("{}: {other:?}", b.name()),
+    }
+    // A record archived again after its eviction is simply there.
+    assert_eq!(s.put(&artifact(noise(50_000, 7))).expect("again"), old);
+    assert_eq!(s.resolve(&old.short()).expect("resolves"), old);
+    s.purge(None).expect("purge");
+
+    let out = ctx(b, &["expand", &old.short()]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = text(&out.stderr);
+    assert!(err.contains("was purged"), "{}: {err}", b.name());
+    let out = ctx(b, &["expand", never]);
+    assert!(
+        text(&out.stderr).contains("never archived here"),
+        "{}: {}",
+        b.name(),
+        text(&out.stderr)
+    );
 }
 
 /// A put that cannot fit without evicting young records is refused.
@@ -457,6 +507,7 @@ contract!(
     zooms_read_only_the_chunks_they_need,
     concurrent_first_insert,
     gc_under_the_cap_respects_the_minimum_age,
+    evicted_purged_and_unknown_keys_are_told_apart,
     a_full_store_refuses_and_keeps_young_records,
     a_corrupt_row_is_damage_not_output,
     purge_empties_the_store,

@@ -6,7 +6,9 @@
 //! - `signals`: SIGINT/SIGTERM/SIGHUP/SIGQUIT forwarded through a signalfd.
 //! - `streams`: the poll loop that records both streams in arrival order.
 //! - `exit`: dying the way the child died.
-//! - `spill`: `ctx pipe`'s input, kept whatever fails (or passed through).
+//! - `watched`: an input read while watching that ctx's reader is there.
+//! - `spill`: the spill chain every ingest keeps its bytes in (memory, then
+//!   an unlinked file, then fallbacks), whatever fails (or passed through).
 //!
 //! stdin is never touched: the child inherits ctx's descriptor 0 as it is
 //! (invariant 2). docs/capture.md has the whole story and the limits.
@@ -17,6 +19,7 @@ mod signals;
 mod spawn;
 pub mod spill;
 mod streams;
+pub mod watched;
 
 use std::ffi::OsString;
 use std::io;
@@ -27,7 +30,7 @@ pub use exit::exit_like;
 pub use resolve::{LaunchError, exec, exec_program, resolve};
 pub use signals::FORWARDED;
 
-use crate::artifact::{Artifact, Exit, Segment};
+use crate::artifact::{Artifact, Bytes, Exit, Segment};
 
 /// Why a capture did not produce an artifact.
 #[derive(Debug, thiserror::Error)]
@@ -48,12 +51,19 @@ pub enum Captured {
     /// never digested (so never indexed: that alone costs time ctx was
     /// asked not to take).
     CutShort(CutShort),
+    /// No place could keep the output (`spill`): it went to ctx's stdout
+    /// and stderr as it arrived, undigested.
+    PassedThrough {
+        exit: Exit,
+        /// Why, in one line for ctx's note.
+        why: String,
+    },
 }
 
 /// What a capture cut short holds.
 pub struct CutShort {
     /// Both streams in arrival order, as in an `Artifact`.
-    pub bytes: Vec<u8>,
+    pub bytes: Bytes,
     pub segments: Vec<Segment>,
     pub exit: Exit,
     /// The stop request (SIGINT/SIGTERM/SIGHUP/SIGQUIT) that reached ctx.
@@ -69,12 +79,15 @@ impl Captured {
         match self {
             Captured::Complete(artifact) => artifact.exit,
             Captured::CutShort(cut) => cut.exit,
+            Captured::PassedThrough { exit, .. } => *exit,
         }
     }
 }
 
 /// Runs `argv` to completion and returns what it wrote and how it ended.
-/// Memory grows with the output: there is no cap.
+/// The output is kept in the spill chain: past the spill threshold it
+/// lives in an unlinked file, mapped for the pipeline, so ctx's memory
+/// does not grow with it.
 pub fn run(argv: &[OsString]) -> Result<Captured, CaptureError> {
     let Some(cmd) = argv.first() else {
         return Err(LaunchError::NotFound(String::new()).into());
@@ -89,9 +102,20 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Captured, Captur
     let Some(cmd) = argv.first() else {
         return Err(LaunchError::NotFound(String::new()).into());
     };
+    // A spill write past a file-size limit (`ulimit -f`) would raise
+    // SIGXFSZ and kill ctx with the output half-kept; ignored, the write
+    // fails with EFBIG and the spill moves on. The child gets the
+    // disposition ctx was given.
+    let xfsz_was_default = ignore_xfsz();
     let forwarder = signals::Forwarder::install().map_err(io::Error::from)?;
-    let child = spawn::spawn(program, cmd, &argv[1..], &forwarder.previous_mask())?;
-    let collected = streams::collect(child, &forwarder)?;
+    let child = spawn::spawn(
+        program,
+        cmd,
+        &argv[1..],
+        &forwarder.previous_mask(),
+        xfsz_was_default,
+    )?;
+    let collected = streams::collect(child, &forwarder, spill::Keeper::standard())?;
     drop(forwarder);
 
     let exit = match (collected.status.code(), collected.status.signal()) {
@@ -101,10 +125,26 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Captured, Captur
         // never reported as ended.
         (None, None) => Exit::Unknown,
     };
+    if let Some(why) = collected.passed_through {
+        return Ok(Captured::PassedThrough { exit, why });
+    }
+    let segments = collected.segments;
+    let bytes = match collected.kept.finish() {
+        Ok(bytes) => bytes,
+        Err(spill::Unmapped { keeper, error }) => {
+            // Kept but not readable as one slice: replayed as it was
+            // captured, never lost.
+            streams::replay_to_own(&keeper, &segments);
+            return Ok(Captured::PassedThrough {
+                exit,
+                why: format!("mapping the spill file: {error}"),
+            });
+        }
+    };
     if collected.stopped_by.is_some() || collected.reader_gone {
         return Ok(Captured::CutShort(CutShort {
-            bytes: collected.bytes,
-            segments: collected.segments,
+            bytes,
+            segments,
             exit,
             stopped_by: collected.stopped_by.map(|s| s as i32),
             reader_gone: collected.reader_gone,
@@ -114,10 +154,18 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Captured, Captur
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let mut artifact = Artifact::new(collected.bytes, collected.segments, exit, argv);
+    let mut artifact = Artifact::from_bytes(bytes, segments, exit, argv);
     artifact.truncated = collected.cut_short;
     artifact.cwd = std::env::current_dir()
         .ok()
         .map(|d| d.to_string_lossy().into_owned());
     Ok(Captured::Complete(artifact))
+}
+
+/// Ignores SIGXFSZ in ctx; true when it had its default action before.
+fn ignore_xfsz() -> bool {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    // SAFETY: SIG_IGN installs no handler.
+    let previous = unsafe { signal(Signal::SIGXFSZ, SigHandler::SigIgn) };
+    matches!(previous, Ok(SigHandler::SigDfl))
 }

@@ -6,7 +6,8 @@
 //!   `fork` and std's `execvp`, whose glibc fallback feeds any ENOEXEC file
 //!   to `/bin/sh`, binaries included (bash says 126 for those).
 //! - SIGPIPE, ignored by Rust's runtime, goes back to its default
-//!   (`POSIX_SPAWN_SETSIGDEF`), as it was for ctx's own parent.
+//!   (`POSIX_SPAWN_SETSIGDEF`), as it was for ctx's own parent; so does
+//!   SIGXFSZ, which ctx ignores while capturing, when it was default.
 //! - `posix_spawn` of an exact path does no PATH search and no script
 //!   fallback, so `resolve` alone decides what runs.
 //!
@@ -56,25 +57,33 @@ impl Child {
 }
 
 /// Starts `program` as `argv0 args…`, stdin inherited, stdout and stderr
-/// on fresh pipes, with signal mask `mask`.
+/// on fresh pipes, with signal mask `mask`. `xfsz_default`: SIGXFSZ, which
+/// ctx ignores while it captures, goes back to its default action.
 pub fn spawn(
     program: &Path,
     argv0: &OsStr,
     args: &[OsString],
     mask: &SigSet,
+    xfsz_default: bool,
 ) -> Result<Child, CaptureError> {
+    let mut defaults = SigSet::empty();
+    defaults.add(Signal::SIGPIPE);
+    if xfsz_default {
+        defaults.add(Signal::SIGXFSZ);
+    }
+    let launch = |program: &Path, argv: &[CString]| start(program, argv, mask, &defaults);
     let mut argv = vec![c_string(argv0)?];
     for a in args {
         argv.push(c_string(a)?);
     }
-    match start(program, &argv, mask)? {
+    match launch(program, &argv)? {
         Ok(child) => Ok(child),
         Err(Errno::ENOEXEC) if !resolve::looks_binary(program) => {
             // A text file without `#!`: a shell runs it as a script.
             let mut script = vec![c"sh".to_owned(), c_string(program.as_os_str())?];
             script.extend(argv.into_iter().skip(1));
             let shell = Path::new(resolve::SCRIPT_SHELL);
-            start(shell, &script, mask)?.map_err(|e| LaunchError::from_exec(program, e).into())
+            launch(shell, &script)?.map_err(|e| LaunchError::from_exec(program, e).into())
         }
         Err(errno) => Err(LaunchError::from_exec(program, errno).into()),
     }
@@ -86,6 +95,7 @@ fn start(
     program: &Path,
     argv: &[CString],
     mask: &SigSet,
+    defaults: &SigSet,
 ) -> Result<Result<Child, Errno>, CaptureError> {
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
@@ -95,13 +105,11 @@ fn start(
         .and_then(|()| actions.add_dup2(err_w.as_raw_fd(), libc::STDERR_FILENO))
         .map_err(io::Error::from)?;
     let mut attr = PosixSpawnAttr::init().map_err(io::Error::from)?;
-    let mut defaults = SigSet::empty();
-    defaults.add(Signal::SIGPIPE);
     attr.set_flags(
         PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
     )
     .and_then(|()| attr.set_sigmask(mask))
-    .and_then(|()| attr.set_sigdefault(&defaults))
+    .and_then(|()| attr.set_sigdefault(defaults))
     .map_err(io::Error::from)?;
     let env = environment();
     let spawned = posix_spawn(program, &actions, &attr, argv, &env);

@@ -1,9 +1,11 @@
-//! Ingest for `ctx pipe`: standard input to end of file, kept whatever
-//! fails. Input that ctx has consumed exists nowhere else, so losing it is
-//! the worst thing ctx can do; every failure below degrades, none stops.
+//! The spill chain every ingest keeps its bytes in (`ctx pipe` and `ctx
+//! digest` through [`read_input`], `ctx run`'s two streams through
+//! [`Keeper`]), kept whatever fails. Input that ctx has consumed exists
+//! nowhere else, so losing it is the worst thing ctx can do; every failure
+//! below degrades, none stops.
 //!
-//! Up to [`SPILL_BYTES`] (8 MiB) stay in memory. Past that the input is spilled to
-//! an unlinked file, tried in order:
+//! Up to [`SPILL_BYTES`] (8 MiB) stay in memory. Past that the input is
+//! spilled to an unlinked file, tried in order:
 //! 1. the temporary directory (`$TMPDIR`, else `/tmp`);
 //! 2. ctx's own data directory (where the store lives);
 //! 3. memory again, up to [`MEMORY_CAP`] in all.
@@ -18,8 +20,9 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::FileExt;
 
-use crate::artifact::{Artifact, Exit};
+use crate::artifact::{Artifact, Bytes, Exit};
 use crate::fault;
+use crate::mapped::MappedBytes;
 
 /// Inputs up to this size are read into memory; a larger one is spilled to
 /// an unlinked temporary file and mapped, so ctx's own memory stays bounded
@@ -105,13 +108,7 @@ pub fn read_input(
     spill_at: usize,
     places: &[Place],
 ) -> io::Result<Ingested> {
-    let mut spilled = false;
-    let mut holder = Holder::Memory {
-        bytes: Vec::new(),
-        cap: spill_at,
-    };
-    let mut places = places.iter();
-    let mut failures: Vec<String> = Vec::new();
+    let mut keeper = Keeper::new(spill_at, places.to_vec());
     let mut block = vec![0u8; BLOCK];
     loop {
         let n = match read_some(input, &mut block) {
@@ -119,46 +116,175 @@ pub fn read_input(
             Ok(n) => n,
             Err(e) => {
                 // The input broke; what ctx consumed still goes out.
-                holder.copy_to(out)?;
+                keeper.copy_to(out)?;
                 out.flush()?;
                 return Err(e);
             }
         };
-        let mut rest = &block[..n];
+        if let Err(GaveUp { kept }) = keeper.append(&block[..n]) {
+            keeper.copy_to(out)?;
+            out.write_all(&block[kept..n])?;
+            io::copy(input, out)?;
+            out.flush()?;
+            return Ok(Ingested::PassedThrough(keeper.failures()));
+        }
+    }
+    match keeper.finish() {
+        Ok(bytes) => {
+            let segments = Artifact::stdout_segments(bytes.len());
+            Ok(Ingested::Kept(Artifact::from_bytes(
+                bytes,
+                segments,
+                Exit::Unknown,
+                Vec::new(),
+            )))
+        }
+        Err(Unmapped { keeper, error }) => {
+            keeper.copy_to(out)?;
+            out.flush()?;
+            Ok(Ingested::PassedThrough(format!(
+                "{}mapping the spill file: {error}",
+                keeper.failures_then()
+            )))
+        }
+    }
+}
+
+/// The spill chain: bytes appended in arrival order, held in memory up to
+/// a threshold, then in the first [`Place`] that takes them. Used by every
+/// ingest (`ctx pipe`, `ctx digest -`, `ctx run`'s two streams), so what
+/// ctx consumed is kept the same way whatever the source.
+pub struct Keeper {
+    holder: Holder,
+    places: std::vec::IntoIter<Place>,
+    /// Outgrowing the first, in-memory buffer is the plan, not a failure.
+    spilled: bool,
+    failures: Vec<String>,
+}
+
+/// No place could take more: the first `kept` bytes of the refused
+/// append are held, the rest is not.
+#[derive(Debug)]
+pub struct GaveUp {
+    pub kept: usize,
+}
+
+/// A spill file that could not be mapped at the end: the keeper (which
+/// can still be copied out) and why.
+pub struct Unmapped {
+    pub keeper: Keeper,
+    pub error: io::Error,
+}
+
+impl Keeper {
+    /// Holds up to `spill_at` bytes in memory, then tries `places` in order.
+    pub fn new(spill_at: usize, places: Vec<Place>) -> Keeper {
+        Keeper {
+            holder: Holder::Memory {
+                bytes: Vec::new(),
+                cap: spill_at,
+            },
+            places: places.into_iter(),
+            spilled: false,
+            failures: Vec::new(),
+        }
+    }
+
+    /// `new` with ctx's own threshold and places.
+    pub fn standard() -> Keeper {
+        Keeper::new(spill_at(), Place::fallbacks())
+    }
+
+    /// How many bytes are held.
+    pub fn len(&self) -> u64 {
+        match &self.holder {
+            Holder::Memory { bytes, .. } => bytes.len() as u64,
+            Holder::File { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends `data`, moving to the next place whenever one fails (what
+    /// it holds is copied over). `Err` when every place has failed.
+    pub fn append(&mut self, data: &[u8]) -> Result<(), GaveUp> {
+        let mut rest = data;
         loop {
-            let failure = match holder.append(rest) {
-                Ok(()) => break,
+            let failure = match self.holder.append(rest) {
+                Ok(()) => return Ok(()),
                 Err((written, e)) => {
                     rest = &rest[written..];
                     e
                 }
             };
-            // Outgrowing the first, in-memory buffer is the plan, not a
-            // failure.
-            if spilled {
-                failures.push(format!("{}: {failure}", holder.describe()));
+            if self.spilled {
+                let what = self.holder.describe();
+                self.failures.push(format!("{what}: {failure}"));
             }
-            spilled = true;
-            match move_on(&holder, &mut places, &mut failures) {
-                Some(next) => holder = next,
+            self.spilled = true;
+            match move_on(&self.holder, &mut self.places, &mut self.failures) {
+                Some(next) => self.holder = next,
                 None => {
-                    holder.copy_to(out)?;
-                    out.write_all(rest)?;
-                    io::copy(input, out)?;
-                    out.flush()?;
-                    return Ok(Ingested::PassedThrough(failures.join("; ")));
+                    return Err(GaveUp {
+                        kept: data.len() - rest.len(),
+                    });
                 }
             }
         }
     }
-    holder.into_artifact().map(Ingested::Kept)
+
+    /// Why the places failed, `; `-separated (for ctx's note).
+    pub fn failures(&self) -> String {
+        self.failures.join("; ")
+    }
+
+    fn failures_then(&self) -> String {
+        if self.failures.is_empty() {
+            String::new()
+        } else {
+            format!("{}; ", self.failures())
+        }
+    }
+
+    /// Calls `f` on what is held, in order, a block at a time.
+    pub fn for_each_block(&self, f: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        self.holder.for_each_block(f)
+    }
+
+    /// Writes what is held to `out`.
+    pub fn copy_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.holder.copy_to(out)
+    }
+
+    /// What is held, as bytes the pipeline can read: memory as it is, a
+    /// spill file mapped read-only.
+    pub fn finish(self) -> Result<Bytes, Unmapped> {
+        match self.holder {
+            Holder::Memory { bytes, .. } => Ok(Bytes::Owned(bytes)),
+            Holder::File { len: 0, .. } => Ok(Bytes::Owned(Vec::new())),
+            Holder::File { ref file, .. } => {
+                // SAFETY: the file is ctx's own unlinked temporary file: no
+                // other process can reach it to change it while the map is
+                // alive, and this keeper (its only writer) is consumed.
+                match unsafe { MappedBytes::map(file) } {
+                    Ok(map) => Ok(Bytes::Mapped(map)),
+                    Err(error) => Err(Unmapped {
+                        keeper: self,
+                        error,
+                    }),
+                }
+            }
+        }
+    }
 }
 
 /// The next place that takes everything `from` holds, or `None` when none
 /// does. Each failure is added to `failures`.
-fn move_on<'a>(
+fn move_on(
     from: &Holder,
-    places: &mut impl Iterator<Item = &'a Place>,
+    places: &mut impl Iterator<Item = Place>,
     failures: &mut Vec<String>,
 ) -> Option<Holder> {
     for place in places.by_ref() {
@@ -260,17 +386,6 @@ impl Holder {
 
     fn copy_to(&self, out: &mut dyn Write) -> io::Result<()> {
         self.for_each_block(|b| out.write_all(b))
-    }
-
-    fn into_artifact(self) -> io::Result<Artifact> {
-        match self {
-            Holder::Memory { bytes, .. } => {
-                Ok(Artifact::from_stdout(bytes, Exit::Unknown, Vec::new()))
-            }
-            Holder::File { file, .. } => {
-                Artifact::from_stdout_file(&file, Exit::Unknown, Vec::new())
-            }
-        }
     }
 }
 

@@ -19,9 +19,16 @@
 //!   an error or hang-up): ctx closes its end of the child's stdout pipe, so
 //!   the child's next write meets the broken pipe (SIGPIPE, or EPIPE where
 //!   it ignores that) exactly as it would have without ctx in between.
+//!
+//! The bytes go into the spill chain `ctx pipe` uses (`spill::Keeper`):
+//! memory up to the spill threshold, then an unlinked file, so a large
+//! output costs ctx a read buffer, not its size. When no place can keep
+//! them, what was kept is replayed to ctx's stdout and stderr in arrival
+//! order and every later read goes straight out as it arrives: the output
+//! is passed through undigested, never lost.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::process::ExitStatus;
 
@@ -29,10 +36,11 @@ use nix::errno::Errno;
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::Signal;
-use nix::sys::stat::{SFlag, fstat};
 
 use super::signals::{Event, Forwarder};
 use super::spawn::Child;
+use super::spill::{GaveUp, Keeper};
+use super::watched::reader_can_leave;
 use crate::artifact::{Segment, Stream};
 
 /// A pipe's read size: Linux's default pipe capacity, so one read usually
@@ -41,8 +49,14 @@ const CHUNK: usize = 64 * 1024;
 
 /// What the loop collected.
 pub struct Collected {
-    pub bytes: Vec<u8>,
+    /// Both streams' bytes in arrival order.
+    pub kept: Keeper,
     pub segments: Vec<Segment>,
+    /// Every byte read, kept or passed through.
+    pub read: u64,
+    /// No place could keep the output: from then on it went to ctx's own
+    /// stdout and stderr as it arrived. Why the places failed.
+    pub passed_through: Option<String>,
     pub status: ExitStatus,
     /// ctx stopped reading before end of file (see `collect`).
     pub cut_short: bool,
@@ -58,13 +72,15 @@ const LAST_LOOK: usize = 16 << 20;
 
 /// Reads both streams to end of file and waits for the child, forwarding
 /// signals all the while.
-pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
+pub fn collect(mut child: Child, signals: &Forwarder, kept: Keeper) -> io::Result<Collected> {
     let pid = child.pid;
     let mut stdout: Option<File> = child.stdout.take();
     let mut stderr: Option<File> = child.stderr.take();
     let mut collected = Collected {
-        bytes: Vec::new(),
+        kept,
         segments: Vec::new(),
+        read: 0,
+        passed_through: None,
         status: ExitStatus::default(),
         cut_short: false,
         stopped_by: None,
@@ -75,7 +91,7 @@ pub fn collect(mut child: Child, signals: &Forwarder) -> io::Result<Collected> {
     // Watched for an error or hang-up only (no events asked): a pipe or a
     // socket whose reader is gone. A file or a terminal never reports it.
     let own_stdout = io::stdout();
-    let mut watch = reader_can_leave(&own_stdout).then(|| own_stdout.as_fd());
+    let mut watch = reader_can_leave(own_stdout.as_fd()).then(|| own_stdout.as_fd());
     loop {
         if status.is_some()
             && collected.stopped_by.is_some()
@@ -144,15 +160,6 @@ struct Ready {
     reader_gone: bool,
 }
 
-/// True when ctx's stdout is a pipe or a socket: the kinds whose reader
-/// can go away while ctx runs.
-fn reader_can_leave(stdout: &io::Stdout) -> bool {
-    fstat(stdout.as_fd()).is_ok_and(|st| {
-        let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
-        kind == SFlag::S_IFIFO || kind == SFlag::S_IFSOCK
-    })
-}
-
 /// Blocks until something is ready; says which of the signals, the two
 /// pipes can be read without blocking, and whether ctx's reader left.
 fn wait_ready(
@@ -207,8 +214,8 @@ fn last_look(
     };
     let flags = OFlag::from_bits_truncate(fcntl(file, FcntlArg::F_GETFL)?);
     fcntl(file, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
-    let start = collected.bytes.len();
-    while pipe.is_some() && collected.bytes.len() - start < LAST_LOOK {
+    let start = collected.read;
+    while pipe.is_some() && collected.read - start < LAST_LOOK as u64 {
         match drain(pipe, stream, buf, collected) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -240,13 +247,82 @@ fn drain<R: Read>(
         *pipe = None;
         return Ok(());
     }
-    collected.bytes.extend_from_slice(&buf[..n]);
-    match collected.segments.last_mut() {
-        Some(last) if last.stream == stream => last.len += n as u64,
-        _ => collected.segments.push(Segment {
-            stream,
-            len: n as u64,
-        }),
+    collected.read += n as u64;
+    if collected.passed_through.is_some() {
+        if live(stream, &buf[..n]).is_err() && stream == Stream::Stdout {
+            // The reader left: the child meets the broken pipe itself.
+            *pipe = None;
+            collected.reader_gone = true;
+        }
+        return Ok(());
+    }
+    let (kept, gave_up) = match collected.kept.append(&buf[..n]) {
+        Ok(()) => (n, false),
+        Err(GaveUp { kept }) => (kept, true),
+    };
+    if kept > 0 {
+        match collected.segments.last_mut() {
+            Some(last) if last.stream == stream => last.len += kept as u64,
+            _ => collected.segments.push(Segment {
+                stream,
+                len: kept as u64,
+            }),
+        }
+    }
+    if gave_up {
+        collected.passed_through = Some(collected.kept.failures());
+        // What was kept goes out first, in arrival order; ctx's stdout may
+        // have no reader, so a failed write there is not the end of stderr.
+        let _ = replay_kept(&collected.kept, &collected.segments);
+        collected.kept = Keeper::new(0, Vec::new());
+        collected.segments.clear();
+        if live(stream, &buf[kept..n]).is_err() && stream == Stream::Stdout {
+            *pipe = None;
+            collected.reader_gone = true;
+        }
     }
     Ok(())
+}
+
+/// Writes `bytes` of `stream` to ctx's own descriptor of that stream.
+fn live(stream: Stream, bytes: &[u8]) -> io::Result<()> {
+    match stream {
+        Stream::Stdout => {
+            let mut out = io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()
+        }
+        Stream::Stderr => io::stderr().lock().write_all(bytes),
+    }
+}
+
+/// Writes what `kept` holds to ctx's own stdout and stderr, each segment
+/// to its stream, in order; failures are not the end of the other stream.
+pub fn replay_to_own(kept: &Keeper, segments: &[Segment]) {
+    let _ = replay_kept(kept, segments);
+}
+
+/// Writes what `kept` holds, each segment to its own stream, in order.
+fn replay_kept(kept: &Keeper, segments: &[Segment]) -> io::Result<()> {
+    let mut segments = segments.iter().copied();
+    let mut current = segments.next();
+    let mut failed = None;
+    kept.for_each_block(|mut block| {
+        while !block.is_empty() {
+            let Some(segment) = current.as_mut() else {
+                return Ok(());
+            };
+            let take = block.len().min(segment.len as usize);
+            if let Err(e) = live(segment.stream, &block[..take]) {
+                failed.get_or_insert(e);
+            }
+            block = &block[take..];
+            segment.len -= take as u64;
+            if segment.len == 0 {
+                current = segments.next();
+            }
+        }
+        Ok(())
+    })?;
+    failed.map_or(Ok(()), Err)
 }

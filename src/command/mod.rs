@@ -4,6 +4,7 @@
 //! wrapper lists that disagreed about `timeout`, `nohup` and `uvx`; there
 //! is now one ([`wrappers::unwrap`]) and one [`basename`].
 
+pub mod secrets;
 pub mod wrappers;
 
 /// The last `/`-separated part of a program name: `/usr/bin/cargo` → `cargo`.

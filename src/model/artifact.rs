@@ -93,20 +93,34 @@ impl Span {
     }
 }
 
-/// Everything ingest knows about a run. Read-only after capture.
-/// Where an artifact's bytes live: in memory, or (a very large `ctx pipe`
-/// input) in a private temporary file mapped read-only, so the process's
-/// own memory stays bounded whatever the input's size.
-enum Bytes {
+/// Where an artifact's bytes live: in memory, or (a large output or
+/// input, past the spill threshold) in a private temporary file mapped
+/// read-only, so the process's own memory stays bounded whatever the size.
+pub enum Bytes {
     Owned(Vec<u8>),
     Mapped(MappedBytes),
 }
 
 impl Bytes {
-    fn as_slice(&self) -> &[u8] {
+    pub fn as_slice(&self) -> &[u8] {
         match self {
             Bytes::Owned(v) => v,
             Bytes::Mapped(m) => m.as_slice(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Tells a mapping that `range` was scanned (see [`Artifact::release`]).
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if let Bytes::Mapped(m) = self {
+            m.release(range);
         }
     }
 }
@@ -127,6 +141,7 @@ impl std::fmt::Debug for Bytes {
     }
 }
 
+/// Everything ingest knows about a run. Read-only after capture.
 #[derive(Clone, Debug)]
 pub struct Artifact {
     pub argv: Vec<String>,
@@ -167,46 +182,47 @@ impl Artifact {
         }
     }
 
-    /// One stream's bytes held in `file` (a spilled `ctx pipe` input),
-    /// mapped read-only instead of read into memory.
-    pub fn from_stdout_file(
-        file: &std::fs::File,
-        exit: Exit,
-        argv: Vec<String>,
-    ) -> std::io::Result<Self> {
-        // SAFETY: the file is ctx's own unlinked temporary file: no other
-        // process can reach it to change it while the map is alive.
-        let map = unsafe { MappedBytes::map(file)? };
-        let len = map.as_slice().len() as u64;
-        let segments = if len == 0 {
-            Vec::new()
-        } else {
-            vec![Segment {
-                stream: Stream::Stdout,
-                len,
-            }]
-        };
+    /// Builds an artifact from bytes held by ingest (in memory or
+    /// mapped), in arrival order; `segments` as for [`Artifact::new`].
+    pub fn from_bytes(bytes: Bytes, segments: Vec<Segment>, exit: Exit, argv: Vec<String>) -> Self {
+        debug_assert_eq!(
+            segments.iter().map(|s| s.len).sum::<u64>(),
+            bytes.len() as u64
+        );
         // Indexed a window at a time, each released once scanned: the
-        // index is built without the whole input becoming resident.
-        let mut index = line_index::Builder::new(map.as_slice().len());
+        // index is built without a mapped input becoming resident.
+        let mut index = line_index::Builder::new(bytes.len());
         let mut at = 0;
-        for window in map.as_slice().chunks(SCAN_WINDOW) {
+        for window in bytes.as_slice().chunks(SCAN_WINDOW) {
             index.push(window);
-            map.release(at..at + window.len());
+            bytes.release(at..at + window.len());
             at += window.len();
         }
         let line_starts = index.finish();
-        Ok(Artifact {
+        Artifact {
             argv,
             cwd: None,
             label: None,
             family: None,
             exit,
             truncated: false,
-            bytes: Bytes::Mapped(map),
+            bytes,
             segments,
             line_starts,
-        })
+        }
+    }
+
+    /// The segments of a single-stream input of `len` bytes: one, or none
+    /// when it is empty.
+    pub fn stdout_segments(len: usize) -> Vec<Segment> {
+        if len == 0 {
+            Vec::new()
+        } else {
+            vec![Segment {
+                stream: Stream::Stdout,
+                len: len as u64,
+            }]
+        }
     }
 
     /// One stream's bytes as the whole input (pipe and digest modes).
@@ -256,9 +272,7 @@ impl Artifact {
     /// resident (it reads back the same when touched again); nothing for
     /// bytes in memory. For passes over the whole input.
     pub fn release(&self, range: std::ops::Range<usize>) {
-        if let Bytes::Mapped(m) = &self.bytes {
-            m.release(range);
-        }
+        self.bytes.release(range);
     }
 
     pub fn line_count(&self) -> usize {

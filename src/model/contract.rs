@@ -323,9 +323,23 @@ pub fn embedded() -> &'static [(&'static str, &'static str)] {
     embedded::EMBEDDED
 }
 
-/// Loads and validates the embedded contract for `family`.
+/// Loads and validates the contract for `family`: a trusted project's
+/// `.ctx/contracts/<family>.toml` when there is one (`crate::trust`) and it
+/// is valid, else the embedded one. An invalid project contract is noted
+/// and the embedded one used (fail closed to the built-in).
 pub fn for_family(family: &str) -> Result<Contract, ContractError> {
     let file = format!("{family}.toml");
+    let project = crate::trust::project_files("contracts");
+    if let Some(own) = project
+        .files
+        .iter()
+        .find(|f| f.path.file_name().is_some_and(|n| *n == *file))
+    {
+        match Contract::parse(&file, &own.text) {
+            Ok(contract) => return Ok(contract),
+            Err(e) => crate::emit::note(&format!("[ctx] project {e}; built-in contract used")),
+        }
+    }
     let (name, text) = embedded()
         .iter()
         .find(|(name, _)| *name == file)

@@ -10,14 +10,7 @@ use crate::plan::{Budget, DeliveryPlan};
 use crate::profiles::Match;
 use crate::store::ArchiveKey;
 
-/// What reaches the reader.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// The raw output, unchanged.
-    Raw,
-    /// A digest.
-    Digest(Vec<u8>),
-}
+pub use crate::emit::Output;
 
 /// The facts and the plan behind a delivery, for `ctx explain`.
 #[derive(Clone, Debug)]

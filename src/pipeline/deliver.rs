@@ -41,7 +41,7 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
         let delivery = pipeline::digest(artifact, sinks.archive, options)
             .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
         emitting.set(true);
-        emit::write(artifact, &delivery, sinks.raw_to);
+        emit::write(artifact, &delivery.output, delivery.note(), sinks.raw_to);
         fault::point("ledger");
         sinks.ledger.record(artifact, &delivery);
         Ok(delivery)
@@ -77,6 +77,12 @@ pub fn captured(
         Captured::CutShort(cut) => {
             cut_short(&cut);
             return cut.exit;
+        }
+        Captured::PassedThrough { exit, why } => {
+            emit::note(&format!(
+                "[ctx] the output could not be kept ({why}); passed through raw"
+            ));
+            return exit;
         }
     };
     artifact.family = family;
@@ -128,7 +134,7 @@ pub const STOP_GRACE: Duration = Duration::from_millis(150);
 /// When the reader of stdout is gone, only stderr, whose reader may still
 /// be there, is replayed.
 fn cut_short(cut: &CutShort) {
-    let (bytes, segments) = (&cut.bytes[..], &cut.segments[..]);
+    let (bytes, segments) = (cut.bytes.as_slice(), &cut.segments[..]);
     if cut.reader_gone && cut.stopped_by.is_none() {
         let _ = emit::replay(
             bytes,

@@ -5,6 +5,7 @@
 
 use std::io::{self, Write};
 use std::os::fd::BorrowedFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use nix::errno::Errno;
@@ -12,7 +13,6 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::stat::{SFlag, fstat};
 
 use crate::artifact::{Artifact, Segment, Stream};
-use crate::delivery::{Delivery, Output};
 
 /// Where raw output goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,18 +23,42 @@ pub enum RawTo {
     Stdout,
 }
 
-/// Writes the delivery; ctx's note (if any) goes to stderr last.
-pub fn write(artifact: &Artifact, delivery: &Delivery, raw_to: RawTo) {
+/// Set when a write to stdout met a reader that went away.
+static READER_GONE: AtomicBool = AtomicBool::new(false);
+
+/// True once a write to ctx's stdout failed because its reader went away
+/// (EPIPE): `ctx pipe` then ends the way a bare filter would, by SIGPIPE.
+pub fn reader_gone() -> bool {
+    READER_GONE.load(Ordering::Relaxed)
+}
+
+fn watch(result: io::Result<()>) {
+    if result.is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
+        READER_GONE.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What reaches the reader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The raw output, unchanged.
+    Raw,
+    /// A digest.
+    Digest(Vec<u8>),
+}
+
+/// Writes the output; ctx's note (if any) goes to stderr last.
+pub fn write(artifact: &Artifact, output: &Output, note: Option<String>, raw_to: RawTo) {
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut out = stdout.lock();
     let mut err = stderr.lock();
-    let _ = match &delivery.output {
+    watch(match output {
         Output::Digest(bytes) => out.write_all(bytes),
         Output::Raw => write_raw(artifact, raw_to, &mut out, &mut err),
-    };
-    let _ = out.flush();
-    if let Some(note) = delivery.note() {
+    });
+    watch(out.flush());
+    if let Some(note) = note {
         let _ = writeln!(err, "{note}");
     }
 }
@@ -46,8 +70,8 @@ pub fn write_raw_now(artifact: &Artifact, raw_to: RawTo) {
     let stderr = io::stderr();
     let mut out = stdout.lock();
     let mut err = stderr.lock();
-    let _ = write_raw(artifact, raw_to, &mut out, &mut err);
-    let _ = out.flush();
+    watch(write_raw(artifact, raw_to, &mut out, &mut err));
+    watch(out.flush());
 }
 
 /// One ctx note on stderr, after stdout is flushed.

@@ -21,6 +21,7 @@ use crate::fault;
 use crate::guard::{self, Rejection};
 use crate::ledger::last_run::DeltaSource;
 use crate::plan::{self, Budget, DeliveryPlan};
+use crate::profiles::MatchedBy;
 use crate::render;
 use crate::store::ArchiveKey;
 use crate::tokens;
@@ -82,6 +83,19 @@ pub fn digest(
     };
     if small {
         return Ok(delivery);
+    }
+    // Declarative filters (`filters/`) read what no typed profile claims,
+    // before text/v1; a filter that declines leaves it to text/v1.
+    if delivery.matched.by == MatchedBy::Fallback
+        && let Some(filtered) = crate::filters::deliver(
+            artifact,
+            archive,
+            options.budget,
+            &options.disabled,
+            raw_tokens,
+        )
+    {
+        return Ok(filtered);
     }
     let contract = match contract::for_family(profile.family()) {
         Ok(contract) => contract,

@@ -97,9 +97,11 @@ fn tool_name(argv: &[String]) -> Option<&'static str> {
     if let Some((sub, args)) = git_words(&words) {
         let patch = has_any(&args, PATCH);
         let no_patch = has_any(&args, NO_PATCH);
+        // `git show REV:PATH` prints a file or a tree listing, not a diff.
+        let blob = args.iter().any(|a| !a.starts_with('-') && a.contains(':'));
         return match sub {
             "diff" if patch || !no_patch => Some("git diff"),
-            "show" if patch || !no_patch => Some("git show"),
+            "show" if !blob && (patch || !no_patch) => Some("git show"),
             "log" | "whatchanged" if patch => Some("git log -p"),
             _ => None,
         };
@@ -277,6 +279,7 @@ mod tests {
             Some("git diff")
         );
         assert_eq!(tool_name(&argv("git show HEAD")), Some("git show"));
+        assert_eq!(tool_name(&argv("git show HEAD:src/lib.rs")), None);
         assert_eq!(tool_name(&argv("git log -p -n 5")), Some("git log -p"));
         assert_eq!(
             tool_name(&argv("timeout 5 git log --patch")),

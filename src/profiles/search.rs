@@ -37,7 +37,7 @@ use super::{Profile, ProfileSpec, ReceiptGroup};
 mod groups;
 mod json;
 mod notices;
-mod options;
+pub(crate) mod options;
 mod read;
 
 use groups::Found;

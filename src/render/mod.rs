@@ -133,7 +133,7 @@ pub fn render(
 /// Its default view is capped (`store::zoom`), so when the output is past
 /// the cap the footer says how many lines that view prints and names
 /// `--all` for everything: a reader must not take a zoom for the whole.
-fn footer(artifact: &Artifact, key: &str) -> String {
+pub(crate) fn footer(artifact: &Artifact, key: &str) -> String {
     let total = artifact.line_count();
     let shown = lines_in_default_view(artifact);
     if shown >= total {
@@ -250,18 +250,58 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
-fn clip(s: &str, max: usize) -> String {
+/// `s` (a command line or a label) shortened to about `max` characters
+/// between its words, never inside one: a path, URL, version or hash the
+/// header shows is shown whole (a first word longer than `max` included),
+/// and `…` says words were left out.
+/// `s` cut between shell words to at most `max` characters, with `…`:
+/// the command in a header, the same way for every digest.
+pub fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
+    // Shell words, so a quoted argument (`'fn main'`) stays one word.
+    let words: Vec<String> = match shell_words::split(s) {
+        Ok(words) => words
+            .iter()
+            .map(|w| shell_words::quote(w).into_owned())
+            .collect(),
+        Err(_) => s.split(' ').map(String::from).collect(),
+    };
+    let mut out = String::new();
+    for word in &words {
+        let width = out.chars().count() + 1 + word.chars().count();
+        if !out.is_empty() && width + " …".len() > max {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out.push_str(" …");
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clips_between_words() {
+        let url = "https://example.org/releases/v1.24.3/toolchain.tar.gz";
+        let line = format!("make {url} 0123456789abcdef0123456789abcdef01234567");
+        assert_eq!(clip(&line, 80), format!("make {url} …"));
+        assert_eq!(clip("short", 80), "short");
+        // A first word longer than the width is kept whole.
+        let long = "x".repeat(100);
+        assert_eq!(clip(&format!("{long} y"), 80), format!("{long} …"));
+        // Quoted words stay one word, quoted.
+        assert_eq!(
+            clip(&format!("grep -rn 'fn main' {}", "s".repeat(80)), 30),
+            "grep -rn 'fn main' …"
+        );
+    }
 
     #[test]
     fn count_words_lead_with_their_noun() {

@@ -65,6 +65,26 @@ impl AnyStore {
         }
     }
 
+    /// A store named on the command line (`ctx store copy`): `sqlite`
+    /// (the local default), `sqlite:PATH`, or a `postgres://` URL.
+    pub fn open_named(name: &str) -> Result<AnyStore, StoreError> {
+        let name = name.trim();
+        if name == "sqlite" {
+            return SqliteStore::open_default().map(AnyStore::Sqlite);
+        }
+        if let Some(path) = name.strip_prefix("sqlite:") {
+            let (options, _) = super::sqlite::Options::from_env();
+            return SqliteStore::open(std::path::Path::new(path), options).map(AnyStore::Sqlite);
+        }
+        if name.starts_with("postgres://") || name.starts_with("postgresql://") {
+            return open_postgres_patiently(name);
+        }
+        Err(StoreError::Unavailable(format!(
+            "{}: not `sqlite`, `sqlite:PATH` or a postgres:// URL",
+            super::postgres::redact(name)
+        )))
+    }
+
     /// Where the records are: the file path or the redacted URL.
     pub fn location(&self) -> String {
         match self {
@@ -127,7 +147,7 @@ fn open_postgres_patiently(url: &str) -> Result<AnyStore, StoreError> {
 fn open_postgres(url: &str) -> Result<AnyStore, StoreError> {
     let (options, warnings) = PgOptions::from_env();
     let mut store = PgStore::open(url, options)?;
-    store.warnings = warnings;
+    store.warnings.extend(warnings);
     Ok(AnyStore::Postgres(store))
 }
 

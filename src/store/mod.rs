@@ -10,6 +10,7 @@ pub mod archive;
 pub mod backend;
 pub mod census_zoom;
 pub mod chunks;
+pub mod copy;
 pub mod key;
 pub mod postgres;
 pub mod reader;
@@ -44,7 +45,7 @@ pub struct RecordSummary {
 /// Why the store could not do what was asked.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("no record {0} (unknown or evicted)")]
+    #[error("no record {0} (never archived here, or removed over 30 days ago)")]
     NotFound(String),
     #[error("{prefix} is ambiguous: {} records match", candidates.len())]
     Ambiguous {
@@ -71,6 +72,16 @@ pub enum StoreError {
     },
     #[error("store unavailable: {0}")]
     Unavailable(String),
+    /// The record was there and is no more: retention evicted it, or a
+    /// purge removed it (`why`), `gone_ms` unix milliseconds ago-stamp.
+    /// Told apart from a key the store never held, so the reader knows to
+    /// rerun rather than to check the key.
+    #[error("record {} was {why}", key.short())]
+    Gone {
+        key: ArchiveKey,
+        why: String,
+        gone_ms: i64,
+    },
 }
 
 impl StoreError {

@@ -26,6 +26,15 @@ pub fn ctx_cmd(home: &Path, args: &[&str]) -> Command {
         "CTX_STORE_BUSY_TIMEOUT",
         "CTX_CONFIG",
         "XDG_CONFIG_HOME",
+        // libpq's variables: the shared store reads them too.
+        "PGHOST",
+        "PGPORT",
+        "PGUSER",
+        "PGPASSWORD",
+        "PGDATABASE",
+        "PGSSLMODE",
+        "PGSSLROOTCERT",
+        "PGPASSFILE",
     ] {
         c.env_remove(var);
     }

@@ -1,8 +1,8 @@
 //! `ctx digest FILE…`: the pipe pipeline for saved logs, one digest per file.
 
-use std::io::Read;
-
-use crate::artifact::{Artifact, Exit};
+use super::pipe::Ingest;
+use crate::capture::spill::{self, Ingested, Place};
+use crate::emit;
 
 /// Arguments of `ctx digest`.
 #[derive(clap::Args, Debug)]
@@ -23,36 +23,65 @@ pub struct Args {
 
 /// Exit 0 when every file was digested, 2 when any could not be read (the
 /// others are still digested).
+///
+/// Every input goes through the spill chain `ctx pipe` uses, `-` and files
+/// alike: a large one is kept in an unlinked file, not in memory, and one
+/// that no place can keep is passed through raw with one note, never lost.
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     super::pipe::check_family(args.family.as_deref())?;
     let many = args.files.len() > 1;
     let mut status = 0;
     for file in &args.files {
-        let bytes = match read(file) {
-            Ok(bytes) => bytes,
-            Err(e) => {
+        let ingested = if file == "-" {
+            if many {
+                println!("[ctx] ==> {file} <==");
+            }
+            super::pipe::ingest_stdin()
+        } else {
+            match std::fs::File::open(file) {
+                Ok(mut opened) => {
+                    if many {
+                        println!("[ctx] ==> {file} <==");
+                    }
+                    ingest_file(&mut opened)
+                }
+                Err(e) => Ingest::Failed(e),
+            }
+        };
+        let mut artifact = match ingested {
+            Ingest::Kept(artifact) => artifact,
+            Ingest::Done(0) => continue,
+            Ingest::Done(other) => return Ok(other),
+            Ingest::Failed(e) => {
                 eprintln!("ctx: {file}: {e}");
                 status = super::EXIT_CTX_ERROR;
                 continue;
             }
         };
-        if many {
-            println!("[ctx] ==> {file} <==");
-        }
-        let mut artifact = Artifact::from_stdout(bytes, Exit::Unknown, Vec::new());
         artifact.label = Some(file.clone());
         artifact.family = args.family.clone();
         crate::deliver::ingested(&artifact, args.budget);
+        if emit::reader_gone() {
+            return Ok(super::pipe::reader_left());
+        }
     }
     Ok(status)
 }
 
-fn read(file: &str) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    if file == "-" {
-        std::io::stdin().lock().read_to_end(&mut bytes)?;
-    } else {
-        std::fs::File::open(file)?.read_to_end(&mut bytes)?;
+/// A saved file, read into the spill chain.
+fn ingest_file(file: &mut std::fs::File) -> Ingest {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match spill::read_input(file, &mut out, spill::spill_at(), &Place::fallbacks()) {
+        Ok(Ingested::Kept(artifact)) => Ingest::Kept(artifact),
+        Ok(Ingested::PassedThrough(why)) => {
+            drop(out);
+            eprintln!("[ctx] the input could not be kept ({why}); passed through raw");
+            Ingest::Done(0)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ingest::Done(super::pipe::reader_left())
+        }
+        Err(e) => Ingest::Failed(e),
     }
-    Ok(bytes)
 }

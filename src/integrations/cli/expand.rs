@@ -127,7 +127,7 @@ fn show(
     let meta = match store.meta(&key) {
         Ok(m) => m,
         Err(StoreError::NotFound(_)) => {
-            eprintln!("ctx: no record {prefix} (unknown or evicted)");
+            eprintln!("ctx: no record {prefix} (never archived here, or removed over 30 days ago)");
             return Ok(EXIT_NOT_FOUND);
         }
         Err(e) => return Err(e.into()),
@@ -269,11 +269,11 @@ fn census_zoom(
 }
 
 /// The store and the record a hash prefix names, or the exit status after
-/// saying why not: unknown or evicted (1), ambiguous, with the candidates
+/// saying why not: unknown, evicted or purged (1), ambiguous, with the candidates
 /// listed (2). Shared by every verb that takes a record's hash.
 pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(AnyStore, ArchiveKey), i32>> {
     let not_found = || {
-        eprintln!("ctx: no record {prefix} (unknown or evicted)");
+        eprintln!("ctx: no record {prefix} (never archived here, or removed over 30 days ago)");
         Ok(Err(EXIT_NOT_FOUND))
     };
     let Some(store) = store::open_existing()? else {
@@ -282,6 +282,11 @@ pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(AnyStore, Arch
     let key = match store.resolve(prefix) {
         Ok(k) => k,
         Err(StoreError::NotFound(_)) => return not_found(),
+        Err(StoreError::Gone { key, why, gone_ms }) => {
+            eprintln!("ctx: record {} was {why} ({})", key.short(), when(gone_ms));
+            eprintln!("ctx: running the command again archives it afresh");
+            return Ok(Err(EXIT_NOT_FOUND));
+        }
         Err(StoreError::Damaged {
             key: Some(key),
             why,

@@ -88,6 +88,15 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         d.matched.reason
     );
     let Some(t) = &d.trace else {
+        if let Output::Digest(_) = &d.output {
+            // A declarative filter's digest has no evidence graph or plan.
+            println!(
+                "declarative filter: {} → {} tokens (the filter's rules, docs/filters.md)",
+                count(d.raw_tokens),
+                count(d.delivered_tokens)
+            );
+            return Ok(0);
+        }
         let why = d
             .rejection
             .map_or_else(|| "no trace".to_string(), |r| r.to_string());

@@ -13,6 +13,7 @@ pub mod digest;
 pub mod expand;
 pub mod explain;
 pub mod fast_run;
+pub mod filters;
 pub mod gain;
 pub mod hook;
 pub mod init;
@@ -22,6 +23,7 @@ pub mod rewrite;
 pub mod run;
 pub mod shims;
 pub mod store;
+pub mod trust;
 
 pub use crate::deliver::EXIT_CTX_ERROR;
 
@@ -52,6 +54,12 @@ pub enum Verb {
     Gain(gain::Args),
     /// List the profiles in the order they are tried.
     Profiles(profiles::Args),
+    /// List the declarative filters, or run their inline tests (`verify`).
+    Filters(filters::Args),
+    /// Trust the project's `.ctx/filters` and `.ctx/contracts` (pins their SHA-256).
+    Trust(trust::Args),
+    /// Stop trusting the project's `.ctx/` files.
+    Untrust(trust::UntrustArgs),
     /// Show how an archived record was digested: profile, coverage, plan.
     Explain(explain::Args),
     /// Install, list or remove PATH shims (links named after commands).
@@ -88,6 +96,9 @@ pub fn main() -> i32 {
         Verb::Gain(args) => gain::execute(args),
         Verb::Profiles(args) => profiles::execute(args),
         Verb::Explain(args) => explain::execute(args),
+        Verb::Filters(args) => filters::execute(args),
+        Verb::Trust(args) => trust::execute(args),
+        Verb::Untrust(args) => trust::untrust(args),
         Verb::Shims(args) => shims::execute(args),
         Verb::Rewrite(args) => rewrite::execute(args),
         Verb::Init(args) => init::execute(args),

@@ -1,6 +1,7 @@
 //! `ctx profiles`: the registry, in the order classification tries it.
 
 use crate::contract;
+use crate::filters;
 use crate::profiles;
 
 /// Arguments of `ctx profiles`.
@@ -13,7 +14,9 @@ pub struct Args {
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     let mut rows = Vec::new();
-    for (i, profile) in profiles::registry().iter().enumerate() {
+    let registry = profiles::registry();
+    let (text, typed) = registry.split_last().expect("registry is never empty");
+    for profile in typed.iter().chain(std::iter::once(text)) {
         let (contract_file, contract_state) = match contract::for_family(profile.family()) {
             Ok(c) => (
                 format!("contracts/{}.toml", c.family),
@@ -29,8 +32,21 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
                 format!("{e}"),
             ),
         };
+        if std::ptr::eq(*profile, *text) {
+            // Declarative filters are tried after every typed profile.
+            for f in &filters::registry().filters {
+                rows.push(serde_json::json!({
+                    "order": rows.len() + 1,
+                    "version": f.label,
+                    "family": f.name,
+                    "contract": format!("filters/{}.toml", f.name),
+                    "contract_state": format!("filter: {}", f.origin.describe()),
+                    "commands": [format!("^{}", f.pattern)],
+                }));
+            }
+        }
         rows.push(serde_json::json!({
-            "order": i + 1,
+            "order": rows.len() + 1,
             "version": profile.version(),
             "family": profile.family(),
             "contract": contract_file,

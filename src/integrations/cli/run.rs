@@ -54,7 +54,16 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     {
         return Err(UnknownFamily(family.clone()).into());
     }
-    if !args.digest && (io::stdout().is_terminal() || downstream().is_some()) {
+    // A command that prints secrets by design runs as if ctx were not
+    // there, even under --digest: its output is never captured, digested,
+    // archived or recorded (docs/secrets.md).
+    let words: Vec<String> = args
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let secret = crate::command::secrets::prints_secrets(&words).is_some();
+    if secret || (!args.digest && (io::stdout().is_terminal() || downstream().is_some())) {
         let failure = capture::exec(&args.command);
         eprintln!("ctx: {failure}");
         return Ok(failure.status());

@@ -46,6 +46,18 @@ pub enum Action {
     /// Create or upgrade the schema of the configured store now (the
     /// first use does it too); prints the versions before and after.
     Migrate,
+    /// Copy every record of one store into another under the same key
+    /// (records already there are kept); each is verified on the way.
+    /// A store is `sqlite` (the local default), `sqlite:PATH`, or a
+    /// `postgres://` URL. Exit 1 when any record could not be copied.
+    Copy {
+        /// The store to read.
+        #[arg(long, value_name = "STORE")]
+        from: String,
+        /// The store to write.
+        #[arg(long, value_name = "STORE")]
+        to: String,
+    },
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +78,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Action::Purge { older_than } => purge(older_than),
         Action::Check => check(),
         Action::Migrate => migrate(),
+        Action::Copy { from, to } => copy(&from, &to),
     }
 }
 
@@ -128,16 +141,19 @@ fn stats(format: Format) -> anyhow::Result<i32> {
         Some(s) => s.location(),
         None => SqliteStore::default_path()?.display().to_string(),
     };
-    let (totals, writers) = match &opened {
+    let (totals, writers, tls) = match &opened {
         Some(s) => {
             warnings.extend(s.warnings().iter().cloned());
-            let writers = match s {
-                AnyStore::Postgres(p) => p.writers()?,
-                AnyStore::Sqlite(_) => Vec::new(),
+            let (writers, tls) = match s {
+                AnyStore::Postgres(p) => (
+                    p.writers()?,
+                    Some(p.tls_version()?.unwrap_or_else(|| "off".into())),
+                ),
+                AnyStore::Sqlite(_) => (Vec::new(), None),
             };
-            (s.stats()?, writers)
+            (s.stats()?, writers, tls)
         }
-        None => (Stats::default(), Vec::new()),
+        None => (Stats::default(), Vec::new(), None),
     };
     warnings.dedup();
     let r = options.retention;
@@ -155,6 +171,7 @@ fn stats(format: Format) -> anyhow::Result<i32> {
             "oldest": totals.oldest_ms.map(when),
             "newest": totals.newest_ms.map(when),
             "db_path": location,
+            "tls": tls,
             "writers": writers
                 .iter()
                 .map(|(machine, user, records)| {
@@ -188,6 +205,9 @@ fn stats(format: Format) -> anyhow::Result<i32> {
         "db            {location} ({} on disk)",
         size(totals.file_bytes)
     );
+    if let Some(tls) = &tls {
+        println!("tls           {tls}");
+    }
     for (machine, user, records) in &writers {
         println!(
             "written by    {user}@{machine}: {}",
@@ -210,6 +230,31 @@ fn stats(format: Format) -> anyhow::Result<i32> {
         println!("[ctx] {w}");
     }
     Ok(0)
+}
+
+fn copy(from: &str, to: &str) -> anyhow::Result<i32> {
+    let source = AnyStore::open_named(from)?;
+    let destination = AnyStore::open_named(to)?;
+    if source.location() == destination.location() {
+        anyhow::bail!(
+            "{} is both the source and the destination",
+            source.location()
+        );
+    }
+    let report = store::copy::copy(&source, &destination)?;
+    for (key, why) in &report.failed {
+        println!("record {} not copied: {why}", key.short());
+    }
+    println!(
+        "{} → {}: {} copied ({} of output), {} already there, {} failed",
+        source.location(),
+        destination.location(),
+        count(report.copied as usize),
+        size(report.copied_bytes),
+        count(report.present as usize),
+        count(report.failed.len())
+    );
+    Ok(if report.failed.is_empty() { 0 } else { 1 })
 }
 
 fn gc(max_bytes: Option<u64>, min_age: Option<Duration>) -> anyhow::Result<i32> {

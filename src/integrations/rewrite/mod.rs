@@ -10,8 +10,8 @@
 //! - environment assignments, `time` and `!` stay in front; wrappers
 //!   (`uv run`, `docker exec C`, `timeout 5`, …) go inside `ctx run`, and
 //!   the decision looks through them at the command they wrap
-//!   (policy.rs: builds, checks and tests, never `cargo run` or
-//!   `npm start`);
+//!   (policy.rs: builds, checks and tests, diffs and searches, never
+//!   `cargo run` or `npm start`);
 //! - a stage whose stdout is redirected (or follows `exec >f`), a watcher,
 //!   a server or an interactive session is left as it is; backticks,
 //!   `$( )`, heredocs, subshells, function definitions, compound commands
@@ -60,7 +60,9 @@ pub fn rewrite(line: &str) -> Option<String> {
         if stdout_gone {
             continue;
         }
-        if let Some(at) = pipeline.last().and_then(eligible) {
+        // A last stage after a `|` reads the stage before it.
+        let reads_pipe = pipeline.len() > 1;
+        if let Some(at) = pipeline.last().and_then(|s| eligible(s, reads_pipe)) {
             inserts.push(at);
         }
     }
@@ -114,7 +116,7 @@ pub fn command_words(stage: &Stage) -> &[Word] {
 }
 
 /// Where to insert `ctx run -- ` in this stage, if it is to be rewritten.
-fn eligible(stage: &Stage) -> Option<usize> {
+fn eligible(stage: &Stage, reads_pipe: bool) -> Option<usize> {
     if stage.stdout_redirected {
         return None;
     }
@@ -145,7 +147,10 @@ fn eligible(stage: &Stage) -> Option<usize> {
     if longrun::long_running(core_values).is_some() || longrun::long_running(&values).is_some() {
         return None;
     }
-    policy::rewritable(core_words).then_some(start)
+    if crate::command::secrets::prints_secrets(&values).is_some() {
+        return None;
+    }
+    policy::rewritable(core_words, reads_pipe).then_some(start)
 }
 
 fn is_assignment(word: &Word) -> bool {

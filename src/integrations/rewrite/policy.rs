@@ -1,15 +1,21 @@
 //! Which commands `ctx rewrite` sends through `ctx run`: the ones an agent
 //! runs to learn whether the code builds, type-checks and passes its
-//! tests, and that end by themselves. A command that runs the program
+//! tests, and that end by themselves; and the everyday commands a typed
+//! family digests without losing an identity (diffs: `git diff`, `git
+//! show`, `git log -p`; searches: `grep -r`, `rg`, `git grep`). A command that runs the program
 //! (`cargo run`, `npm start`), installs or publishes something
 //! (`cargo install`, `cargo publish`), prints data the agent will use as
 //! data (`gcc -E`, `rustc --print`), or waits for a person (`pytest
 //! --pdb`) is left as it is. The lists are documented in docs/rewrite.md.
 
 use super::lexer::Word;
+use crate::profiles::Profile;
+use crate::profiles::git_diff::GitDiff;
+use crate::profiles::search::options::{Options, Tool};
 
-/// Whether `words` (wrappers already looked through) is rewritten.
-pub fn rewritable(words: &[Word]) -> bool {
+/// Whether `words` (wrappers already looked through) is rewritten;
+/// `reads_pipe` when the stage reads the output of the one before it.
+pub fn rewritable(words: &[Word], reads_pipe: bool) -> bool {
     let argv: Vec<&str> = words.iter().map(|w| w.value.as_str()).collect();
     let Some(first) = argv.first() else {
         return false;
@@ -74,8 +80,65 @@ pub fn rewritable(words: &[Word]) -> bool {
                 && goals.iter().all(|g| BUILD_GOALS.contains(g))
         }
         "rspec" | "phpunit" | "ctest" | "tox" | "nox" => python_tool(name, args),
+        "git" => git(words, reads_pipe),
+        "grep" | "egrep" | "fgrep" | "rg" => search(&argv, reads_pipe),
         _ => false,
     }
+}
+
+/// The stage's words as the argv the profiles read.
+fn values(words: &[Word]) -> Vec<String> {
+    words.iter().map(|w| w.value.clone()).collect()
+}
+
+/// `git diff`, `git show`, `git log -p` (whatever git_diff/v1 reads by its
+/// command) and `git grep`. Never a summary the profile does not claim
+/// (`git diff --stat`), a blob (`git show REV:PATH` prints a file, which
+/// the reader wants whole), or output meant for a program (`-z`,
+/// `--output`).
+fn git(words: &[Word], reads_pipe: bool) -> bool {
+    const GLOBAL: &[&str] = &["-C", "-c", "--git-dir", "--work-tree", "--namespace"];
+    let Some(sub) = subcommand(words, 1, GLOBAL) else {
+        return false;
+    };
+    let argv = values(words);
+    let at = argv.iter().position(|w| w == sub).unwrap_or(0);
+    let args = &argv[at + 1..];
+    let for_programs = args
+        .iter()
+        .any(|a| a == "-z" || a == "--null" || a.starts_with("--output"));
+    if for_programs {
+        return false;
+    }
+    match sub {
+        // The profile declines what prints no patch, and `show REV:PATH`.
+        "diff" | "show" | "log" | "whatchanged" => GitDiff.by_command(&argv).is_some(),
+        "grep" => search(
+            &argv.iter().map(String::as_str).collect::<Vec<_>>(),
+            reads_pipe,
+        ),
+        _ => false,
+    }
+}
+
+/// A search whose output names the file of every match (recursive grep,
+/// several files, rg over a tree, git grep), so search/v1 can group it by
+/// file. Not a search of standard input (`… | grep x`, `rg x -`), whose
+/// lines name no file, nor NUL-separated output or rg's non-search modes.
+fn search(argv: &[&str], reads_pipe: bool) -> bool {
+    let argv: Vec<String> = argv.iter().map(|w| w.to_string()).collect();
+    let Some(o) = Options::from_argv(&argv) else {
+        return false;
+    };
+    let stdin = argv[1..].iter().any(|a| a == "-");
+    let not_a_search = argv[1..].iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "--files" | "--type-list" | "--help" | "--version"
+        )
+    });
+    let from_pipe = reads_pipe && o.tool != Tool::GitGrep;
+    !stdin && !not_a_search && !from_pipe && !o.null_separated && o.with_path != Some(false)
 }
 
 /// `python`, `python3`, `python3.12`.

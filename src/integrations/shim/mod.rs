@@ -168,6 +168,9 @@ pub fn decide(argv: &[OsString], ctx: &Path) -> Mode {
     if let Some(why) = longrun::long_running(&words) {
         return Mode::Passthrough(why.into());
     }
+    if let Some(why) = crate::command::secrets::prints_secrets(&words) {
+        return Mode::Passthrough(why.into());
+    }
     let stdout = io::stdout();
     if stdout.is_terminal() {
         return if on("CTX_FORCE") {

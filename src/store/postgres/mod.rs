@@ -15,11 +15,14 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use postgres::{Client, Config, NoTls};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{Retention, StoreError};
 
+mod credentials;
 mod ops;
 pub mod schema;
+pub mod tls;
 
 pub use schema::SCHEMA_VERSION;
 
@@ -101,9 +104,17 @@ impl PgStore {
     /// Connects without looking at the schema (`ctx store migrate`).
     pub fn connect(url: &str, options: PgOptions) -> Result<PgStore, StoreError> {
         let location = redact(url);
-        let mut config = Config::from_str(url).map_err(|e| {
+        let in_location = |e: StoreError| match e {
+            StoreError::Unavailable(why) => StoreError::Unavailable(format!("{location}: {why}")),
+            other => other,
+        };
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let (conninfo, tls) = tls::split(url, &env).map_err(in_location)?;
+        let mut config = Config::from_str(&conninfo).map_err(|e| {
             StoreError::Unavailable(format!("{location} is not a PostgreSQL URL: {e}"))
         })?;
+        let warnings = credentials::complete(&mut config, &env);
+        config.ssl_mode(tls.mode.client_mode());
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(options.timeout);
         }
@@ -119,10 +130,10 @@ impl PgStore {
         if config.get_application_name().is_none() {
             config.application_name("ctx");
         }
-        let client = connect_within(config, options.timeout).map_err(|e| match e {
-            StoreError::Unavailable(why) => StoreError::Unavailable(format!("{location}: {why}")),
-            other => other,
-        })?;
+        let connector = tls::connector(&tls).map_err(in_location)?;
+        let client = connect_within(config, connector, options.timeout)
+            .map_err(|e| with_warnings(e, &warnings))
+            .map_err(in_location)?;
         Ok(PgStore {
             client: RefCell::new(client),
             options,
@@ -130,7 +141,7 @@ impl PgStore {
             machine: machine(),
             user: user(),
             clock_offset_ms: Cell::new(0),
-            warnings: Vec::new(),
+            warnings,
         })
     }
 
@@ -155,6 +166,20 @@ impl PgStore {
         schema::migrate(&mut self.client.borrow_mut())
     }
 
+    /// The TLS version of this connection, `None` when it is plain text
+    /// (`ctx store stats`).
+    pub fn tls_version(&self) -> Result<Option<String>, StoreError> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl",
+                &[],
+            )
+            .map_err(describe)?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
     /// The schema version on the server.
     pub fn schema_version(&self) -> Result<i32, StoreError> {
         schema::version(&mut self.client.borrow_mut())
@@ -166,12 +191,19 @@ impl PgStore {
 /// that accepts it and then never answers the start-up exchange would
 /// hang the command. So the connection is made on a thread that is left
 /// behind when it takes too long (the process ends soon after anyway).
-fn connect_within(config: Config, timeout: Duration) -> Result<Client, StoreError> {
+fn connect_within(
+    config: Config,
+    tls: Option<MakeRustlsConnect>,
+    timeout: Duration,
+) -> Result<Client, StoreError> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("ctx-pg-connect".into())
         .spawn(move || {
-            let _ = tx.send(config.connect(NoTls));
+            let _ = tx.send(match tls {
+                Some(tls) => config.connect(tls),
+                None => config.connect(NoTls),
+            });
         })
         .map_err(|e| StoreError::Unavailable(format!("cannot start a thread: {e}")))?;
     match rx.recv_timeout(timeout) {
@@ -181,6 +213,17 @@ fn connect_within(config: Config, timeout: Duration) -> Result<Client, StoreErro
             "the server did not answer within {}",
             humantime::format_duration(timeout)
         ))),
+    }
+}
+
+/// A failed connection also says what was skipped on the way (a password
+/// file others can read): that is usually why it failed.
+fn with_warnings(e: StoreError, warnings: &[String]) -> StoreError {
+    match e {
+        StoreError::Unavailable(why) if !warnings.is_empty() => {
+            StoreError::Unavailable(format!("{why} ({})", warnings.join("; ")))
+        }
+        other => other,
     }
 }
 

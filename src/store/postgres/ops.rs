@@ -23,6 +23,18 @@ const NOW_MS: &str = "SELECT (extract(epoch from now()) * 1000)::bigint + $1::bi
 
 const SUMMARY_COLUMNS: &str = "hex, used_ms, argv, label, stored_bytes";
 
+/// Removed records' keys are remembered (`ctx_gone`) so that expand tells
+/// "evicted" from "never existed"; the statements that remove records
+/// insert into it from their `RETURNING` rows.
+const REMEMBER_GONE: &str = "INSERT INTO ctx_gone (namespace, hex, gone_ms, why)";
+const REMEMBER_CONFLICT: &str =
+    "ON CONFLICT (namespace, hex) DO UPDATE SET gone_ms = excluded.gone_ms, why = excluded.why";
+const GONE_EVICTED: &str = "evicted by retention";
+const GONE_PURGED: &str = "purged";
+
+/// How long a removed record's key is remembered (30 days).
+const GONE_KEPT_MS: i64 = 30 * 24 * 3_600_000;
+
 impl PgStore {
     fn now(&self, c: &mut impl GenericClient) -> Result<i64, StoreError> {
         let offset = self.clock_offset_ms.get();
@@ -87,13 +99,19 @@ impl PgStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        let offset = self.clock_offset_ms.get();
         let rows = c
             .query(
                 &format!(
-                    "DELETE FROM ctx_records WHERE namespace = $1 AND id = ANY($2)
-                     RETURNING {SUMMARY_COLUMNS}"
+                    "WITH gone AS (DELETE FROM ctx_records WHERE namespace = $1 AND id = ANY($2)
+                                   RETURNING {SUMMARY_COLUMNS}),
+                          marked AS ({REMEMBER_GONE} SELECT $1, hex,
+                                     (extract(epoch from now()) * 1000)::bigint + $3::bigint,
+                                     '{GONE_EVICTED}'
+                                     FROM gone {REMEMBER_CONFLICT})
+                     SELECT {SUMMARY_COLUMNS} FROM gone"
                 ),
-                &[&self.ns(), &ids],
+                &[&self.ns(), &ids, &offset],
             )
             .map_err(describe)?;
         Ok(rows.iter().map(summary).collect())
@@ -254,6 +272,32 @@ impl PgStore {
                     key: Some(key),
                     why: format!("quarantined: {why}"),
                 },
+                None => self.gone(prefix, upper)?,
+            },
+        )
+    }
+
+    /// `Gone` when the prefix names a record that was evicted or purged,
+    /// else `NotFound`.
+    fn gone(&self, prefix: &str, upper: &str) -> Result<StoreError, StoreError> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT hex, why, gone_ms FROM ctx_gone
+                 WHERE namespace = $1 AND hex >= $2 AND hex < $3 ORDER BY gone_ms DESC LIMIT 1",
+                &[&self.ns(), &prefix, &upper],
+            )
+            .map_err(describe)?;
+        Ok(
+            match row.and_then(|r| {
+                Some((
+                    ArchiveKey::from_hex(r.get(0))?,
+                    r.get::<_, String>(1),
+                    r.get(2),
+                ))
+            }) {
+                Some((key, why, gone_ms)) => StoreError::Gone { key, why, gone_ms },
                 None => StoreError::NotFound(prefix.to_string()),
             },
         )
@@ -443,6 +487,12 @@ impl Store for PgStore {
         let candidates = self.candidates(&mut tx, policy, now)?;
         let (ids, _) = retention::evict_lru(&candidates, total.max(0) as u64, 0, policy, now);
         let evicted = self.evict(&mut tx, &ids)?;
+        // The list of removed keys stays short.
+        tx.execute(
+            "DELETE FROM ctx_gone WHERE namespace = $1 AND gone_ms < $2",
+            &[&self.ns(), &now.saturating_sub(GONE_KEPT_MS)],
+        )
+        .map_err(describe)?;
         let (left, bytes) = self.total(&mut tx)?;
         tx.commit().map_err(describe)?;
         Ok(GcReport {
@@ -462,10 +512,14 @@ impl Store for PgStore {
         };
         let r = client
             .query_one(
-                "WITH gone AS (DELETE FROM ctx_records WHERE namespace = $1 AND used_ms < $2
-                               RETURNING stored_bytes)
-                 SELECT count(*), coalesce(sum(stored_bytes), 0)::bigint FROM gone",
-                &[&self.ns(), &cutoff],
+                &format!(
+                    "WITH gone AS (DELETE FROM ctx_records WHERE namespace = $1 AND used_ms < $2
+                                   RETURNING hex, stored_bytes),
+                          marked AS ({REMEMBER_GONE} SELECT $1, hex, $3, '{GONE_PURGED}'
+                                     FROM gone {REMEMBER_CONFLICT})
+                     SELECT count(*), coalesce(sum(stored_bytes), 0)::bigint FROM gone"
+                ),
+                &[&self.ns(), &cutoff, &now],
             )
             .map_err(describe)?;
         Ok(PurgeReport {

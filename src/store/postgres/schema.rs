@@ -10,10 +10,10 @@ use crate::store::StoreError;
 
 /// Bump with a migration whenever the schema changes. A server whose
 /// schema is newer than this is refused (never misread).
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: [&str; 1] = [V1];
+const MIGRATIONS: [&str; 2] = [V1, V2];
 
 /// Hex keys use the C collation so that a prefix is a plain byte range
 /// whatever the database's locale. Times are unix milliseconds of the
@@ -57,6 +57,18 @@ CREATE TABLE ctx_damaged (
     namespace    text    NOT NULL,
     hex          text    COLLATE "C" NOT NULL,
     found_ms     bigint  NOT NULL,
+    why          text    NOT NULL,
+    PRIMARY KEY (namespace, hex)
+);
+"#;
+
+/// v2: the keys of records retention evicted or a purge removed, so that
+/// expand tells "evicted" from "never existed" (kept 30 days).
+const V2: &str = r#"
+CREATE TABLE ctx_gone (
+    namespace    text    NOT NULL,
+    hex          text    COLLATE "C" NOT NULL,
+    gone_ms      bigint  NOT NULL,
     why          text    NOT NULL,
     PRIMARY KEY (namespace, hex)
 );

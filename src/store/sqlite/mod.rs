@@ -15,7 +15,7 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{ArchiveKey, RecordSummary, StoreError};
 use crate::retention::{self, Retention};
@@ -289,10 +289,7 @@ impl SqliteStore {
         let candidates = eligible(tx, policy, now)?;
         match retention::plan_eviction(&candidates, total, incoming, policy, now) {
             Ok(ids) => {
-                let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1")?;
-                for id in ids {
-                    del.execute([id])?;
-                }
+                remove(tx, &ids, now, GONE_EVICTED)?;
                 Ok(())
             }
             Err(refusal) => Err(Fail::Store(StoreError::Full {
@@ -398,6 +395,28 @@ fn eligible(
         })
     })?;
     rows.collect()
+}
+
+/// What a removed record's key is remembered as (`gone.why`).
+pub(super) const GONE_EVICTED: &str = "evicted by retention";
+pub(super) const GONE_PURGED: &str = "purged";
+
+/// How long the key of a removed record is remembered (30 days).
+pub(super) const GONE_KEPT_MS: i64 = 30 * 24 * 3_600_000;
+
+/// Deletes finished or pending records by id, remembering the finished
+/// ones' keys as gone (`why`), so that expand can say what became of them.
+pub(super) fn remove(tx: &Transaction, ids: &[i64], now: i64, why: &str) -> rusqlite::Result<()> {
+    let mut mark = tx.prepare_cached(
+        "INSERT OR REPLACE INTO gone (hex, gone_ms, why)
+         SELECT hex, ?2, ?3 FROM records WHERE id = ?1 AND pending = 0",
+    )?;
+    let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1")?;
+    for id in ids {
+        mark.execute(params![id, now, why])?;
+        del.execute([id])?;
+    }
+    Ok(())
 }
 
 /// Removes the pending rows of writers that died mid-record.

@@ -38,6 +38,27 @@ impl SqliteStore {
                     key: Some(key),
                     why: format!("quarantined: {why}"),
                 },
+                None => self.gone(prefix, upper)?,
+            },
+        )
+    }
+
+    /// `Gone` when the prefix names a record that was evicted or purged,
+    /// else `NotFound`.
+    fn gone(&self, prefix: &str, upper: &str) -> Result<StoreError, StoreError> {
+        let hit = self.with_retry(|c| {
+            Ok(c.prepare_cached(
+                "SELECT hex, why, gone_ms FROM gone WHERE hex >= ?1 AND hex < ?2
+                 ORDER BY gone_ms DESC",
+            )?
+            .query_row(params![prefix, upper], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get(2)?))
+            })
+            .optional()?)
+        })?;
+        Ok(
+            match hit.and_then(|(hex, why, at)| Some((ArchiveKey::from_hex(&hex)?, why, at))) {
+                Some((key, why, gone_ms)) => StoreError::Gone { key, why, gone_ms },
                 None => StoreError::NotFound(prefix.to_string()),
             },
         )
@@ -291,11 +312,12 @@ impl Store for SqliteStore {
                     retention::evict_lru(&candidates, total.max(0) as u64, 0, policy, now);
                 ids.truncate(MAINTENANCE_BATCH);
                 let batch = self.summaries(&tx, &ids)?;
-                let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1")?;
-                for id in &ids {
-                    del.execute([id])?;
-                }
-                drop(del);
+                super::remove(&tx, &ids, now, super::GONE_EVICTED)?;
+                // The list of removed keys stays short.
+                tx.execute(
+                    "DELETE FROM gone WHERE gone_ms < ?1",
+                    [now.saturating_sub(super::GONE_KEPT_MS)],
+                )?;
                 let (left, bytes): (i64, i64) =
                     tx.query_row("SELECT records, stored_bytes FROM totals", [], |r| {
                         Ok((r.get(0)?, r.get(1)?))
@@ -323,8 +345,9 @@ impl Store for SqliteStore {
     }
 
     fn purge(&self, older_than: Option<Duration>) -> Result<PurgeReport, StoreError> {
+        let now = self.now_ms();
         let cutoff = match older_than {
-            Some(d) => self.now_ms().saturating_sub(d.as_millis() as i64),
+            Some(d) => now.saturating_sub(d.as_millis() as i64),
             None => i64::MAX,
         };
         // Pending rows go too (their writers then give up and print the
@@ -342,11 +365,8 @@ impl Store for SqliteStore {
                         Ok((r.get(0)?, r.get(1)?, r.get(2)?))
                     })?
                     .collect::<rusqlite::Result<_>>()?;
-                let mut del = tx.prepare_cached("DELETE FROM records WHERE id = ?1")?;
-                for (id, _, _) in &ids {
-                    del.execute([id])?;
-                }
-                drop(del);
+                let removed: Vec<i64> = ids.iter().map(|(id, _, _)| *id).collect();
+                super::remove(&tx, &removed, now, super::GONE_PURGED)?;
                 tx.commit()?;
                 let finished = ids.iter().filter(|(_, _, p)| !p);
                 Ok((

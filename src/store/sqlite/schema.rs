@@ -10,11 +10,11 @@ use crate::store::StoreError;
 /// Bump with a migration whenever the schema changes. Migrations run
 /// forward only, each in the same transaction as the version bump; a store
 /// newer than this ctx is refused (never misread).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The steps from an empty file: `MIGRATIONS[i]` takes a store from
 /// version `i` to `i + 1`.
-const MIGRATIONS: [&str; 2] = [V1, V2];
+const MIGRATIONS: [&str; 3] = [V1, V2, V3];
 
 const V1: &str = "
 CREATE TABLE IF NOT EXISTS records (
@@ -97,6 +97,16 @@ CREATE TRIGGER records_removed AFTER DELETE ON records BEGIN
         raw_bytes = raw_bytes - old.raw_bytes,
         stored_bytes = stored_bytes - old.stored_bytes;
 END;
+";
+
+/// v3: the keys of records retention evicted or a purge removed (`gone`,
+/// kept 30 days), so that expand tells "evicted" from "never existed".
+const V3: &str = "
+CREATE TABLE IF NOT EXISTS gone (
+    hex          TEXT    PRIMARY KEY,
+    gone_ms      INTEGER NOT NULL,
+    why          TEXT    NOT NULL
+);
 ";
 
 impl SqliteStore {
