@@ -69,6 +69,22 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
             }
         }
     }
+    // A listing's folders (`find -printf`), by their last name: tree draws
+    // names, not paths, and ls names a folder's entries under its section.
+    for d in truth["directories"].as_array().into_iter().flatten() {
+        if let Some(path) = d.as_str() {
+            out.push(vec![path.rsplit('/').next().unwrap_or(path).to_string()]);
+        }
+    }
+    // An install's named packages and its decisive error lines (pip's
+    // report and log, apt's simulation, npm's --json error code).
+    for key in ["named", "errors", "compiler_errors"] {
+        for v in truth[key].as_array().into_iter().flatten() {
+            if let Some(word) = v.as_str() {
+                out.push(vec![word.to_string()]);
+            }
+        }
+    }
     for d in truth["diagnostics"].as_array().into_iter().flatten() {
         if d["severity"].as_str() != Some("error") {
             continue;
@@ -181,9 +197,15 @@ fn receipt(case: &Path) -> Option<Row> {
     // digest's identity is `lib <path>` where the truth says `<crate> <path>`.
     let quiet_cargo =
         case.ends_with("cargo_test/quiet") || case.ends_with("cargo_test/green-quiet");
+    // pip prints a package as its wheel spells it (`charset_normalizer`,
+    // `pygments`) where the report's metadata says `charset-normalizer`,
+    // `Pygments`: names compare as PEP 503 does.
+    let pep503 = case.parent().is_some_and(|f| f.ends_with("install"));
+    let norm = |s: &str| s.to_lowercase().replace('_', "-");
     let named = |hay: &str, words: &[String]| {
         words.iter().all(|w| {
             hay.contains(w.as_str())
+                || pep503 && norm(hay).contains(&norm(w))
                 || quiet_cargo
                     && w.split_once(' ')
                         .is_some_and(|(_, path)| hay.contains(&format!(" {path}")))

@@ -230,10 +230,18 @@ pub fn check_census(
             .iter()
             .any(|b| matches!(b, Block::Note(text) if text.contains(id)))
     };
+    // An identity is named once any of its occurrences is (a log's
+    // repeated error: its first event whole, the others counted by
+    // template with `--item`).
+    for item in contract.census(graph) {
+        if item.headline.is_some_and(|h| raw(h.first)) {
+            shown.insert(item.identity.as_str());
+        }
+    }
     let mut unnamed: Vec<&str> = Vec::new();
     for item in contract.census(graph) {
         let id = item.identity.as_str();
-        let named = shown.contains(id) || item.headline.is_some_and(|h| raw(h.first)) || noted(id);
+        let named = shown.contains(id) || noted(id);
         if !named && !unnamed.contains(&id) {
             unnamed.push(id);
         }

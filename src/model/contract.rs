@@ -41,6 +41,12 @@ pub enum Planner {
     Diff,
     /// Matching files with their counts, then first matches.
     Search,
+    /// Folders in the listing's order, anomalies whole, entries elastic.
+    Listing,
+    /// A failure's decisive lines first, then the lines naming packages.
+    Install,
+    /// Logs: counts, failing endpoints, error events, templates.
+    Log,
 }
 
 /// The order census items are listed in.

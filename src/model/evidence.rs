@@ -34,6 +34,26 @@ pub enum ItemKind {
     ChangedFile,
     /// A commit a log or `git show` prints.
     Commit,
+    /// A folder a listing names; identity its path, fields its counts.
+    Directory,
+    /// One kind of file in a listing (`.rs`, `(no extension)`,
+    /// `(symlink)`): fields `files` and `bytes`, detail its entry lines.
+    FileType,
+    /// A listed entry the reader must see whatever the budget (a dangling
+    /// symlink, setuid, world-writable, empty, one of the largest): class
+    /// says which.
+    Anomaly,
+    /// A log line template (timestamps, numbers, ids, addresses, quoted
+    /// strings abstracted): fields `count`, `first`, `last` (line numbers).
+    LogTemplate,
+    /// An access-log endpoint that answered 4xx/5xx: identity
+    /// `STATUS METHOD PATH`, field `count`.
+    Endpoint,
+    /// The time a log covers: fields `from` and `to` as the log wrote them.
+    Period,
+    /// One of an access log's slowest requests: identity `METHOD PATH`,
+    /// field `seconds`, headline its line.
+    SlowRequest,
 }
 
 /// How serious a finding is, for ordering and grouping.

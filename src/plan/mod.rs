@@ -14,7 +14,11 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph};
 pub mod census;
 pub mod delta;
 pub mod diff;
+pub mod install;
 pub mod lines;
+pub mod listing;
+pub mod log;
+pub mod runs;
 pub mod search;
 
 /// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
@@ -25,6 +29,8 @@ pub const FRAME_TOKENS: usize = 40;
 pub use crate::delivery_plan::{
     Address, Block, CensusEntry, DeliveryPlan, Omission, Omitted, Rung,
 };
+/// Where it always was for callers: the quoting lives in `words`.
+pub use crate::words::shell_quote;
 
 /// The budget a plan is made for, from the contract and any override.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -77,6 +83,9 @@ pub fn resolve(
     match contract.planner {
         Planner::Diff => diff::plan(artifact, graph, receipt, contract, budget),
         Planner::Search => search::plan(artifact, graph, budget),
+        Planner::Listing => listing::plan(artifact, graph, contract, budget),
+        Planner::Install => install::plan(artifact, graph, contract, budget),
+        Planner::Log => log::plan(artifact, graph, budget),
         Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
         Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }

@@ -39,6 +39,9 @@ macro_rules! registry {
 registry! {
     // First: a diff quotes any text, and other families' shapes with it.
     git_diff: GitDiff,
+    // Before the test and build families: a log quotes their lines (a
+    // traceback, a panic), but its head is unmistakably a log's.
+    log: Log,
     pytest: Pytest,
     cargo_test: CargoTest,
     go_test: GoTest,
@@ -53,6 +56,8 @@ registry! {
     ruff: Ruff,
     pyright: Pyright,
     search: Search,
+    listing: ListingProfile,
+    install: Install,
     // Last: the universal fallback.
     text: Text,
 }
@@ -163,6 +168,10 @@ pub type Pattern = LazyLock<Regex>;
 /// and the renderer keep the whole line; JSON is parsed from the whole
 /// line, never from the window.
 pub const LINE_WINDOW: usize = 64 << 10;
+
+/// How much of the output, and of each stream, head sniffing looks at
+/// (`classify`; a profile that sniffs knows where its head was cut).
+pub const SNIFF_BYTES: usize = 1024;
 
 /// The first [`LINE_WINDOW`] bytes of `raw`, cut at a character boundary.
 pub(crate) fn window(raw: &[u8]) -> &[u8] {

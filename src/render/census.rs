@@ -120,7 +120,14 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::BuildFailure => "BUILD FAILED",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
-        ItemKind::Diagnostic
+        ItemKind::Directory => "folder",
+        ItemKind::FileType => "type",
+        ItemKind::Anomaly => "anomaly",
+        ItemKind::Endpoint
+        | ItemKind::LogTemplate
+        | ItemKind::Period
+        | ItemKind::SlowRequest
+        | ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
         | ItemKind::MatchingFile => item.severity.word(),

@@ -173,6 +173,13 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::MatchingFile => "matches",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
+        ItemKind::Directory => "listed folder",
+        ItemKind::FileType => "file type",
+        ItemKind::Anomaly => "kept whole",
+        ItemKind::LogTemplate => "template",
+        ItemKind::Endpoint => "answered with an error status",
+        ItemKind::Period => "time covered",
+        ItemKind::SlowRequest => "slow request",
     }
 }
 

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -49,8 +49,23 @@ impl Agent {
 
     pub fn tool(&self, name: &str, script: &str) -> PathBuf {
         let path = self.dir("tools").join(name);
-        fs::write(&path, script).expect("write tool");
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
+        // Written by a child process, never through a descriptor of this
+        // one: a descriptor open for writing here is inherited by any
+        // child another test thread forks at that moment, and executing
+        // the file then fails with ETXTBSY ("Text file busy").
+        let mut writer = Command::new("sh")
+            .args(["-c", "cat >\"$0\" && chmod 755 \"$0\""])
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("spawn sh to write the tool");
+        writer
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(script.as_bytes())
+            .expect("write tool");
+        assert!(writer.wait().expect("wait").success(), "writing {name}");
         path
     }
 

@@ -1,0 +1,461 @@
+//! Planning for listings (ls, find, tree, du), whose census is the list of
+//! folders. The digest is the raw listing in its own order with runs of
+//! entries left out: every folder's line, every anomaly and error line and
+//! the tool's closing line stay; each folder's first entries come back
+//! round by round while the budget allows (every folder's first before any
+//! folder's second); each left-out run is one marker with its `--lines`
+//! address. A note up front counts files by type with their sizes and
+//! names what was kept whole. When the folders' lines alone exceed the
+//! ceiling (FLOOD), folders are named with their entry counts while they
+//! fit, the rest counted by parent folder behind `--items`.
+//!
+//! Listed lines are raw spans, never rewritten or reordered; every line ctx
+//! adds is a `[ctx]` note or marker.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::artifact::Artifact;
+use crate::contract::Contract;
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::normalize;
+use crate::render::count;
+use crate::tokens;
+
+use super::{
+    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+};
+use super::{census, runs};
+
+/// How many file types the note names before "… N more types".
+const TOP_TYPES: usize = 8;
+/// How many parent folders the FLOOD note names before "… N more".
+const TOP_PARENTS: usize = 8;
+/// The width of one FLOOD note listing folders, in characters.
+const NOTE_WIDTH: usize = 160;
+/// A left-out run this cheap is printed instead of its marker: a marker
+/// that costs about what it replaces saves nothing.
+const CHEAP_RUN: usize = MARKER_TOKENS * 3 / 4;
+
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
+    let total = artifact.line_count();
+    let mut p = Planner {
+        artifact,
+        keep: vec![false; total + 1],
+        spent: FRAME_TOKENS,
+        blocks: vec![Block::Header],
+        omissions: Vec::new(),
+        rung: Rung::Dense,
+    };
+    for note in [types_note(graph), kept_whole_note(graph)]
+        .into_iter()
+        .flatten()
+    {
+        p.spent += tokens::estimate(note.as_bytes()) + 2;
+        p.blocks.push(Block::Note(note));
+    }
+    let census: Vec<&EvidenceItem> = contract.census(graph).collect();
+    let mut must: BTreeSet<usize> = census
+        .iter()
+        .filter_map(|i| i.headline.map(|h| h.first))
+        .collect();
+    must.extend(graph.conclusion.iter().map(|s| s.first));
+    let lines_cost: usize = must.iter().map(|&n| p.line_cost(n)).sum();
+    let markers_cost = gaps(&must, total) * MARKER_TOKENS;
+    let must_cost = lines_cost + markers_cost;
+    let mut unnamed = 0;
+    // FLOOD by the rule every family shares: the census in the form it is
+    // printed (each folder's own line) exceeds the ceiling. The markers of
+    // the runs between folders are declared omissions, not census.
+    let named_cost = named_cost(graph);
+    let mut named_form = false;
+    if !census::measure(artifact, graph, contract).fits(budget.ceiling) {
+        p.rung = Rung::Flood;
+        unnamed = p.named(graph, contract, budget.ceiling);
+    } else if p.spent + must_cost > budget.target
+        && markers_cost > lines_cost
+        && named_cost < must_cost
+    {
+        // A big tree whose folders are a tenth of its lines: one marker
+        // per run between folder lines would cost more than the folders
+        // themselves. The folders are named in notes instead, in the
+        // listing's order, each with its entry count.
+        named_form = true;
+        unnamed = p.named(graph, contract, budget.ceiling);
+    } else {
+        p.spent += must_cost;
+        for &n in &must {
+            p.keep[n] = true;
+        }
+        p.rounds(graph, budget.target);
+    }
+    p.keep_cheap_runs();
+    p.emit();
+    if unnamed > 0 {
+        p.omit(
+            Omitted::Items("more listed folders and anomalies".into()),
+            unnamed,
+            Address::Items(None),
+        );
+    }
+    p.blocks.push(Block::Footer);
+    let why = match (p.rung, named_form) {
+        (Rung::Flood, _) => {
+            "the folders exceed the ceiling: named while they fit, the rest by parent"
+        }
+        (_, true) => "folders named in notes: a marker per run would cost more than they do",
+        _ => "the listing in order: every folder and anomaly, first entries of each folder",
+    };
+    DeliveryPlan {
+        rung: p.rung,
+        outcome: None,
+        blocks: p.blocks,
+        omissions: p.omissions,
+        budget: budget.target,
+        estimate: p.spent,
+        why: why.to_string(),
+    }
+}
+
+/// How many runs of lines lie outside `kept` (each costs a marker).
+fn gaps(kept: &BTreeSet<usize>, total: usize) -> usize {
+    let mut runs = 0;
+    let mut prev = 0;
+    for &n in kept.iter().chain(std::iter::once(&(total + 1))) {
+        if n > prev + 1 {
+            runs += 1;
+        }
+        prev = n;
+    }
+    runs
+}
+
+struct Planner<'a> {
+    artifact: &'a Artifact,
+    /// Lines kept, by line number (index 0 unused).
+    keep: Vec<bool>,
+    spent: usize,
+    blocks: Vec<Block>,
+    omissions: Vec<Omission>,
+    rung: Rung,
+}
+
+impl Planner<'_> {
+    fn line_cost(&self, n: usize) -> usize {
+        tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1
+    }
+
+    /// Each folder's entries in turn: every folder's first, then every
+    /// folder's second, … while the target allows. Entries under no listed
+    /// folder (`ls -l` of one folder) are one more group.
+    fn rounds(&mut self, graph: &EvidenceGraph, target: usize) {
+        let mut grouped = BTreeSet::new();
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for i in graph.items.iter().filter(|i| i.kind == ItemKind::Directory) {
+            let lines: Vec<usize> = i.detail.iter().map(|s| s.first).collect();
+            grouped.extend(lines.iter().copied());
+            groups.push(lines);
+        }
+        let loose: Vec<usize> = graph
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::FileType)
+            .flat_map(|i| i.detail.iter().map(|s| s.first))
+            .filter(|n| !grouped.contains(n))
+            .collect::<BTreeSet<usize>>()
+            .into_iter()
+            .collect();
+        groups.push(loose);
+        let longest = groups.iter().map(Vec::len).max().unwrap_or(0);
+        for k in 0..longest {
+            for g in &groups {
+                let Some(&n) = g.get(k) else { continue };
+                if self.keep[n] {
+                    continue;
+                }
+                let alone = !self.keep[n - 1] && !self.keep.get(n + 1).copied().unwrap_or(false);
+                let cost = self.line_cost(n) + if alone { MARKER_TOKENS } else { 0 };
+                if self.spent + cost > target {
+                    return;
+                }
+                self.spent += cost;
+                self.keep[n] = true;
+            }
+        }
+    }
+
+    /// A left-out run cheaper than its marker (a blank line, a `total`
+    /// line between two kept lines) is printed instead.
+    fn keep_cheap_runs(&mut self) {
+        let total = self.keep.len() - 1;
+        let mut n = 1;
+        while n <= total {
+            if self.keep[n] {
+                n += 1;
+                continue;
+            }
+            let start = n;
+            while n <= total && !self.keep[n] {
+                n += 1;
+            }
+            let cost: usize = (start..n).map(|k| self.line_cost(k)).sum();
+            if cost <= CHEAP_RUN {
+                for k in start..n {
+                    self.keep[k] = true;
+                }
+            }
+        }
+    }
+
+    /// The listing in order: kept runs as raw spans, left-out runs as one
+    /// marker each.
+    fn emit(&mut self) {
+        for (kept, span) in runs::runs(&self.keep) {
+            if kept {
+                self.blocks.push(Block::Raw(span));
+            } else {
+                self.omit(Omitted::Lines, span.len(), Address::Lines(span));
+            }
+        }
+    }
+
+    fn omit(&mut self, what: Omitted, n: usize, address: Address) {
+        self.omissions.push(Omission {
+            what,
+            count: n,
+            address,
+        });
+        self.blocks.push(Block::Marker(self.omissions.len() - 1));
+    }
+
+    /// Anomaly, error and closing lines whole while they fit in half the
+    /// ceiling; folders named in notes, in the listing's order, while they
+    /// fit; returns how many census identities are left to `--items`.
+    fn named(&mut self, graph: &EvidenceGraph, contract: &Contract, ceiling: usize) -> usize {
+        let mut left = 0;
+        let mut whole: Vec<usize> = graph
+            .items
+            .iter()
+            .filter(|i| contract.requires(i) && i.kind != ItemKind::Directory)
+            .filter_map(|i| i.headline.map(|h| h.first))
+            .collect();
+        whole.extend(graph.conclusion.iter().map(|s| s.first));
+        whole.sort_unstable();
+        whole.dedup();
+        for n in whole {
+            let cost = self.line_cost(n) + MARKER_TOKENS;
+            if self.spent + cost > ceiling / 2 {
+                left += 1;
+                continue;
+            }
+            self.spent += cost;
+            self.keep[n] = true;
+        }
+        let folders: Vec<&EvidenceItem> = graph
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Directory)
+            .collect();
+        self.blocks.push(Block::Note(if self.rung == Rung::Flood {
+            format!(
+                "{} folders exceed the {}-token ceiling: named with their entry counts while they fit",
+                count(folders.len()),
+                count(ceiling)
+            )
+        } else {
+            format!(
+                "{} folders in the listing's order, each with its entry count:",
+                count(folders.len())
+            )
+        }));
+        let mut named = 0;
+        let mut in_line = 0;
+        let mut line = String::new();
+        for f in &folders {
+            let entries = f.fields.get("entries").map_or("0", String::as_str);
+            let entry = format!("{} ×{entries}", f.identity);
+            if !line.is_empty() && line.len() + entry.len() + 3 > NOTE_WIDTH {
+                if !self.note_within(&mut line, ceiling) {
+                    break;
+                }
+                named += in_line;
+                in_line = 0;
+            }
+            if !line.is_empty() {
+                line.push_str(" · ");
+            }
+            line.push_str(&entry);
+            in_line += 1;
+        }
+        if in_line > 0 && self.note_within(&mut line, ceiling) {
+            named += in_line;
+        }
+        if named < folders.len() {
+            self.blocks.push(Block::Note(format!(
+                "not named, by parent: {}",
+                parents(&folders[named..])
+            )));
+        }
+        // How to read any folder's own lines.
+        if let Some(f) = folders.iter().find(|f| !f.fields.contains_key("root")) {
+            self.blocks
+                .push(Block::Next(Address::Item(f.identity.clone())));
+        }
+        left + folders.len() - named
+    }
+
+    /// Pushes `line` as a note when it fits under the ceiling with room
+    /// left for the closing lines; empties it when it does.
+    fn note_within(&mut self, line: &mut String, ceiling: usize) -> bool {
+        let cost = tokens::estimate(line.as_bytes()) + 3;
+        if self.spent + cost + MARKER_TOKENS * 3 > ceiling {
+            return false;
+        }
+        self.spent += cost;
+        self.blocks.push(Block::Note(std::mem::take(line)));
+        true
+    }
+}
+
+/// What naming every folder in notes costs (`./src ×17 · ` each).
+fn named_cost(graph: &EvidenceGraph) -> usize {
+    graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Directory)
+        .map(|i| tokens::estimate(i.identity.as_bytes()) + 4)
+        .sum::<usize>()
+        + MARKER_TOKENS * 2
+}
+
+/// `files by type: .rs ×52 (1.1 MiB) · .md ×2 (9.0 KiB) · …`.
+fn types_note(graph: &EvidenceGraph) -> Option<String> {
+    let mut types: Vec<(&str, usize, Option<u64>)> = graph
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::FileType)
+        .map(|i| {
+            let files = i
+                .fields
+                .get("files")
+                .and_then(|f| f.parse().ok())
+                .unwrap_or(0);
+            let bytes = i.fields.get("bytes").and_then(|b| b.parse().ok());
+            (i.identity.as_str(), files, bytes)
+        })
+        .collect();
+    if types.is_empty() {
+        return None;
+    }
+    // Most files first; the listing's order among equals.
+    types.sort_by_key(|t| std::cmp::Reverse(t.1));
+    let mut parts: Vec<String> = types
+        .iter()
+        .take(TOP_TYPES)
+        .map(|(t, files, bytes)| match bytes {
+            Some(b) => format!("{t} ×{} ({})", count(*files), size(*b)),
+            None => format!("{t} ×{}", count(*files)),
+        })
+        .collect();
+    if types.len() > TOP_TYPES {
+        let rest = &types[TOP_TYPES..];
+        let files: usize = rest.iter().map(|t| t.1).sum();
+        parts.push(format!(
+            "… {} more types ({} files)",
+            count(rest.len()),
+            count(files)
+        ));
+    }
+    Some(format!("by type: {}", parts.join(" · ")))
+}
+
+/// `kept whole: dangling symlink ×1 · setuid ×1 · largest ×3`.
+fn kept_whole_note(graph: &EvidenceGraph) -> Option<String> {
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for i in graph.items.iter().filter(|i| i.kind == ItemKind::Anomaly) {
+        for word in i.class.as_deref().unwrap_or("").split(", ") {
+            match kinds.iter_mut().find(|k| k.0 == word) {
+                Some(k) => k.1 += 1,
+                None => kinds.push((word, 1)),
+            }
+        }
+    }
+    if kinds.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|(w, n)| format!("{w} ×{}", count(*n)))
+        .collect();
+    Some(format!("kept whole: {}", parts.join(" · ")))
+}
+
+/// `./src ×40 folders, …`: unnamed folders counted by their parent.
+fn parents(folders: &[&EvidenceItem]) -> String {
+    let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for f in folders {
+        let p = f
+            .identity
+            .trim_end_matches('/')
+            .rsplit_once('/')
+            .map_or(".", |(d, _)| d);
+        let n = by.entry(p).or_insert_with(|| {
+            order.push(p);
+            0
+        });
+        *n += 1;
+    }
+    order.sort_by_key(|p| std::cmp::Reverse(by[p]));
+    let mut parts: Vec<String> = order
+        .iter()
+        .take(TOP_PARENTS)
+        .map(|p| format!("{p}/ ×{}", count(by[p])))
+        .collect();
+    if order.len() > TOP_PARENTS {
+        parts.push(format!(
+            "… {} more parents",
+            count(order.len() - TOP_PARENTS)
+        ));
+    }
+    parts.join(", ")
+}
+
+/// Bytes in binary units with one decimal: `3.0 MiB`, `812 B`.
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(size(812), "812 B");
+        assert_eq!(size(3_000_000), "2.9 MiB");
+        assert_eq!(size(4096), "4.0 KiB");
+    }
+
+    #[test]
+    fn runs_outside_the_kept_lines() {
+        let kept: BTreeSet<usize> = [2, 3, 6].into_iter().collect();
+        // 1, 4-5, 7-8.
+        assert_eq!(gaps(&kept, 8), 3);
+        assert_eq!(gaps(&kept, 6), 2);
+    }
+}

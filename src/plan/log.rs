@@ -1,0 +1,398 @@
+//! Planning for logs (log/v1), whose census is what went wrong: every
+//! endpoint that answered 4xx/5xx with its exact count, and every error
+//! event whole with its stack trace. Around them, the header's exact
+//! counts (lines, requests by status class, events by level), the time
+//! the log covers, the slowest requests, and the templates by count.
+//!
+//! - Failing endpoints: one note each, most requests first. Past a third of
+//!   the ceiling they are counted by status with `--items --code STATUS`.
+//! - Error events: every one whole while they fit the ceiling. Past it,
+//!   the first event of each error template whole and the others counted
+//!   per template (`--item TEMPLATE` prints them all); past that, the
+//!   templates alone with their counts. A block longer than
+//!   `LONG_BLOCK` lines keeps its head and last line, the middle by
+//!   `--lines`.
+//! - Slowest requests and templates fill what the target leaves; the
+//!   templates not shown are counted behind `--items --code template`.
+//!
+//! Nothing here depends on a timestamp's value: the same log with other
+//! times gives the same choices, counts and order.
+
+use std::collections::HashMap;
+
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::normalize;
+use crate::render::count;
+use crate::tokens;
+
+use super::{
+    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+};
+
+/// An error block longer than this keeps its head and its last line.
+const LONG_BLOCK: usize = 40;
+/// How many of a long block's first lines are kept.
+const LONG_HEAD: usize = 30;
+/// The characters of a template a note keeps.
+const TEMPLATE_CHARS: usize = 160;
+pub use crate::profiles::log::TEMPLATE_CODE;
+
+pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+    let mut p = Planner {
+        artifact,
+        blocks: vec![Block::Header],
+        omissions: Vec::new(),
+        spent: FRAME_TOKENS,
+        rung: Rung::Dense,
+    };
+    let of = |kind: ItemKind| -> Vec<&EvidenceItem> {
+        graph.items.iter().filter(|i| i.kind == kind).collect()
+    };
+    if let Some(period) = of(ItemKind::Period).first() {
+        let (from, to) = (field(period, "from"), field(period, "to"));
+        p.note(if from == to {
+            format!("time: {from}")
+        } else {
+            format!("time: {from} → {to}")
+        });
+    }
+    p.endpoints(&of(ItemKind::Endpoint), budget.ceiling / 3);
+    p.errors(&of(ItemKind::Diagnostic), budget);
+    p.slowest(&of(ItemKind::SlowRequest), budget.target);
+    p.templates(&of(ItemKind::LogTemplate), budget.target);
+    p.blocks.push(Block::Footer);
+    let why = match p.rung {
+        Rung::Flood => "the error templates exceed the ceiling: counted by template past it",
+        _ => "counts, failing endpoints and every error event; templates by count",
+    };
+    DeliveryPlan {
+        rung: p.rung,
+        outcome: None,
+        blocks: p.blocks,
+        omissions: p.omissions,
+        budget: budget.target,
+        estimate: p.spent,
+        why: why.to_string(),
+    }
+}
+
+fn field<'a>(item: &'a EvidenceItem, key: &str) -> &'a str {
+    item.fields.get(key).map_or("", String::as_str)
+}
+
+fn number(item: &EvidenceItem, key: &str) -> usize {
+    field(item, key).parse().unwrap_or(0)
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+/// `lines 4–2,390` or `line 4`.
+fn lines_word(first: usize, last: usize) -> String {
+    if first == last {
+        format!("line {}", count(first))
+    } else {
+        format!("lines {}–{}", count(first), count(last))
+    }
+}
+
+struct Planner<'a> {
+    artifact: &'a Artifact,
+    blocks: Vec<Block>,
+    omissions: Vec<Omission>,
+    spent: usize,
+    rung: Rung,
+}
+
+impl Planner<'_> {
+    fn line_cost(&self, n: usize) -> usize {
+        tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1
+    }
+
+    fn span_cost(&self, s: Span) -> usize {
+        (s.first..=s.last).map(|n| self.line_cost(n)).sum()
+    }
+
+    fn note(&mut self, text: String) {
+        self.spent += tokens::estimate(text.as_bytes()) + 2;
+        self.blocks.push(Block::Note(text));
+    }
+
+    fn omit(&mut self, what: Omitted, n: usize, address: Address) {
+        self.spent += MARKER_TOKENS;
+        self.omissions.push(Omission {
+            what,
+            count: n,
+            address,
+        });
+        self.blocks.push(Block::Marker(self.omissions.len() - 1));
+    }
+
+    /// Every failing endpoint with its count, most requests first; past
+    /// `room`, counted by status.
+    fn endpoints(&mut self, endpoints: &[&EvidenceItem], room: usize) {
+        if endpoints.is_empty() {
+            return;
+        }
+        let mut sorted: Vec<&EvidenceItem> = endpoints.to_vec();
+        sorted.sort_by(|a, b| {
+            number(b, "count")
+                .cmp(&number(a, "count"))
+                .then(number(a, "first").cmp(&number(b, "first")))
+        });
+        let notes: Vec<String> = sorted
+            .iter()
+            .map(|e| {
+                format!(
+                    "  {} ×{} ({})",
+                    clip(&e.identity, TEMPLATE_CHARS),
+                    count(number(e, "count")),
+                    lines_word(number(e, "first"), number(e, "last"))
+                )
+            })
+            .collect();
+        let cost: usize = notes
+            .iter()
+            .map(|n| tokens::estimate(n.as_bytes()) + 2)
+            .sum();
+        let requests: usize = sorted.iter().map(|e| number(e, "count")).sum();
+        self.note(format!(
+            "{} answered 4xx/5xx ({}):",
+            count_word(sorted.len(), "endpoint", "endpoints"),
+            count_word(requests, "request", "requests")
+        ));
+        if self.spent + cost <= room {
+            for n in notes {
+                self.note(n);
+            }
+            return;
+        }
+        self.rung = Rung::Flood;
+        let mut by_status: Vec<(String, usize, usize)> = Vec::new();
+        for e in &sorted {
+            let status = e.class.clone().unwrap_or_default();
+            match by_status.iter_mut().find(|s| s.0 == status) {
+                Some(s) => {
+                    s.1 += 1;
+                    s.2 += number(e, "count");
+                }
+                None => by_status.push((status, 1, number(e, "count"))),
+            }
+        }
+        by_status.sort();
+        for (status, endpoints, requests) in by_status {
+            self.note(format!(
+                "  {status}: {} ({}): `--items --code {status}` lists them",
+                count_word(endpoints, "endpoint", "endpoints"),
+                count_word(requests, "request", "requests")
+            ));
+        }
+        self.omit(
+            Omitted::Items("failing endpoints, counted above by status".into()),
+            sorted.len(),
+            Address::Items(None),
+        );
+    }
+
+    /// Every error event whole while they fit the target; else the first
+    /// of each template whole up to the ceiling and the rest counted per
+    /// template: a repeated error's later copies add only their line
+    /// numbers, which the count and `--item` keep.
+    fn errors(&mut self, errors: &[&EvidenceItem], budget: Budget) {
+        let ceiling = budget.ceiling;
+        if errors.is_empty() {
+            return;
+        }
+        let blocks: Vec<Span> = errors
+            .iter()
+            .map(|e| e.block.or(e.headline).unwrap_or(Span::line(1)))
+            .collect();
+        let all: usize = blocks.iter().map(|&b| self.block_cost(b)).sum();
+        let distinct = errors
+            .iter()
+            .map(|e| e.identity.as_str())
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        if self.spent + all <= budget.target
+            || (distinct == errors.len() && self.spent + all <= ceiling)
+        {
+            for &b in &blocks {
+                self.block(b);
+            }
+            return;
+        }
+        // Templates in order of first occurrence, with every event. Every
+        // template still named by its first event whole is DENSE; FLOOD
+        // only once some are counted without one.
+
+        let mut order: Vec<&str> = Vec::new();
+        let mut events: HashMap<&str, Vec<Span>> = HashMap::new();
+        for (e, &b) in errors.iter().zip(&blocks) {
+            let id = e.identity.as_str();
+            let list = events.entry(id).or_default();
+            if list.is_empty() {
+                order.push(id);
+            }
+            list.push(b);
+        }
+        self.note(format!(
+            "{} in {}: the first of each whole while they fit, the others counted",
+            count_word(errors.len(), "error event", "error events"),
+            count_word(order.len(), "template", "templates")
+        ));
+        let mut counted_only = 0;
+        let mut silent = 0;
+        for id in order {
+            let list = &events[id];
+            let first = list[0];
+            let cost = self.block_cost(first) + MARKER_TOKENS * 2;
+            if counted_only == 0 && self.spent + cost <= ceiling {
+                self.block(first);
+                if list.len() > 1 {
+                    self.omit(
+                        Omitted::Items(format!(
+                            "more events of this template ({} in all, last at line {})",
+                            count(list.len()),
+                            count(list[list.len() - 1].first)
+                        )),
+                        list.len() - 1,
+                        Address::Item(id.to_string()),
+                    );
+                }
+                continue;
+            }
+            counted_only += 1;
+            self.rung = Rung::Flood;
+            if self.spent + MARKER_TOKENS * 2 > ceiling {
+                silent += list.len();
+                continue;
+            }
+            self.note(format!(
+                "×{} {} ({}): {}",
+                count(list.len()),
+                if list.len() == 1 { "event" } else { "events" },
+                lines_word(list[0].first, list[list.len() - 1].first),
+                clip(id, TEMPLATE_CHARS)
+            ));
+        }
+        if counted_only > 0 {
+            // Templates only counted here are named in full by `--items`.
+            let what = if silent > 0 {
+                format!(
+                    "error templates not shown whole ({} events not even counted here)",
+                    count(silent)
+                )
+            } else {
+                "error templates not shown whole".to_string()
+            };
+            self.omit(Omitted::Items(what), counted_only, Address::Items(None));
+        }
+    }
+
+    fn block_cost(&self, b: Span) -> usize {
+        if b.len() > LONG_BLOCK {
+            self.span_cost(Span::new(b.first, b.first + LONG_HEAD - 1))
+                + self.line_cost(b.last)
+                + MARKER_TOKENS
+        } else {
+            self.span_cost(b)
+        }
+    }
+
+    /// An error event's lines; a long one keeps its head and last line.
+    fn block(&mut self, b: Span) {
+        self.spent += self.block_cost(b);
+        if b.len() <= LONG_BLOCK {
+            self.blocks.push(Block::Raw(b));
+            return;
+        }
+        let head_end = b.first + LONG_HEAD - 1;
+        self.blocks.push(Block::Raw(Span::new(b.first, head_end)));
+        let middle = Span::new(head_end + 1, b.last - 1);
+        self.omissions.push(Omission {
+            what: Omitted::Lines,
+            count: middle.len(),
+            address: Address::Lines(middle),
+        });
+        self.blocks.push(Block::Marker(self.omissions.len() - 1));
+        self.blocks.push(Block::Raw(Span::line(b.last)));
+    }
+
+    fn slowest(&mut self, slow: &[&EvidenceItem], target: usize) {
+        let Some(first) = slow.first() else { return };
+        let lines: Vec<usize> = slow
+            .iter()
+            .filter_map(|s| s.headline)
+            .map(|h| h.first)
+            .collect();
+        let cost: usize = lines.iter().map(|&n| self.line_cost(n)).sum::<usize>() + 12;
+        if self.spent + cost > target {
+            self.note(format!(
+                "slowest request: {}s {} ({})",
+                field(first, "seconds"),
+                first.identity,
+                lines_word(lines[0], lines[0])
+            ));
+            return;
+        }
+        self.note(format!("{} slowest requests:", count(slow.len())));
+        for n in lines {
+            self.spent += self.line_cost(n);
+            self.blocks.push(Block::Raw(Span::line(n)));
+        }
+    }
+
+    /// Templates by count while the target allows; the rest counted.
+    fn templates(&mut self, templates: &[&EvidenceItem], target: usize) {
+        if templates.is_empty() {
+            return;
+        }
+        let mut sorted: Vec<&EvidenceItem> = templates.to_vec();
+        sorted.sort_by(|a, b| {
+            number(b, "count")
+                .cmp(&number(a, "count"))
+                .then(number(a, "first").cmp(&number(b, "first")))
+        });
+        self.note(format!(
+            "{} by count:",
+            count_word(sorted.len(), "template", "templates")
+        ));
+        let mut shown = 0;
+        for t in &sorted {
+            let text = format!(
+                "  ×{} ({}): {}",
+                count(number(t, "count")),
+                lines_word(number(t, "first"), number(t, "last")),
+                clip(&t.identity, TEMPLATE_CHARS)
+            );
+            let cost = tokens::estimate(text.as_bytes()) + 2;
+            if self.spent + cost + MARKER_TOKENS > target && shown > 0 {
+                break;
+            }
+            self.note(text);
+            shown += 1;
+        }
+        if shown < sorted.len() {
+            let lines: usize = sorted[shown..].iter().map(|t| number(t, "count")).sum();
+            self.omit(
+                Omitted::Items(format!(
+                    "more templates ({})",
+                    count_word(lines, "line", "lines")
+                )),
+                sorted.len() - shown,
+                Address::Items(Some(format!("--code {TEMPLATE_CODE}"))),
+            );
+        }
+    }
+}
+
+fn count_word(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}

@@ -1,0 +1,476 @@
+//! log/v1 — server and application logs: nginx/Apache access logs
+//! (combined or common), nginx error logs, PostgreSQL server logs, Python
+//! `logging` output with its tracebacks, syslog and journalctl, and any log
+//! whose lines open with a timestamp or a level, with the Java, Go, Rust
+//! and Node stack traces printed among them. Logs arrive through `ctx pipe`
+//! and `ctx digest FILE`, so the family is told by content alone.
+//!
+//! **Decision.** What went wrong in this log and how often: which errors
+//! (with their stack traces), which endpoints failed, over what time, and
+//! which statements wrote the bulk of it, so the reader knows what to
+//! open, fix or grep for next.
+//!
+//! **Unsafe loss.** A level count that is not exact, an error, fatal,
+//! panic, critical or exception event dropped or cut from its stack trace
+//! without an address, an endpoint that answered 4xx/5xx left unnamed or
+//! miscounted, or a digest that changes when only timestamps do.
+//!
+//! **Typed facts.** The header counts: lines (exact), requests by status
+//! class (access logs), events by level, exceptions printed without a log
+//! prefix. A `Period` item (`from`, `to` as the log wrote them). One error
+//! `Diagnostic` per error event (level ERROR or worse, or an exception):
+//! identity its template (the line after its timestamp, variable parts
+//! abstracted), class its level, headline its first line, block the event
+//! with its stack trace or continuation lines. One `Endpoint` per
+//! `STATUS METHOD PATH` that answered 4xx/5xx, field `count`, `first`,
+//! `last`. `SlowRequest` items, the slowest requests when the access log
+//! carries a duration. `LogTemplate` items: every template with its exact
+//! `count` and `first`/`last` line, in order of first occurrence.
+//!
+//! **Ladder.** VERBATIM (fits the budget) → DENSE (counts, time range,
+//! failing endpoints, every error event whole — or, past the target, the
+//! first of each error template whole and the others counted per template
+//! with `--item TEMPLATE` — slowest requests, the templates by count while
+//! the budget allows, the rest behind markers) → FLOOD (the error
+//! templates exceed the ceiling: the rest named with counts or counted
+//! behind `--items`; endpoints past the ceiling counted by status).
+
+use std::collections::HashMap;
+
+use crate::artifact::{Artifact, Exit, Span};
+use crate::evidence::{
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Precision, Severity,
+};
+
+use super::{Profile, ProfileSpec, ReceiptGroup};
+
+pub mod access;
+pub mod shape;
+pub mod template;
+
+use shape::{Format, Level, Line};
+use template::Clusters;
+
+pub struct Log;
+
+static SPEC: ProfileSpec = ProfileSpec::new("log/v1", "log", ReceiptGroup::Everyday);
+
+
+/// The class of a log template item, and the `--items --code` filter
+/// that lists the templates (`plan::log`).
+pub const TEMPLATE_CODE: &str = "template";
+
+/// Error events kept as items; further ones are counted by template only,
+/// so memory stays bounded whatever the log holds.
+pub const MAX_ERROR_ITEMS: usize = 10_000;
+/// Distinct failing endpoints kept apart.
+pub const MAX_ENDPOINTS: usize = 10_000;
+/// How many of the slowest requests are kept.
+pub const SLOWEST: usize = 5;
+
+/// The header's words for requests by status class, 1xx to 5xx (a count
+/// word is lowercase words only).
+pub const STATUS_CLASSES: [&str; 5] = [
+    "informational",
+    "successful",
+    "redirected",
+    "client errors",
+    "server errors",
+];
+
+/// Head lines sniffing reads at most.
+const SNIFF_LINES: usize = 20;
+
+impl Profile for Log {
+    fn spec(&self) -> &'static ProfileSpec {
+        &SPEC
+    }
+
+    fn by_content(&self, head: &str) -> Option<String> {
+        let format = sniff(head)?;
+        Some(format!("{} lines", format.name()))
+    }
+
+    fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
+        let mut r = Reader::default();
+        for n in 1..=artifact.line_count() {
+            r.line(n, super::window(artifact.line(n)));
+        }
+        r.finish();
+        graph(artifact, r)
+    }
+}
+
+/// The head is a log when its first line opens an event, at least three
+/// of its complete lines do, and they are no fewer than the lines that
+/// neither open an event nor continue one by indentation (a supervisor's
+/// log holds its programs' own output): the format most of them share.
+pub fn sniff(head: &str) -> Option<Format> {
+    let mut lines: Vec<&str> = head.lines().collect();
+    // The head is cut at a byte count: its last line may be partial.
+    if head.len() >= crate::profiles::SNIFF_BYTES && !head.ends_with('\n') {
+        lines.pop();
+    }
+    // The first line opens an event: a log starts with one.
+    let first = lines.iter().find(|l| !l.trim().is_empty())?;
+    if !matches!(shape::read(first.as_bytes()), Line::Start { .. }) {
+        return None;
+    }
+    let mut formats: Vec<Format> = Vec::new();
+    let mut other = 0;
+    for l in lines.iter().take(SNIFF_LINES) {
+        match shape::read(l.as_bytes()) {
+            Line::Start { format, .. } => formats.push(format),
+            Line::Exception => {}
+            Line::Continuation if l.starts_with([' ', '\t']) || l.is_empty() => {}
+            Line::Continuation => other += 1,
+        }
+    }
+    if formats.len() < 3 || formats.len() < other {
+        return None;
+    }
+    // A bare level word opening lines (`INFO x`) is how many tools print
+    // progress: a log needs timestamps or a known format.
+    if formats.iter().all(|f| *f == Format::Generic) {
+        let stamped = lines
+            .iter()
+            .take(SNIFF_LINES)
+            .filter(|l| {
+                matches!(
+                    shape::read(l.as_bytes()),
+                    Line::Start { stamp: Some(_), .. }
+                )
+            })
+            .count();
+        if stamped * 2 < formats.len() {
+            return None;
+        }
+    }
+    Some(majority(&formats))
+}
+
+fn majority(formats: &[Format]) -> Format {
+    let mut counts: Vec<(Format, usize)> = Vec::new();
+    for f in formats {
+        match counts.iter_mut().find(|c| c.0 == *f) {
+            Some(c) => c.1 += 1,
+            None => counts.push((*f, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts.first().map_or(Format::Generic, |c| c.0)
+}
+
+/// An event being read: its lines so far.
+struct Event {
+    first: usize,
+    last: usize,
+    level: Option<Level>,
+    /// A stack trace that opened without a log prefix.
+    exception: bool,
+    /// The event's template (the first line after its timestamp).
+    identity: String,
+}
+
+impl Event {
+    fn is_error(&self) -> bool {
+        self.exception || self.level.is_some_and(Level::is_error)
+    }
+}
+
+/// One failing endpoint's tally.
+struct Tally {
+    count: u64,
+    first: usize,
+    last: usize,
+}
+
+#[derive(Default)]
+struct Reader {
+    clusters: Clusters,
+    formats: HashMap<Format, u64>,
+    levels: HashMap<Level, u64>,
+    exceptions: u64,
+    current: Option<Event>,
+    errors: Vec<Event>,
+    /// Error events past [`MAX_ERROR_ITEMS`].
+    errors_uncounted: u64,
+    /// Requests by status class (index 1 = 1xx … 5 = 5xx).
+    classes: [u64; 6],
+    endpoints: HashMap<(u16, String, String), Tally>,
+    endpoint_order: Vec<(u16, String, String)>,
+    endpoints_dropped: u64,
+    slowest: Vec<(f64, usize, String)>,
+    period: Option<(usize, String, usize, String)>,
+    /// Lines before the first event.
+    unmatched: u64,
+    scratch: Vec<u8>,
+}
+
+impl Reader {
+    fn line(&mut self, n: usize, raw: &[u8]) {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        match shape::read(raw) {
+            Line::Start {
+                format,
+                level,
+                stamp,
+            } => {
+                *self.formats.entry(format).or_insert(0) += 1;
+                if let Some(l) = level {
+                    *self.levels.entry(l).or_insert(0) += 1;
+                }
+                let body = match (format, stamp) {
+                    (Format::Access, _) | (_, None) => raw,
+                    (_, Some((_, end))) => raw[end..].trim_ascii_start(),
+                };
+                if let Some((from, to)) = stamp {
+                    self.stamp(n, &raw[from..to]);
+                }
+                if format == Format::Access
+                    && let Some((_, close)) = stamp
+                {
+                    self.request(n, raw, close);
+                }
+                self.clusters.add(n, body);
+                self.open(n, level, false, body);
+            }
+            Line::Exception => {
+                let joins = self.current.as_ref().is_some_and(Event::is_error);
+                if joins {
+                    self.extend(n);
+                } else {
+                    self.exceptions += 1;
+                    self.clusters.add(n, raw);
+                    self.open(n, None, true, raw);
+                }
+            }
+            Line::Continuation => {
+                if self.current.is_some() {
+                    self.extend(n);
+                } else if !raw.is_empty() {
+                    self.unmatched += 1;
+                }
+            }
+        }
+    }
+
+    fn stamp(&mut self, n: usize, stamp: &[u8]) {
+        let text = String::from_utf8_lossy(stamp).into_owned();
+        match &mut self.period {
+            None => self.period = Some((n, text.clone(), n, text)),
+            Some(p) => {
+                p.2 = n;
+                p.3 = text;
+            }
+        }
+    }
+
+    fn request(&mut self, n: usize, raw: &[u8], close: usize) {
+        let Some(req) = access::read(raw, close) else {
+            return;
+        };
+        self.classes[usize::from(req.status / 100)] += 1;
+        if let Some(s) = req.seconds {
+            self.slow(n, s, req.method, req.path);
+        }
+        if req.status < 400 {
+            return;
+        }
+        let key = (req.status, req.method.to_string(), req.path.to_string());
+        if let Some(t) = self.endpoints.get_mut(&key) {
+            t.count += 1;
+            t.last = n;
+        } else if self.endpoints.len() < MAX_ENDPOINTS {
+            self.endpoint_order.push(key.clone());
+            self.endpoints.insert(
+                key,
+                Tally {
+                    count: 1,
+                    first: n,
+                    last: n,
+                },
+            );
+        } else {
+            self.endpoints_dropped += 1;
+        }
+    }
+
+    /// Keeps the `SLOWEST` longest requests, the earlier one first on ties.
+    fn slow(&mut self, n: usize, seconds: f64, method: &str, path: &str) {
+        if self.slowest.len() == SLOWEST && self.slowest.last().is_some_and(|s| s.0 >= seconds) {
+            return;
+        }
+        self.slowest.push((seconds, n, format!("{method} {path}")));
+        self.slowest
+            .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.slowest.truncate(SLOWEST);
+    }
+
+    fn open(&mut self, n: usize, level: Option<Level>, exception: bool, body: &[u8]) {
+        self.close();
+        let error = exception || level.is_some_and(Level::is_error);
+        let identity = if error {
+            template::abstract_into(body, &mut self.scratch);
+            String::from_utf8_lossy(&self.scratch).trim().to_string()
+        } else {
+            String::new()
+        };
+        self.current = Some(Event {
+            first: n,
+            last: n,
+            level,
+            exception,
+            identity,
+        });
+    }
+
+    fn extend(&mut self, n: usize) {
+        if let Some(e) = &mut self.current {
+            e.last = n;
+        }
+    }
+
+    fn close(&mut self) {
+        let Some(e) = self.current.take() else { return };
+        if !e.is_error() {
+            return;
+        }
+        if self.errors.len() < MAX_ERROR_ITEMS {
+            self.errors.push(e);
+        } else {
+            self.errors_uncounted += 1;
+        }
+    }
+
+    fn finish(&mut self) {
+        self.close();
+    }
+}
+
+fn graph(artifact: &Artifact, r: Reader) -> (EvidenceGraph, CoverageReceipt) {
+    let total = artifact.line_count();
+    let format_counts: Vec<Format> = {
+        let mut f: Vec<(Format, u64)> = r.formats.iter().map(|(k, v)| (*k, *v)).collect();
+        f.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        f.into_iter().map(|(k, _)| k).collect()
+    };
+    let format = format_counts.first().copied().unwrap_or(Format::Generic);
+    let mut counts = vec![("lines".to_string(), total as u64)];
+    let requests: u64 = r.classes.iter().sum();
+    if requests > 0 {
+        counts.push(("requests".to_string(), requests));
+        for (class, &n) in r.classes.iter().enumerate().skip(1) {
+            if n > 0 {
+                counts.push((STATUS_CLASSES[class - 1].to_string(), n));
+            }
+        }
+    }
+    for level in Level::ALL {
+        if let Some(&n) = r.levels.get(&level) {
+            counts.push((level.count_word().to_string(), n));
+        }
+    }
+    if r.exceptions > 0 {
+        counts.push(("exceptions".to_string(), r.exceptions));
+    }
+
+    let mut items = Vec::new();
+    if let Some((first, from, last, to)) = &r.period {
+        let mut item = EvidenceItem::new(ItemKind::Period, Severity::Info, "period");
+        item.headline = Some(Span::line(*first));
+        item.block = Some(Span::new(*first, *last));
+        item.fields.insert("from".into(), from.clone());
+        item.fields.insert("to".into(), to.clone());
+        items.push(item);
+    }
+    for key in &r.endpoint_order {
+        let t = &r.endpoints[key];
+        let (status, method, path) = key;
+        let severity = if *status >= 500 {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        let mut item = EvidenceItem::new(
+            ItemKind::Endpoint,
+            severity,
+            format!("{status} {method} {path}"),
+        );
+        item.class = Some(status.to_string());
+        item.headline = Some(Span::line(t.first));
+        item.fields.insert("count".into(), t.count.to_string());
+        item.fields.insert("first".into(), t.first.to_string());
+        item.fields.insert("last".into(), t.last.to_string());
+        items.push(item);
+    }
+    for e in &r.errors {
+        let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, e.identity.clone());
+        item.class = Some(match e.level {
+            Some(l) => l.word().to_string(),
+            None => "exception".to_string(),
+        });
+        item.headline = Some(Span::line(e.first));
+        item.block = Some(Span::new(e.first, e.last));
+        items.push(item);
+    }
+    for (seconds, n, what) in &r.slowest {
+        let mut item = EvidenceItem::new(ItemKind::SlowRequest, Severity::Info, what.clone());
+        item.headline = Some(Span::line(*n));
+        item.fields.insert("seconds".into(), format!("{seconds}"));
+        items.push(item);
+    }
+    for c in &r.clusters.list {
+        let mut item = EvidenceItem::new(ItemKind::LogTemplate, Severity::Info, c.text.clone());
+        item.class = Some(TEMPLATE_CODE.to_string());
+        item.headline = Some(Span::line(c.first));
+        item.fields.insert("count".into(), c.count.to_string());
+        item.fields.insert("first".into(), c.first.to_string());
+        item.fields.insert("last".into(), c.last.to_string());
+        items.push(item);
+    }
+
+    let failing = !r.errors.is_empty() || r.classes[5] > 0;
+    let outcome = match artifact.exit {
+        Exit::Signal(_) => Outcome::Interrupted,
+        Exit::Code(c) if c != 0 => Outcome::Error,
+        _ if failing => Outcome::Error,
+        _ => Outcome::Ok,
+    };
+    let mut receipt = CoverageReceipt::new(total as u64);
+    receipt.items_parsed = (r.errors.len() + r.endpoint_order.len()) as u64;
+    receipt.blocks_parsed = r.errors.len() as u64;
+    receipt.lines_unmatched = r.unmatched;
+    receipt.truncated = artifact.truncated;
+    let mut degraded = Vec::new();
+    if r.errors_uncounted > 0 {
+        degraded.push(format!(
+            "{} error events past the first {MAX_ERROR_ITEMS} are counted by template only",
+            r.errors_uncounted
+        ));
+    }
+    if r.endpoints_dropped > 0 {
+        degraded.push(format!(
+            "{} failing requests past {MAX_ENDPOINTS} distinct endpoints are counted by status class only",
+            r.endpoints_dropped
+        ));
+    }
+    if r.clusters.others > 0 {
+        degraded.push(format!(
+            "{} lines past {} distinct templates are not clustered",
+            r.clusters.others,
+            template::MAX_TEMPLATES
+        ));
+    }
+    if !degraded.is_empty() {
+        receipt.precision = Precision::Degraded(degraded.join("; "));
+    }
+    let graph = EvidenceGraph {
+        tool: format.name().to_string(),
+        outcome,
+        counts,
+        items,
+        conclusion: Vec::new(),
+    };
+    (graph, receipt)
+}

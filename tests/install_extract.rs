@@ -1,0 +1,216 @@
+//! install/v1 against the truth of each captured fixture (npm's lock file
+//! and `--json` error, pip's `--report` and `--log`, apt's simulation): a
+//! failure's decisive lines come first and verbatim at every budget, a
+//! success names every package the output names, warnings are counted and
+//! each comes back by its identity, and no outcome contradicts the exit.
+
+use std::path::{Path, PathBuf};
+
+use ctx::archive::Known;
+use ctx::artifact::Artifact;
+use ctx::evidence::{ItemKind, Severity};
+use ctx::pipeline::{self, Options, Output};
+use ctx::store::ArchiveKey;
+use ctx::{normalize, zoom};
+
+fn cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/install");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("truth.json").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+fn truth(case: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(case.join("truth.json")).unwrap()).unwrap()
+}
+
+fn name(case: &Path) -> String {
+    case.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(str::to_string))
+        .collect()
+}
+
+fn digest(artifact: &Artifact, budget: Option<usize>) -> (String, pipeline::Delivery) {
+    let options = Options {
+        budget,
+        ..Options::default()
+    };
+    let d = pipeline::digest(artifact, &Known(ArchiveKey([0x2c; 32])), &options).unwrap();
+    let text = match &d.output {
+        Output::Digest(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Output::Raw => String::from_utf8_lossy(artifact.bytes()).into_owned(),
+    };
+    (text, d)
+}
+
+#[test]
+fn failures_come_first_and_verbatim_at_every_budget() {
+    let all = cases();
+    assert!(all.len() >= 8, "install fixtures missing: {}", all.len());
+    let mut checked = 0;
+    for case in all {
+        let n = name(&case);
+        let t = truth(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let mut wanted = strings(&t["errors"]);
+        // pip's log holds the build's output even when pip did not print
+        // it (no -v): only what the output shows can be required.
+        let raw = String::from_utf8_lossy(artifact.bytes()).into_owned();
+        wanted.extend(
+            strings(&t["compiler_errors"])
+                .into_iter()
+                .filter(|e| raw.contains(e.as_str())),
+        );
+        for budget in [None, Some(256)] {
+            let (text, d) = digest(&artifact, budget);
+            assert_eq!(d.profile, "install/v1", "{n}");
+            let lines: Vec<&str> = text.lines().collect();
+            if d.output == Output::Digest(text.clone().into_bytes()) {
+                checked += 1;
+                let header = lines[0];
+                let failed = artifact.exit.is_failure();
+                assert_eq!(header.contains(": FAILED"), failed, "{n}: {header}");
+                // The failures' block: every line after the header up to
+                // the first line of ctx's own.
+                let first_ctx = lines
+                    .iter()
+                    .position(|l| l.starts_with("[ctx] "))
+                    .unwrap_or(lines.len());
+                for w in &wanted {
+                    let at = lines
+                        .iter()
+                        .position(|l| l.trim() == w || l.contains(w.as_str()));
+                    assert!(
+                        at.is_some_and(|at| at < first_ctx),
+                        "{n} at {budget:?}: {w:?} not first and verbatim:\n{text}"
+                    );
+                }
+            } else {
+                for w in &wanted {
+                    assert!(text.contains(w.as_str()), "{n}: {w:?}");
+                }
+            }
+        }
+    }
+    assert!(checked >= 2, "only {checked} digests checked");
+}
+
+#[test]
+fn successes_name_their_packages_and_counts() {
+    for case in cases() {
+        let n = name(&case);
+        let t = truth(&case);
+        if t["outcome"] != "ok" {
+            continue;
+        }
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (text, _) = digest(&artifact, None);
+        // Package names as PEP 503 compares them: pip prints `pygments`
+        // where the report's metadata says `Pygments`.
+        let norm = |s: &str| s.to_lowercase().replace('_', "-");
+        let hay = norm(&text);
+        for p in strings(&t["named"]) {
+            assert!(
+                hay.contains(&norm(&p)),
+                "{n}: package {p} not named:\n{text}"
+            );
+        }
+        if n == "npm-deprecated" {
+            let added = t["added"].as_u64().unwrap();
+            assert!(text.contains(&format!("added {added} packages")), "{n}");
+        }
+        assert!(!text.lines().next().unwrap_or("").contains("FAILED"), "{n}");
+    }
+}
+
+#[test]
+fn every_warning_is_counted_and_comes_back_by_its_identity() {
+    let mut seen = 0;
+    for case in cases() {
+        let n = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (profile, graph, contract) = zoom::evidence(&artifact).unwrap();
+        let warnings: Vec<_> = graph
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Warning && i.severity == Severity::Warning)
+            .collect();
+        if warnings.is_empty() {
+            continue;
+        }
+        seen += warnings.len();
+        let counted = graph
+            .counts
+            .iter()
+            .find(|(w, _)| w.starts_with("warning"))
+            .map(|(_, c)| *c);
+        assert_eq!(counted, Some(warnings.len() as u64), "{n}");
+        let filter = zoom::ItemFilter {
+            severity: Some("warning".to_string()),
+            ..zoom::ItemFilter::default()
+        };
+        assert_eq!(
+            zoom::items(&contract, &graph, &filter).len(),
+            warnings.len(),
+            "{n}"
+        );
+        for w in warnings {
+            let spans = zoom::item_spans(profile, &graph, &w.identity).unwrap();
+            let first = normalize::line(artifact.line(spans[0].first)).into_owned();
+            assert!(
+                first.contains(&w.identity),
+                "{n}: {first:?} vs {:?}",
+                w.identity
+            );
+        }
+    }
+    // npm --force prints its own warning and the overridden peer conflict.
+    assert!(seen >= 2, "{seen} warnings in the fixtures");
+}
+
+/// cargo build's `Compiling` lines stay with cargo_build, which keeps every
+/// compiler error; installs claim only what installs.
+#[test]
+fn builds_stay_builds_and_installs_are_told_by_command() {
+    let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    let out =
+        b"   Compiling foo v0.1.0\nerror[E0308]: mismatched types\n --> src/main.rs:2:5\n".to_vec();
+    let a = Artifact::from_stdout(out, ctx::artifact::Exit::Code(101), argv("cargo build"));
+    assert_eq!(
+        ctx::classify::choose(&a, None).unwrap().0.family(),
+        "cargo_build"
+    );
+    for cmd in [
+        "npm ci",
+        "sudo apt-get -y install tree",
+        "python3 -m pip install requests",
+        "timeout 600 pnpm install",
+        "yarn add react",
+    ] {
+        let a = Artifact::from_stdout(b"x\n".to_vec(), ctx::artifact::Exit::Code(0), argv(cmd));
+        assert_eq!(
+            ctx::classify::choose(&a, None).unwrap().0.family(),
+            "install",
+            "{cmd}"
+        );
+    }
+    for cmd in ["npm test", "npm run build", "pip list", "apt-get update"] {
+        let a = Artifact::from_stdout(b"x\n".to_vec(), ctx::artifact::Exit::Code(0), argv(cmd));
+        assert_ne!(
+            ctx::classify::choose(&a, None).unwrap().0.family(),
+            "install",
+            "{cmd}"
+        );
+    }
+}
