@@ -5,7 +5,7 @@
 //!     cargo bench --bench tokens_accuracy -- --files  # and every file
 //!
 //! Accuracy: every `fixtures/<family>/<case>/{stdout,stderr}` and every
-//! sample of `tokens::synthetic`, as (estimate − exact) / exact. Speed: the
+//! sample of `testing::synthetic`, as (estimate − exact) / exact. Speed: the
 //! o200k encoder's build time (the start-up the hot path must not pay) and
 //! the estimator's throughput over 100 MB inputs, as wall time and as this
 //! thread's CPU time (the machines are shared: CPU time is the steadier).
@@ -141,7 +141,7 @@ fn main() {
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let fixture_cases = fixtures(&root);
-    let synthetic: Vec<Case> = tokens::synthetic::corpus()
+    let synthetic: Vec<Case> = ctx::testing::synthetic::corpus()
         .into_iter()
         .map(|s| Case {
             name: format!("synthetic/{}", s.name),

@@ -16,8 +16,7 @@ use crate::artifact::{Artifact, Stream};
 use crate::normalize;
 use crate::profiles::{self, Match, MatchedBy, Profile};
 
-/// How much of the output, and of each stream, head sniffing looks at.
-pub const SNIFF_BYTES: usize = 1024;
+pub use crate::profiles::SNIFF_BYTES;
 
 /// How much of one line the decisive-line scan reads: a located diagnostic
 /// or a test verdict says what it is at its start, and a minified bundle's

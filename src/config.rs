@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::store::retention::{self, Retention};
+use crate::retention::{self, Retention};
 
 /// The file name under the config directory.
 const FILE: &str = "ctx/config.toml";

@@ -2,37 +2,52 @@
 //! digest that still supports the next decision, and archive the original so
 //! that anything left out comes back with `ctx expand`.
 //!
-//! The modules follow the pipeline in `pipeline.rs`, one stage each:
-//! ingest (`capture`, `artifact`) → `archive` → `classify` → extract
-//! (`profiles`, `evidence`) → `plan` → `render` → `guard` → `ledger`.
+//! The folders follow the pipeline in `pipeline/mod.rs`, one stage each:
+//! ingest (`capture`) → `classify` → extract (`profiles`) → `plan` (with
+//! the archive, `store`, beside it) → `render` → `guard`; `pipeline`'s
+//! `deliver` then runs `emit` and `ledger`. The types the stages share
+//! are in `model`; the integrations (the CLI, PATH shims, `ctx rewrite`,
+//! agent hooks) in `integrations`; test support in `testing`
+//! (docs/architecture.md). Each module is also re-exported at the root
+//! (`crate::plan`, `crate::artifact`), the one path code uses.
 
-pub mod agents;
-pub mod archive;
-pub mod artifact;
+// Shared types and text rules every stage reads.
+pub mod model;
+pub use model::{
+    artifact, contract, delivery, delivery_plan, evidence, line_index, mapped, normalize,
+    retention, words,
+};
+
+// The stages (capture → classify → profiles or filters → plan → render
+// → guard, with the store beside them), the pipeline over them, the ledger.
 pub mod capture;
 pub mod classify;
-pub mod cli;
 pub mod command;
-pub mod config;
-pub mod contract;
-pub mod emit;
-pub mod evidence;
-pub mod fault;
 pub mod filters;
-pub mod fixture;
 pub mod guard;
-pub mod home;
-pub mod ledger;
-pub mod line_index;
-pub mod mapped;
-pub mod normalize;
-pub mod pipeline;
 pub mod plan;
 pub mod profiles;
 pub mod render;
-pub mod rewrite;
-pub mod shim;
 pub mod store;
+pub use store::{archive, census_zoom as zoom};
+pub mod pipeline;
+pub use pipeline::{deliver, emit};
+pub mod ledger;
+
+// What the stages run on: settings, the data directory, tokens, faults,
+// trust in project-local files.
+pub mod config;
+pub mod fault;
+pub mod home;
 pub mod tokens;
 pub mod trust;
-pub mod zoom;
+
+// Integrations: the CLI, PATH shims, `ctx rewrite`, agent hooks.
+pub mod integrations;
+pub use integrations::{agents, cli, rewrite, shim};
+
+// Test support: recorded fixtures and synthetic samples, used by the
+// tests, benches and examples, never by the binary.
+#[doc(hidden)]
+pub mod testing;
+pub use testing::fixture;

@@ -6,9 +6,9 @@
 use crate::archive::Archive;
 use crate::artifact::Artifact;
 use crate::contract;
+use crate::delivery::{Delivery, Output};
 use crate::guard::{self, Rejection};
 use crate::normalize;
-use crate::pipeline::{Delivery, Options, Output};
 use crate::plan::Budget;
 use crate::profiles::{Match, MatchedBy};
 use crate::render::{self, CTX_PREFIX};
@@ -24,12 +24,13 @@ use super::{Filter, for_command};
 pub fn deliver(
     artifact: &Artifact,
     archive: &dyn Archive,
-    options: &Options,
+    budget: Option<usize>,
+    disabled: &[String],
     raw_tokens: usize,
 ) -> Option<Delivery> {
-    let filter = for_command(&artifact.argv, &options.disabled)?;
+    let filter = for_command(&artifact.argv, disabled)?;
     let text_contract = contract::for_family("text").ok()?;
-    let budget = Budget::from_contract(&text_contract, options.budget);
+    let budget = Budget::from_contract(&text_contract, budget);
     let body = guard::isolate("filter", || {
         let rules = filter.rules().ok()?;
         Some(engine::apply(filter.spec().ok()?, rules, artifact))

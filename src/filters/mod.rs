@@ -214,12 +214,7 @@ impl Loaded {
     }
 }
 
-/// A file whose bytes were read and may be used.
-#[derive(Clone, Debug)]
-pub struct SourceFile {
-    pub path: PathBuf,
-    pub text: String,
-}
+pub use crate::trust::SourceFile;
 
 /// Loads the filters: project files, then user files, then built-ins; a
 /// name defined earlier hides the same name later. A file that does not

@@ -14,7 +14,7 @@ use super::error::{io, sqlite};
 use super::schema::{COPY_V1, FROM_V1, FROM_V2, SCHEMA, SCHEMA_VERSION};
 use super::{LedgerError, journal};
 use crate::artifact::Artifact;
-use crate::pipeline::Delivery;
+use crate::delivery::Delivery;
 use crate::store::ArchiveKey;
 
 /// The file name under the data directory.

@@ -23,7 +23,7 @@ use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Artifact, Exit};
-use crate::pipeline::{Delivery, Output};
+use crate::delivery::{Delivery, Output};
 
 /// The journal's file name under the data directory.
 pub const FILE_NAME: &str = "ledger.journal";

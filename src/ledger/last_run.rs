@@ -25,7 +25,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Artifact, Exit};
-use crate::pipeline::Delivery;
+use crate::delivery::Delivery;
 use crate::plan::Rung;
 use crate::plan::delta;
 

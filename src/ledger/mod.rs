@@ -28,7 +28,7 @@ mod schema;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::artifact::Artifact;
-use crate::pipeline::Delivery;
+use crate::delivery::Delivery;
 use crate::store::ArchiveKey;
 
 pub use db::{Digests, FILE_NAME, Ledger, READ_WAIT, RECORD_WAIT};

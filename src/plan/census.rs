@@ -19,9 +19,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::artifact::{Artifact, Exit};
 use crate::contract::Contract;
+use crate::delivery_plan::{Coverage, Note};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, Outcome};
-use crate::render::{self, CTX_PREFIX, RenderedLine, count, counted};
+use crate::render::{self, RenderedLine};
 use crate::tokens;
+use crate::words::CTX_PREFIX;
 
 use super::{
     Address, Block, Budget, CensusEntry, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission,
@@ -90,13 +92,7 @@ pub fn plan(
 fn disagreement(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
     let mut plan = lines::plan(artifact, graph, budget.target + budget.target / 2);
     plan.outcome = Some(Outcome::Unknown);
-    let exit = artifact.exit.describe().unwrap_or_default();
-    plan.blocks.insert(
-        1,
-        Block::Note(format!(
-            "{exit} but no failure was parsed: the head, decisive lines and tail of the output follow"
-        )),
-    );
+    plan.blocks.insert(1, Block::Notice(Note::Disagreement));
     plan.why = "the exit status and the parsed facts disagree".into();
     plan
 }
@@ -106,13 +102,7 @@ fn disagreement(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> D
 /// the output's head, decisive lines and tail with the same larger budget.
 fn unexplained(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
     let mut plan = lines::plan(artifact, graph, budget.target + budget.target / 2);
-    plan.blocks.insert(
-        1,
-        Block::Note(
-            "no exit status and no complete report: the head, decisive lines and tail of the output follow"
-                .into(),
-        ),
-    );
+    plan.blocks.insert(1, Block::Notice(Note::Unexplained));
     plan.why = "no exit status, and the facts do not show a clean run".into();
     plan
 }
@@ -179,11 +169,13 @@ fn measure_entries(
                 .iter()
                 .map(|e| {
                     let line = render::census::item_line(artifact, &graph.items[e.index]);
-                    let repeats = (e.times > 1).then(|| repeats_note(e.times));
+                    let repeats = Note::Repeats { times: e.times };
                     line_tokens(&line)
-                        + repeats.map_or(0, |n| {
-                            tokens::estimate(format!("{CTX_PREFIX} {n}").as_bytes()) + 1
-                        })
+                        + if e.times > 1 {
+                            note_tokens(artifact, graph, &repeats)
+                        } else {
+                            0
+                        }
                 })
                 .sum()
         });
@@ -199,9 +191,10 @@ fn line_tokens(line: &RenderedLine) -> usize {
     tokens::estimate(line.text.as_bytes()) + 1
 }
 
-/// The note under a headline that stands for several identical occurrences.
-fn repeats_note(times: usize) -> String {
-    format!("the line above ×{} (identical occurrences)", count(times))
+/// Tokens of a note as the renderer words it, with its prefix and newline.
+fn note_tokens(artifact: &Artifact, graph: &EvidenceGraph, note: &Note) -> usize {
+    let words = render::notes::words(note, artifact, graph);
+    tokens::estimate(format!("{CTX_PREFIX} {words}").as_bytes()) + 1
 }
 
 /// Groups census items by identity and summary, in order of first occurrence.
@@ -368,7 +361,8 @@ impl<'a> Planner<'a> {
                     detail: false,
                 });
                 if e.times > 1 {
-                    self.blocks.push(Block::Note(repeats_note(e.times)));
+                    self.blocks
+                        .push(Block::Notice(Note::Repeats { times: e.times }));
                 }
             }
         }
@@ -392,7 +386,7 @@ impl<'a> Planner<'a> {
         let mut detail_blocks = Vec::new();
         let mut missing = 0usize;
         let mut first = true;
-        for (summary, members) in &causes {
+        for (_, members) in &causes {
             let rep = members[0];
             if !self.detail_usable(rep) {
                 continue;
@@ -405,12 +399,11 @@ impl<'a> Planner<'a> {
             }
             self.spent += cost;
             let note = (members.len() > 1).then(|| {
-                Block::Note(format!(
-                    "same cause in {} {}: {}",
-                    members.len(),
-                    self.unit,
-                    summary.unwrap_or("")
-                ))
+                Block::Notice(Note::SameCause {
+                    members: members.len(),
+                    unit: self.unit.to_string(),
+                    index: rep,
+                })
             });
             let in_census = self.blocks[census_at..]
                 .iter()
@@ -442,36 +435,21 @@ impl<'a> Planner<'a> {
 
     /// Says what the extractor did not understand; silent when complete.
     fn coverage(&mut self, receipt: &CoverageReceipt, census: usize) {
-        let mut parts = Vec::new();
-        if let Some(announced) = receipt.items_announced {
-            parts.push(format!(
-                "{}/{} parsed",
-                count(receipt.items_parsed as usize),
-                counted(announced as usize, self.unit)
-            ));
-        } else if census > 0 {
-            parts.push(format!(
-                "{} parsed",
-                counted(receipt.items_parsed as usize, self.unit)
-            ));
-        }
-        if census > 0 {
-            parts.push(format!(
-                "{}/{}",
-                count(receipt.blocks_parsed as usize),
-                counted(receipt.items_parsed as usize, "detail blocks")
-            ));
-        }
-        parts.push(counted(receipt.lines_unmatched as usize, "unmatched lines"));
-        if receipt.truncated {
-            parts.push("input truncated upstream: the census may be incomplete".into());
-        }
-        if let crate::evidence::Precision::Degraded(why) = &receipt.precision {
-            parts.push(format!("degraded: {why}"));
-        }
         if census > 0 || !receipt.is_complete() {
-            self.blocks
-                .push(Block::Note(format!("coverage: {}", parts.join(" · "))));
+            let degraded = match &receipt.precision {
+                crate::evidence::Precision::Degraded(why) => Some(why.clone()),
+                crate::evidence::Precision::Full => None,
+            };
+            self.blocks.push(Block::Notice(Note::Coverage(Coverage {
+                census: census > 0,
+                parsed: receipt.items_parsed,
+                announced: receipt.items_announced,
+                unit: self.unit.to_string(),
+                blocks: receipt.blocks_parsed,
+                unmatched: receipt.lines_unmatched,
+                truncated: receipt.truncated,
+                degraded,
+            })));
         }
     }
 

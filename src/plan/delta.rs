@@ -15,8 +15,6 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
-
 use super::{Address, Block, DeliveryPlan, Omission, Omitted, Rung};
 use crate::contract::Contract;
 use crate::evidence::EvidenceGraph;
@@ -32,25 +30,8 @@ pub struct Previous {
     pub identities: Vec<String>,
 }
 
-/// What the renderer words as the delta lines (`render::delta`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Delta {
-    pub age_secs: u64,
-    /// The short archive key of the earlier run.
-    pub previous: String,
-    /// `failures` or `errors`, as the census counts them.
-    pub unit: String,
-    pub fixed: Vec<String>,
-    pub still: Vec<String>,
-    pub new: Vec<String>,
-}
-
-impl Delta {
-    /// Nothing fixed, nothing new: the same failures again.
-    pub fn unchanged(&self) -> bool {
-        self.fixed.is_empty() && self.new.is_empty()
-    }
-}
+pub use crate::delivery_plan::Delta;
+use crate::delivery_plan::Note;
 
 /// The census identities of a graph, each once, in the graph's order.
 pub fn identities(contract: &Contract, graph: &EvidenceGraph) -> Vec<String> {
@@ -222,7 +203,7 @@ pub fn apply(
                     .iter()
                     .position(|b| {
                         matches!(b, Block::Next(_) | Block::Footer)
-                            || matches!(b, Block::Note(t) if t.starts_with("coverage:"))
+                            || matches!(b, Block::Notice(Note::Coverage(_)))
                     })
                     .unwrap_or(blocks.len());
                 blocks.insert(at, marker);
@@ -245,7 +226,7 @@ pub fn apply(
 
 /// True when `blocks[at]` follows a "same cause in N …" note.
 fn after_shared_cause(blocks: &[Block], at: usize) -> bool {
-    at > 0 && matches!(&blocks[at - 1], Block::Note(t) if t.starts_with("same cause in "))
+    at > 0 && matches!(&blocks[at - 1], Block::Notice(Note::SameCause { .. }))
 }
 
 #[cfg(test)]
@@ -339,12 +320,7 @@ mod tests {
                 .blocks
                 .iter()
                 .filter_map(|b| match b {
-                    Block::Note(t) => t
-                        .strip_prefix("same cause in ")?
-                        .split(' ')
-                        .next()?
-                        .parse::<usize>()
-                        .ok(),
+                    Block::Notice(Note::SameCause { members, .. }) => Some(*members),
                     _ => None,
                 })
                 .map(|n| n - 1)

@@ -14,8 +14,8 @@ use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Precision};
 use crate::normalize;
-use crate::render::{count, counted};
 use crate::tokens;
+use crate::words::{count, counted};
 
 use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,

@@ -36,8 +36,7 @@ const LONG_BLOCK: usize = 40;
 const LONG_HEAD: usize = 30;
 /// The characters of a template a note keeps.
 const TEMPLATE_CHARS: usize = 160;
-/// The `--items` filter of the templates.
-pub const TEMPLATE_CODE: &str = "template";
+pub use crate::profiles::log::TEMPLATE_CODE;
 
 pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
     let mut p = Planner {

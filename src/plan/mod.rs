@@ -7,9 +7,9 @@
 
 use serde::Serialize;
 
-use crate::artifact::{Artifact, Span};
+use crate::artifact::Artifact;
 use crate::contract::{Contract, Planner};
-use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
+use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
 pub mod census;
 pub mod data;
@@ -28,156 +28,11 @@ pub const MARKER_TOKENS: usize = 28;
 /// Tokens the header and the footer cost together, for planning.
 pub const FRAME_TOKENS: usize = 40;
 
-/// The rungs of the degradation ladder, least lossy first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Rung {
-    /// Fits the budget: the raw bytes, unchanged, no footer.
-    Verbatim,
-    /// A green run: one line of counts, everything else retrievable.
-    PassSummary,
-    /// Every required identity plus ranked detail.
-    FailCensus,
-    /// Detail thinned to decisive lines; identities still complete.
-    Dense,
-    /// The census itself exceeds the ceiling: identities grouped with exact counts.
-    Flood,
-}
-
-/// Where omitted evidence comes back from (the `ctx expand` arguments).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase", tag = "by", content = "arg")]
-pub enum Address {
-    /// `--lines A-B`
-    Lines(Span),
-    /// `--item ID`
-    Item(String),
-    /// `--items [FILTER…]`
-    Items(Option<String>),
-    /// `--details`: the detail blocks of every census item.
-    Details,
-}
-
-impl Address {
-    /// The arguments after `ctx expand H`, shell-quoted where needed.
-    pub fn args(&self) -> String {
-        match self {
-            Address::Lines(s) => format!("--lines {}-{}", s.first, s.last),
-            Address::Item(id) => format!("--item {}", shell_quote(id)),
-            Address::Items(None) => "--items".to_string(),
-            Address::Items(Some(filter)) => format!("--items {filter}"),
-            Address::Details => "--details".to_string(),
-        }
-    }
-}
-
-/// What an omission region held.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Omitted {
-    /// Lines of any content.
-    Lines,
-    /// Lines identical to the line kept just before them.
-    Repeats,
-    /// Items (warnings, detail blocks…) left out; the words name them.
-    Items(String),
-}
-
-/// One region left out of the digest, declared by exactly one marker.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Omission {
-    pub what: Omitted,
-    /// How many lines (or items) left.
-    pub count: usize,
-    pub address: Address,
-}
-
-/// One piece of the digest, in output order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "block", content = "of")]
-pub enum Block {
-    /// `<tool>: <OUTCOME> · <counts> · exit N`.
-    Header,
-    /// Raw lines, after normalization.
-    Raw(Span),
-    /// The marker of `omissions[i]`.
-    Marker(usize),
-    /// A census entry: `items[index]`'s identity line, or with `detail`
-    /// its decisive lines inline when they name it themselves.
-    Item { index: usize, detail: bool },
-    /// The complete census in its compact form: a `[ctx] census` opening
-    /// line, then each file once with its items indented under it
-    /// (`render::census`). `unit` is the plural noun the opening line counts.
-    Census {
-        entries: Vec<CensusEntry>,
-        unit: String,
-    },
-    /// `items[index]`'s detail under a `[ctx] --- identity (location)` line.
-    Detail(usize),
-    /// A ctx line whose words the planner chose.
-    Note(String),
-    /// What changed since the last run of the same command: typed, worded
-    /// by `render::delta`.
-    Delta(delta::Delta),
-    /// `[ctx] next: ctx expand H <address>`.
-    Next(Address),
-    /// `[ctx] full output (N lines): …` — what `ctx expand H` prints, and `--all`.
-    Footer,
-}
-
-/// One census identity with every occurrence of it (the same diagnostic
-/// from 40 translation units is one entry, ×40).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct CensusEntry {
-    /// The first item of the identity (`graph.items[index]`).
-    pub index: usize,
-    pub times: usize,
-}
-
-/// What the renderer executes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DeliveryPlan {
-    pub rung: Rung,
-    /// The outcome the header states, when the planner corrects the
-    /// extractor's (facts and exit status disagree: invariant 10).
-    pub outcome: Option<Outcome>,
-    pub blocks: Vec<Block>,
-    pub omissions: Vec<Omission>,
-    /// The token budget the plan was made for.
-    pub budget: usize,
-    /// The planner's estimate of the digest's tokens.
-    pub estimate: usize,
-    /// Why this rung, in a few words (for `ctx explain`).
-    pub why: String,
-}
-
-impl DeliveryPlan {
-    /// The raw output as it is: nothing omitted, nothing added.
-    pub fn verbatim(budget: usize, estimate: usize, why: impl Into<String>) -> Self {
-        DeliveryPlan {
-            rung: Rung::Verbatim,
-            outcome: None,
-            blocks: Vec::new(),
-            omissions: Vec::new(),
-            budget,
-            estimate,
-            why: why.into(),
-        }
-    }
-
-    /// True when the digest leaves anything out (so it needs an archive key).
-    pub fn omits(&self) -> bool {
-        self.rung != Rung::Verbatim
-    }
-
-    /// How many marker blocks the plan has (one per omission, by construction).
-    pub fn marker_count(&self) -> usize {
-        self.blocks
-            .iter()
-            .filter(|b| matches!(b, Block::Marker(_)))
-            .count()
-    }
-}
+pub use crate::delivery_plan::{
+    Address, Block, CensusEntry, DeliveryPlan, Omission, Omitted, Rung,
+};
+/// Where it always was for callers: the quoting lives in `words`.
+pub use crate::words::shell_quote;
 
 /// The budget a plan is made for, from the contract and any override.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -240,21 +95,11 @@ pub fn resolve(
     }
 }
 
-/// Quotes an argument for a POSIX shell when it needs it.
-pub fn shell_quote(s: &str) -> String {
-    let safe = !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
-    if safe {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::artifact::Span;
+    use crate::evidence::Outcome;
 
     /// A family that is neither a test runner nor a compiler is planned
     /// from its contract: its required classes make the census, and the
@@ -326,13 +171,5 @@ target_tokens = 256
                 "{id}: {digest}"
             );
         }
-    }
-
-    #[test]
-    fn quoting() {
-        assert_eq!(shell_quote("tests/a.py::t"), "tests/a.py::t");
-        assert_eq!(shell_quote("t[a b]"), "'t[a b]'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
-        assert_eq!(shell_quote(""), "''");
     }
 }

@@ -12,8 +12,8 @@
 use crate::artifact::{Artifact, Span, Stream};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
-use crate::render::count;
 use crate::tokens;
+use crate::words::count;
 
 use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,

@@ -414,17 +414,10 @@ impl<'a> Extraction<'a> {
                 }
             ));
         }
+        // What the tool announces (`Found 3 errors`) is its errors: the
+        // receipt counts those, the census of every diagnostics contract.
         let receipt = Coverage::of(artifact)
-            // What the tool announces (`Found 3 errors`) is its errors:
-            // the receipt counts those, the family's census in every
-            // diagnostics contract.
-            .parsed(
-                graph
-                    .items
-                    .iter()
-                    .filter(|i| i.severity == Severity::Error)
-                    .count() as u64,
-            )
+            .parsed(errors)
             .announced(self.announced_errors)
             .blocks(blocks)
             .unmatched(unmatched)

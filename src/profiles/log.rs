@@ -55,6 +55,11 @@ pub struct Log;
 
 static SPEC: ProfileSpec = ProfileSpec::new("log/v1", "log", ReceiptGroup::Everyday);
 
+
+/// The class of a log template item, and the `--items --code` filter
+/// that lists the templates (`plan::log`).
+pub const TEMPLATE_CODE: &str = "template";
+
 /// Error events kept as items; further ones are counted by template only,
 /// so memory stays bounded whatever the log holds.
 pub const MAX_ERROR_ITEMS: usize = 10_000;
@@ -103,7 +108,7 @@ impl Profile for Log {
 pub fn sniff(head: &str) -> Option<Format> {
     let mut lines: Vec<&str> = head.lines().collect();
     // The head is cut at a byte count: its last line may be partial.
-    if head.len() >= crate::classify::SNIFF_BYTES && !head.ends_with('\n') {
+    if head.len() >= crate::profiles::SNIFF_BYTES && !head.ends_with('\n') {
         lines.pop();
     }
     // The first line opens an event: a log starts with one.
@@ -417,7 +422,7 @@ fn graph(artifact: &Artifact, r: Reader) -> (EvidenceGraph, CoverageReceipt) {
     }
     for c in &r.clusters.list {
         let mut item = EvidenceItem::new(ItemKind::LogTemplate, Severity::Info, c.text.clone());
-        item.class = Some(crate::plan::log::TEMPLATE_CODE.to_string());
+        item.class = Some(TEMPLATE_CODE.to_string());
         item.headline = Some(Span::line(c.first));
         item.fields.insert("count".into(), c.count.to_string());
         item.fields.insert("first".into(), c.first.to_string());

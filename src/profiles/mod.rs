@@ -181,6 +181,10 @@ pub type Pattern = LazyLock<Regex>;
 /// line, never from the window.
 pub const LINE_WINDOW: usize = 64 << 10;
 
+/// How much of the output, and of each stream, head sniffing looks at
+/// (`classify`; a profile that sniffs knows where its head was cut).
+pub const SNIFF_BYTES: usize = 1024;
+
 /// The first [`LINE_WINDOW`] bytes of `raw`, cut at a character boundary.
 pub(crate) fn window(raw: &[u8]) -> &[u8] {
     if raw.len() <= LINE_WINDOW {

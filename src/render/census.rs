@@ -29,9 +29,9 @@
 use std::collections::HashMap;
 
 use crate::artifact::Artifact;
+use crate::delivery_plan::CensusEntry;
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD};
 use crate::normalize;
-use crate::plan::CensusEntry;
 
 use super::{CTX_PREFIX, Origin, RenderedLine, count, counted, location};
 

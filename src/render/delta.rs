@@ -4,8 +4,7 @@
 //! ones is. Every line is ctx's own (`[ctx]`).
 
 use super::{CTX_PREFIX, count, counted};
-use crate::plan::Address;
-use crate::plan::delta::Delta;
+use crate::delivery_plan::{Address, Delta};
 
 /// Identities named on one line before the rest are counted.
 pub const NAMED_AT_MOST: usize = 10;

@@ -3,16 +3,16 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
+use crate::delivery_plan::{Block, DeliveryPlan, Omission, Omitted};
 use crate::evidence::{EvidenceGraph, Location};
 use crate::normalize;
-use crate::plan::{Block, DeliveryPlan, Omission, Omitted};
 use crate::store::{ArchiveKey, zoom};
+use crate::words::agree;
+pub use crate::words::{CTX_PREFIX, count, counted};
 
 pub mod census;
 pub mod delta;
-
-/// The prefix of every line ctx writes itself.
-pub const CTX_PREFIX: &str = "[ctx]";
+pub mod notes;
 
 /// Where a rendered line came from, so the guard can check invariant 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +114,10 @@ pub fn render(
             }
             Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
             Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
+            Block::Notice(note) => out.push(
+                Origin::Ctx,
+                format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
+            ),
             Block::Delta(d) => {
                 for line in delta::lines(d) {
                     out.push(Origin::Ctx, line);
@@ -230,44 +234,6 @@ fn marker(omission: &Omission, key: &str) -> String {
     format!("{CTX_PREFIX} … {what}: ctx expand {key} {args}")
 }
 
-/// `1234567` → `1,234,567`, the same on every machine.
-pub fn count(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `n` and a plural noun phrase that agrees with it, `1,234` grouped:
-/// `counted(1, "unmatched lines")` is `1 unmatched line`. ctx's phrases
-/// (and the extractors' count words) are regular English plurals.
-pub fn counted(n: usize, plural_phrase: &str) -> String {
-    format!("{} {}", count(n), agree(plural_phrase, n as u64))
-}
-
-/// `1 errors` → `1 error`, `1 more failures with detail` → `1 more
-/// failure with detail`: when the count is one, the first plural noun of
-/// the phrase (the first word of four letters or more ending in a single
-/// `s`) loses its `s`.
-fn agree(what: &str, n: u64) -> String {
-    if n == 1 {
-        let mut words: Vec<&str> = what.split(' ').collect();
-        if let Some(w) = words
-            .iter_mut()
-            .find(|w| w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss"))
-        {
-            *w = &w[..w.len() - 1];
-            return words.join(" ");
-        }
-    }
-    what.to_string()
-}
-
 /// An extractor's count words (`errors`, `packages failed`, `no test
 /// files`) lead with their noun when they have one: only the first word
 /// may lose its `s` (`1 no test files` stays as the tool means it).
@@ -288,7 +254,7 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 /// between its words, never inside one: a path, URL, version or hash the
 /// header shows is shown whole (a first word longer than `max` included),
 /// and `…` says words were left out.
-pub(crate) fn clip(s: &str, max: usize) -> String {
+pub fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }
@@ -336,28 +302,7 @@ mod tests {
     }
 
     #[test]
-    fn counts_are_grouped() {
-        assert_eq!(count(0), "0");
-        assert_eq!(count(999), "999");
-        assert_eq!(count(1000), "1,000");
-        assert_eq!(count(1234567), "1,234,567");
-    }
-
-    #[test]
-    fn phrases_agree_with_their_count() {
-        assert_eq!(counted(1, "errors"), "1 error");
-        assert_eq!(counted(2, "errors"), "2 errors");
-        assert_eq!(counted(1, "unmatched lines"), "1 unmatched line");
-        assert_eq!(
-            counted(1, "more failures with detail"),
-            "1 more failure with detail"
-        );
-        assert_eq!(counted(1, "packages failed"), "1 package failed");
-        assert_eq!(counted(1, "passed"), "1 passed");
-        assert_eq!(counted(1, "xfailed"), "1 xfailed");
-        assert_eq!(counted(1, "filtered out"), "1 filtered out");
-        assert_eq!(counted(1_000, "items"), "1,000 items");
-        assert_eq!(counted(0, "items"), "0 items");
+    fn count_words_lead_with_their_noun() {
         assert_eq!(agree_first("no test files", 1), "no test files");
         assert_eq!(agree_first("packages failed", 1), "package failed");
     }

@@ -6,26 +6,27 @@
 //! backend only moves records and chunks. docs/store.md has the schema,
 //! the key encoding, chunking, retention and fault behaviour.
 
+pub mod archive;
 pub mod backend;
+pub mod census_zoom;
 pub mod chunks;
 pub mod copy;
 pub mod key;
 pub mod postgres;
 pub mod reader;
 pub mod record;
-pub mod retention;
 pub mod sqlite;
 pub mod verify;
 pub mod zoom;
 
 use std::time::Duration;
 
+pub use crate::retention::Retention;
 pub use backend::AnyStore;
 pub use key::ArchiveKey;
 pub use postgres::PgStore;
 pub use reader::Reader;
 pub use record::RecordMeta;
-pub use retention::Retention;
 pub use sqlite::SqliteStore;
 
 use crate::artifact::Artifact;

@@ -11,8 +11,7 @@ use regex::bytes::Regex;
 use super::{ArchiveKey, Reader, StoreError};
 use crate::artifact::Stream;
 use crate::normalize;
-use crate::plan::shell_quote;
-use crate::render::{CTX_PREFIX, count};
+use crate::words::{CTX_PREFIX, count, shell_quote};
 
 /// Lines a capped view prints at most.
 pub const LINE_CAP: usize = 300;

@@ -12,7 +12,6 @@
 mod cost;
 mod exact;
 mod scan;
-pub mod synthetic;
 
 pub use exact::try_exact;
 
@@ -62,6 +61,7 @@ mod tests {
 
     use super::scan::{Punct, Sink, Word};
     use super::*;
+    use crate::testing::synthetic;
 
     /// `exact` of each synthetic sample, computed once with tiktoken-rs
     /// (`pinned_counts_are_current` keeps them honest).

@@ -18,9 +18,14 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
-use crate::filters::SourceFile;
-
 pub mod pins;
+
+/// A file whose bytes were read and may be used.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub text: String,
+}
 
 /// The kinds of project files that need trust, each a folder of `.ctx/`.
 pub const KINDS: &[&str] = &["filters", "contracts"];

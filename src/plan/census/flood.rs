@@ -4,10 +4,9 @@
 use std::collections::HashMap;
 
 use super::Planner;
+use crate::delivery_plan::{Note, Tally};
 use crate::evidence::ItemKind;
 use crate::plan::{Address, Block, Omitted, Rung};
-use crate::render::{count, counted};
-use crate::tokens;
 
 /// The group of diagnostics that carry no code.
 pub const NO_CODE: &str = "(no code)";
@@ -17,11 +16,11 @@ impl Planner<'_> {
     pub(super) fn flood(&mut self, census: &[usize], ceiling: usize) {
         self.rung = Rung::Flood;
         let unit = self.unit;
-        self.blocks.push(Block::Note(format!(
-            "census grouped: {} exceed the {}-token ceiling",
-            counted(census.len(), unit),
-            count(ceiling)
-        )));
+        self.blocks.push(Block::Notice(Note::Grouped {
+            items: census.len(),
+            unit: unit.to_string(),
+            ceiling,
+        }));
         // Tests group by file and failure class; diagnostics by code.
         let by_file = census.iter().any(|&i| {
             matches!(
@@ -62,35 +61,31 @@ impl Planner<'_> {
         let mut shown = 0usize;
         let mut examples = 0usize;
         for (key, members) in &groups {
-            let ids: Vec<&str> = members
-                .iter()
-                .take(2)
-                .map(|&i| self.item(i).identity.as_str())
-                .collect();
-            let more = if members.len() > 2 { ", …" } else { "" };
-            let line = format!(
-                "  {key:<width$} ×{}  {}{more}",
-                count(members.len()),
-                ids.join(", ")
-            );
-            let cost = tokens::estimate(line.as_bytes()) + 2;
+            let note = Note::Group {
+                key: key.clone(),
+                width,
+                members: members.len(),
+                examples: members.iter().take(2).copied().collect(),
+            };
+            // Priced on the renderer's own words for it.
+            let cost = super::note_tokens(self.artifact, self.graph, &note);
             if self.spent + cost > ceiling {
                 break;
             }
             self.spent += cost;
-            self.blocks.push(Block::Note(line));
+            self.blocks.push(Block::Notice(note));
             shown += 1;
-            examples += ids.len();
+            examples += members.len().min(2);
         }
         if shown < groups.len() {
             let rest: usize = groups[shown..].iter().map(|g| g.1.len()).sum();
-            self.blocks.push(Block::Note(format!(
-                "  … {} holding {}",
-                counted(groups.len() - shown, "more groups"),
-                counted(rest, unit)
-            )));
+            self.blocks.push(Block::Notice(Note::MoreGroups {
+                groups: groups.len() - shown,
+                items: rest,
+                unit: unit.to_string(),
+            }));
         }
-        self.top_files(census, "top files");
+        self.top_files(census, Tally::TopFiles);
         let listed = census.len() - examples;
         self.omit(
             Omitted::Items(format!("{unit} counted above but not named")),
@@ -120,7 +115,7 @@ mod tests {
     use crate::evidence::{
         CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity,
     };
-    use crate::plan::{Block, Budget, Rung};
+    use crate::plan::{Budget, Rung};
 
     /// 400 parsing errors without a code, one per file, and 400 coded ones.
     fn flood() -> (Artifact, EvidenceGraph) {
@@ -175,13 +170,11 @@ mod tests {
         let contract = crate::contract::for_family("eslint").unwrap();
         let plan = super::super::plan(&artifact, &graph, &receipt, &contract, budget);
         assert_eq!(plan.rung, Rung::Flood);
-        let notes: Vec<&str> = plan
-            .blocks
+        let rendered = crate::render::render(&artifact, &graph, &plan, None);
+        let notes: Vec<&str> = rendered
+            .lines
             .iter()
-            .filter_map(|b| match b {
-                Block::Note(n) => Some(n.as_str()),
-                _ => None,
-            })
+            .filter_map(|l| l.text.strip_prefix("[ctx] "))
             .collect();
         let no_code: Vec<&&str> = notes
             .iter()

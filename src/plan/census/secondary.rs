@@ -2,8 +2,9 @@
 //! census with what budget is left.
 
 use super::Planner;
-use super::tally::{tally, top_list};
+use super::tally::tally;
 use crate::contract::Tier;
+use crate::delivery_plan::{Note, Tally};
 use crate::evidence::Severity;
 use crate::plan::{Address, Block, MARKER_TOKENS, Omitted};
 
@@ -23,17 +24,23 @@ impl Planner<'_> {
         };
         let classes = tally(items.iter().filter_map(|&i| self.item(i).class.as_deref()));
         if !classes.is_empty() {
-            self.blocks.push(Block::Note(format!(
-                "{noun} by code: {}",
-                top_list(&classes, "codes")
-            )));
+            self.blocks.push(Block::Notice(Note::Tally {
+                of: Tally::ByCode(noun.to_string()),
+                counts: classes,
+            }));
         }
-        self.top_files(&items, &format!("{noun} by file"));
+        self.top_files(&items, Tally::ByFile(noun.to_string()));
         // Identical findings (one header's warning from 40 translation
         // units) are named once with their count.
         let mut named = 0;
         for entry in super::dedupe(self.graph, &items) {
-            let cost = self.line_cost(entry.index) + if entry.times > 1 { 12 } else { 0 };
+            let repeats = Note::Repeats { times: entry.times };
+            let cost = self.line_cost(entry.index)
+                + if entry.times > 1 {
+                    super::note_tokens(self.artifact, self.graph, &repeats)
+                } else {
+                    0
+                };
             if self.spent + cost + MARKER_TOKENS > self.budget.target {
                 break;
             }
@@ -43,8 +50,7 @@ impl Planner<'_> {
                 detail: false,
             });
             if entry.times > 1 {
-                self.blocks
-                    .push(Block::Note(super::repeats_note(entry.times)));
+                self.blocks.push(Block::Notice(repeats));
             }
             named += entry.times;
         }

@@ -8,9 +8,9 @@ use postgres::{GenericClient, Row};
 
 use super::{LOCK_CLASS, PgStore, describe};
 use crate::artifact::Artifact;
+use crate::retention::{self, Candidate};
 use crate::store::chunks::{self, ChunkInfo, Codec, Encoder};
 use crate::store::record::{self, ROW_ALLOWANCE, RecordMeta};
-use crate::store::retention::{self, Candidate};
 use crate::store::{
     ArchiveKey, GcReport, PurgeReport, RecordSummary, Retention, Stats, Store, StoreError,
 };

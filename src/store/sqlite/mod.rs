@@ -17,8 +17,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, params};
 
-use super::retention::{self, Retention};
 use super::{ArchiveKey, RecordSummary, StoreError};
+use crate::retention::{self, Retention};
 
 mod ops;
 mod schema;

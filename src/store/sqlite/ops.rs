@@ -7,9 +7,9 @@ use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::{SqliteStore, eligible, summary};
 use crate::artifact::Artifact;
+use crate::retention;
 use crate::store::chunks::{self, ChunkInfo, Codec};
 use crate::store::record::{self, RecordMeta};
-use crate::store::retention;
 use crate::store::{ArchiveKey, GcReport, PurgeReport, Retention, Stats, Store, StoreError};
 
 /// Batches of records `gc` and `purge` delete per transaction, so that

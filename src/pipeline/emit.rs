@@ -13,7 +13,6 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::stat::{SFlag, fstat};
 
 use crate::artifact::{Artifact, Segment, Stream};
-use crate::pipeline::{Delivery, Output};
 
 /// Where raw output goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,18 +38,27 @@ fn watch(result: io::Result<()>) {
     }
 }
 
-/// Writes the delivery; ctx's note (if any) goes to stderr last.
-pub fn write(artifact: &Artifact, delivery: &Delivery, raw_to: RawTo) {
+/// What reaches the reader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The raw output, unchanged.
+    Raw,
+    /// A digest.
+    Digest(Vec<u8>),
+}
+
+/// Writes the output; ctx's note (if any) goes to stderr last.
+pub fn write(artifact: &Artifact, output: &Output, note: Option<String>, raw_to: RawTo) {
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut out = stdout.lock();
     let mut err = stderr.lock();
-    watch(match &delivery.output {
+    watch(match output {
         Output::Digest(bytes) => out.write_all(bytes),
         Output::Raw => write_raw(artifact, raw_to, &mut out, &mut err),
     });
     watch(out.flush());
-    if let Some(note) = delivery.note() {
+    if let Some(note) = note {
         let _ = writeln!(err, "{note}");
     }
 }

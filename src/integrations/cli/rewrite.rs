@@ -1,6 +1,6 @@
 //! `ctx rewrite "CMD LINE"`: prints the line with each command ctx knows
 //! wrapped in `ctx run --`; exit 0 when something was rewritten, 1 when the
-//! line is printed unchanged. The rules are in src/rewrite/mod.rs.
+//! line is printed unchanged. The rules are in src/integrations/rewrite/mod.rs.
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

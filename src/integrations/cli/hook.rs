@@ -3,7 +3,7 @@
 //! shim and runs no command), prints the answer, always exits 0: a hook
 //! that fails must not block the agent, and ctx never denies a command.
 //! The answer mirrors the permission Claude Code would have given the
-//! original command (src/agents/claude/permissions.rs).
+//! original command (src/integrations/agents/claude/permissions.rs).
 
 use std::io::Read;
 

@@ -147,11 +147,11 @@ fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
             // Nothing was captured that could be replayed; the child may
             // have run. Say so rather than guess a status.
             eprintln!("ctx: {e}");
-            return crate::cli::EXIT_CTX_ERROR;
+            return crate::deliver::EXIT_CTX_ERROR;
         }
     };
     // The budget comes from the configuration (`CTX_BUDGET` included).
-    let exit = crate::cli::run::deliver(captured, None, None, None, true);
+    let exit = crate::deliver::captured(captured, None, None, None, true);
     capture::exit_like(exit)
 }
 

@@ -7,8 +7,7 @@ use nix::sys::signal::{self, SigHandler, Signal};
 use crate::artifact::{Artifact, Exit};
 use crate::capture::spill::{self, Ingested, Place};
 use crate::capture::watched::Watched;
-use crate::emit::{self, RawTo};
-use crate::pipeline::{self, Options, Sinks};
+use crate::emit;
 
 /// Arguments of `ctx pipe`.
 #[derive(clap::Args, Debug)]
@@ -39,7 +38,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     };
     artifact.label = args.label;
     artifact.family = args.family;
-    deliver(&artifact, args.budget);
+    crate::deliver::ingested(&artifact, args.budget);
     Ok(ended())
 }
 
@@ -97,20 +96,6 @@ pub fn ended() -> i32 {
 /// `seq 1 10000000 | head -1`, gets). Returns only if that cannot happen.
 pub fn reader_left() -> i32 {
     crate::capture::exit_like(Exit::Signal(libc::SIGPIPE))
-}
-
-/// Runs the pipeline on an ingested artifact with the default archive and
-/// ledger, writing raw output (when it goes raw) to stdout. A fault in any
-/// stage prints the raw output (`pipeline::run` is the isolation boundary).
-pub fn deliver(artifact: &Artifact, budget: Option<usize>) {
-    let archive = crate::archive::open_default();
-    let ledger = crate::ledger::open_default();
-    let sinks = Sinks {
-        archive: &*archive,
-        ledger: &*ledger,
-        raw_to: RawTo::Stdout,
-    };
-    let _ = pipeline::run(artifact, &sinks, &Options::configured(budget));
 }
 
 /// Rejects an unknown `--as` before any input is read.

@@ -1,27 +1,27 @@
-//! The pipeline, top to bottom, as docs/architecture.md draws it:
-//! classify → extract → plan → archive → render → guard → emit → ledger.
-//! Ingest happens before (each verb captures its own way) and hands over a
-//! read-only `Artifact`. `run` holds every stage after ingest inside one
-//! isolation boundary (invariant 8).
+//! The digest pipeline, as docs/architecture.md draws it:
+//! classify → extract → plan → archive → render → guard. Ingest happens
+//! before (each verb captures its own way) and hands over a read-only
+//! `Artifact`; `digest` returns a `Delivery` and writes nothing but the
+//! archive. Emitting it and recording it in the ledger is `deliver`'s,
+//! which holds every stage after ingest inside one isolation boundary
+//! (invariant 8).
 //!
 //! The archive comes after planning and before rendering: a plan that
 //! omits nothing (the output fits) needs no archive write, and a digest that
 //! omits anything is only rendered once its original is safely stored.
 
-use std::cell::Cell;
+pub mod deliver;
+pub mod emit;
 
 use crate::archive::Archive;
 use crate::artifact::Artifact;
 use crate::classify::{self, UnknownFamily};
 use crate::contract;
-use crate::emit::{self, RawTo};
-use crate::evidence::{CoverageReceipt, EvidenceGraph};
 use crate::fault;
 use crate::guard::{self, Rejection};
-use crate::ledger::LedgerSink;
 use crate::ledger::last_run::DeltaSource;
 use crate::plan::{self, Budget, DeliveryPlan};
-use crate::profiles::{Match, MatchedBy};
+use crate::profiles::MatchedBy;
 use crate::render;
 use crate::store::ArchiveKey;
 use crate::tokens;
@@ -51,107 +51,7 @@ impl Options {
     }
 }
 
-/// What reaches the reader.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// The raw output, unchanged.
-    Raw,
-    /// A digest.
-    Digest(Vec<u8>),
-}
-
-/// The facts and the plan behind a delivery, for `ctx explain`.
-#[derive(Clone, Debug)]
-pub struct Trace {
-    pub graph: EvidenceGraph,
-    pub receipt: CoverageReceipt,
-    pub plan: DeliveryPlan,
-    pub budget: Budget,
-    /// The family's contract the plan was made under.
-    pub contract: contract::Contract,
-}
-
-/// The pipeline's result.
-#[derive(Clone, Debug)]
-pub struct Delivery {
-    pub output: Output,
-    /// `<family>/vN` of the profile that read the output.
-    pub profile: &'static str,
-    pub matched: Match,
-    pub key: Option<ArchiveKey>,
-    pub raw_tokens: usize,
-    /// Tokens the reader got: the digest's, or the raw output's.
-    pub delivered_tokens: usize,
-    /// Why a planned digest was not delivered.
-    pub rejection: Option<Rejection>,
-    pub trace: Option<Trace>,
-    /// This run takes part in re-run deltas: the ledger remembers it as
-    /// its command's last run.
-    pub compared: bool,
-    /// The delta delivered instead of the normal digest, if any.
-    pub delta: Option<DeltaUse>,
-}
-
-/// A re-run delta that went out (for `ctx explain` and `ctx gain`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeltaUse {
-    /// The short archive key of the run compared with.
-    pub against: String,
-    pub age_secs: u64,
-    /// Tokens the normal digest would have had.
-    pub normal_tokens: usize,
-}
-
-impl Delivery {
-    /// The ctx note for the reader, when the raw output went out for a
-    /// reason worth knowing (a fault, not merely small output).
-    pub fn note(&self) -> Option<String> {
-        match &self.rejection {
-            None | Some(Rejection::NotSmaller) => None,
-            Some(r) => Some(format!("[ctx] {r}; output not shortened")),
-        }
-    }
-}
-
-/// Where the pipeline's effects go.
-pub struct Sinks<'a> {
-    pub archive: &'a dyn Archive,
-    pub ledger: &'a dyn LedgerSink,
-    pub raw_to: RawTo,
-}
-
-/// Digests, emits and records one artifact, every stage (classify,
-/// extract, plan, archive, render, guard, ledger) inside one isolation
-/// boundary (invariant 8): whatever faults, the raw output goes out exactly
-/// once, followed by one `[ctx]` note, and the caller still ends with the
-/// command's status. `Err` says which fault replaced the delivery.
-pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Delivery, Rejection> {
-    // Set just before the first byte can go out: from then on a fault must
-    // not replay the output a second time.
-    let emitting = Cell::new(false);
-    let outcome = guard::isolate("the pipeline", || {
-        let delivery = digest(artifact, sinks.archive, options)
-            .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
-        emitting.set(true);
-        emit::write(artifact, &delivery, sinks.raw_to);
-        fault::point("ledger");
-        sinks.ledger.record(artifact, &delivery);
-        Ok(delivery)
-    });
-    let fault = match outcome {
-        Ok(Ok(delivery)) => return Ok(delivery),
-        Ok(Err(fault)) | Err(fault) => fault,
-    };
-    if emitting.get() {
-        emit::note(&format!(
-            "[ctx] {fault} after the output was written; exit status kept"
-        ));
-    } else {
-        emit::write_raw_now(artifact, sinks.raw_to);
-        emit::note(&format!("[ctx] {fault}; output not shortened"));
-    }
-    Err(fault)
-}
+pub use crate::delivery::{Delivery, DeltaUse, Output, Trace};
 
 /// classify → extract → plan (with the archive beside it) → render → guard.
 pub fn digest(
@@ -187,7 +87,13 @@ pub fn digest(
     // Declarative filters (`filters/`) read what no typed profile claims,
     // before text/v1; a filter that declines leaves it to text/v1.
     if delivery.matched.by == MatchedBy::Fallback
-        && let Some(filtered) = crate::filters::deliver(artifact, archive, options, raw_tokens)
+        && let Some(filtered) = crate::filters::deliver(
+            artifact,
+            archive,
+            options.budget,
+            &options.disabled,
+            raw_tokens,
+        )
     {
         return Ok(filtered);
     }

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use crate::render::{count, counted};
+use crate::retention::{self, Retention, clamp_min_age};
 use crate::store::backend::{self, Choice};
-use crate::store::retention::{self, Retention, clamp_min_age};
 use crate::store::sqlite::{self, SqliteStore};
 use crate::store::{self, AnyStore, Stats, Store, StoreError};
 

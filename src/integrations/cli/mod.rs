@@ -25,8 +25,7 @@ pub mod shims;
 pub mod store;
 pub mod trust;
 
-/// Exit status for ctx's own failures (bad usage, unreadable input).
-pub const EXIT_CTX_ERROR: i32 = 2;
+pub use crate::deliver::EXIT_CTX_ERROR;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -60,7 +60,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         };
         artifact.label = Some(file.clone());
         artifact.family = args.family.clone();
-        super::pipe::deliver(&artifact, args.budget);
+        crate::deliver::ingested(&artifact, args.budget);
         if emit::reader_gone() {
             return Ok(super::pipe::reader_left());
         }

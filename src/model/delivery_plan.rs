@@ -1,0 +1,261 @@
+//! The plan the planner hands the renderer: which rung, which blocks in
+//! which order, what was left out and where it comes back from. A leaf of
+//! plain types, so the renderer executes a plan without depending on the
+//! planner, and the planner may price its lines with the renderer's own
+//! functions.
+
+use serde::Serialize;
+
+use crate::artifact::Span;
+use crate::evidence::Outcome;
+use crate::words::shell_quote;
+
+/// The rungs of the degradation ladder, least lossy first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Rung {
+    /// Fits the budget: the raw bytes, unchanged, no footer.
+    Verbatim,
+    /// A green run: one line of counts, everything else retrievable.
+    PassSummary,
+    /// Every required identity plus ranked detail.
+    FailCensus,
+    /// Detail thinned to decisive lines; identities still complete.
+    Dense,
+    /// The census itself exceeds the ceiling: identities grouped with exact counts.
+    Flood,
+}
+
+/// Where omitted evidence comes back from (the `ctx expand` arguments).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "by", content = "arg")]
+pub enum Address {
+    /// `--lines A-B`
+    Lines(Span),
+    /// `--item ID`
+    Item(String),
+    /// `--items [FILTER…]`
+    Items(Option<String>),
+    /// `--details`: the detail blocks of every census item.
+    Details,
+}
+
+impl Address {
+    /// The arguments after `ctx expand H`, shell-quoted where needed.
+    pub fn args(&self) -> String {
+        match self {
+            Address::Lines(s) => format!("--lines {}-{}", s.first, s.last),
+            Address::Item(id) => format!("--item {}", shell_quote(id)),
+            Address::Items(None) => "--items".to_string(),
+            Address::Items(Some(filter)) => format!("--items {filter}"),
+            Address::Details => "--details".to_string(),
+        }
+    }
+}
+
+/// What an omission region held.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Omitted {
+    /// Lines of any content.
+    Lines,
+    /// Lines identical to the line kept just before them.
+    Repeats,
+    /// Items (warnings, detail blocks…) left out; the words name them.
+    Items(String),
+}
+
+/// One region left out of the digest, declared by exactly one marker.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Omission {
+    pub what: Omitted,
+    /// How many lines (or items) left.
+    pub count: usize,
+    pub address: Address,
+}
+
+/// One piece of the digest, in output order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "block", content = "of")]
+pub enum Block {
+    /// `<tool>: <OUTCOME> · <counts> · exit N`.
+    Header,
+    /// Raw lines, after normalization.
+    Raw(Span),
+    /// The marker of `omissions[i]`.
+    Marker(usize),
+    /// A census entry: `items[index]`'s identity line, or with `detail`
+    /// its decisive lines inline when they name it themselves.
+    Item { index: usize, detail: bool },
+    /// The complete census in its compact form: a `[ctx] census` opening
+    /// line, then each file once with its items indented under it
+    /// (`render::census`). `unit` is the plural noun the opening line counts.
+    Census {
+        entries: Vec<CensusEntry>,
+        unit: String,
+    },
+    /// `items[index]`'s detail under a `[ctx] --- identity (location)` line.
+    Detail(usize),
+    /// A ctx line whose words the planner chose (the diff, search and
+    /// line planners; the census planner uses `Notice`).
+    Note(String),
+    /// A ctx line of typed facts, worded by the renderer (`render::notes`).
+    Notice(Note),
+    /// What changed since the last run of the same command: typed, worded
+    /// by `render::delta`.
+    Delta(Delta),
+    /// `[ctx] next: ctx expand H <address>`.
+    Next(Address),
+    /// `[ctx] full output (N lines): …` — what `ctx expand H` prints, and `--all`.
+    Footer,
+}
+
+/// One census identity with every occurrence of it (the same diagnostic
+/// from 40 translation units is one entry, ×40).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CensusEntry {
+    /// The first item of the identity (`graph.items[index]`).
+    pub index: usize,
+    pub times: usize,
+}
+
+/// What the renderer executes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DeliveryPlan {
+    pub rung: Rung,
+    /// The outcome the header states, when the planner corrects the
+    /// extractor's (facts and exit status disagree: invariant 10).
+    pub outcome: Option<Outcome>,
+    pub blocks: Vec<Block>,
+    pub omissions: Vec<Omission>,
+    /// The token budget the plan was made for.
+    pub budget: usize,
+    /// The planner's estimate of the digest's tokens.
+    pub estimate: usize,
+    /// Why this rung, in a few words (for `ctx explain`).
+    pub why: String,
+}
+
+impl DeliveryPlan {
+    /// The raw output as it is: nothing omitted, nothing added.
+    pub fn verbatim(budget: usize, estimate: usize, why: impl Into<String>) -> Self {
+        DeliveryPlan {
+            rung: Rung::Verbatim,
+            outcome: None,
+            blocks: Vec::new(),
+            omissions: Vec::new(),
+            budget,
+            estimate,
+            why: why.into(),
+        }
+    }
+
+    /// True when the digest leaves anything out (so it needs an archive key).
+    pub fn omits(&self) -> bool {
+        self.rung != Rung::Verbatim
+    }
+
+    /// How many marker blocks the plan has (one per omission, by construction).
+    pub fn marker_count(&self) -> usize {
+        self.blocks
+            .iter()
+            .filter(|b| matches!(b, Block::Marker(_)))
+            .count()
+    }
+}
+
+/// What the renderer words as the delta lines (`render::delta`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Delta {
+    pub age_secs: u64,
+    /// The short archive key of the earlier run.
+    pub previous: String,
+    /// `failures` or `errors`, as the census counts them.
+    pub unit: String,
+    pub fixed: Vec<String>,
+    pub still: Vec<String>,
+    pub new: Vec<String>,
+}
+
+impl Delta {
+    /// Nothing fixed, nothing new: the same failures again.
+    pub fn unchanged(&self) -> bool {
+        self.fixed.is_empty() && self.new.is_empty()
+    }
+}
+
+/// What a ctx note says, as facts: the renderer words it
+/// (`render::notes::words`), and the planner prices it with those words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "note")]
+pub enum Note {
+    /// The exit status says failure and no failure was parsed: the raw
+    /// head, decisive lines and tail follow.
+    Disagreement,
+    /// No exit status and no complete report: the same raw lines follow.
+    Unexplained,
+    /// The census line above stands for `times` identical occurrences.
+    Repeats { times: usize },
+    /// The detail that follows is shared by `members` census items counted
+    /// in `unit`; `index` is the item it is shown for.
+    SameCause {
+        members: usize,
+        unit: String,
+        index: usize,
+    },
+    /// What the extractor understood, when there is a census or the
+    /// receipt is not complete.
+    Coverage(Coverage),
+    /// FLOOD: `items` census items (counted in `unit`) exceed `ceiling`.
+    Grouped {
+        items: usize,
+        unit: String,
+        ceiling: usize,
+    },
+    /// One FLOOD group: its key padded to `width`, how many items, and the
+    /// first of them by index.
+    Group {
+        key: String,
+        width: usize,
+        members: usize,
+        examples: Vec<usize>,
+    },
+    /// FLOOD groups not shown, and the items they hold.
+    MoreGroups {
+        groups: usize,
+        items: usize,
+        unit: String,
+    },
+    /// Values by how often they occur, most frequent first.
+    Tally {
+        of: Tally,
+        counts: Vec<(String, usize)>,
+    },
+}
+
+/// What a tally counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "of", content = "noun")]
+pub enum Tally {
+    /// The files of a FLOOD census.
+    TopFiles,
+    /// Preferred findings (`warnings`, `findings`) by file.
+    ByFile(String),
+    /// Preferred findings by code.
+    ByCode(String),
+}
+
+/// The coverage note's facts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// The digest has a census: parsed items and detail blocks are told.
+    pub census: bool,
+    pub parsed: u64,
+    pub announced: Option<u64>,
+    /// The noun the census is counted in.
+    pub unit: String,
+    pub blocks: u64,
+    pub unmatched: u64,
+    pub truncated: bool,
+    pub degraded: Option<String>,
+}

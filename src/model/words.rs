@@ -1,0 +1,95 @@
+//! The word forms every stage shares: the `[ctx]` prefix, grouped
+//! numbers, plurals that agree with their count, and shell quoting of an
+//! address. A leaf: the store's views, the planner's pricing and the
+//! renderer all use these, so none of them depends on another for it.
+
+/// The prefix of every line ctx writes itself.
+pub const CTX_PREFIX: &str = "[ctx]";
+
+/// `1234567` → `1,234,567`, the same on every machine.
+pub fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `n` and a plural noun phrase that agrees with it, `1,234` grouped:
+/// `counted(1, "unmatched lines")` is `1 unmatched line`. ctx's phrases
+/// (and the extractors' count words) are regular English plurals.
+pub fn counted(n: usize, plural_phrase: &str) -> String {
+    format!("{} {}", count(n), agree(plural_phrase, n as u64))
+}
+
+/// `1 errors` → `1 error`, `1 more failures with detail` → `1 more
+/// failure with detail`: when the count is one, the first plural noun of
+/// the phrase (the first word of four letters or more ending in a single
+/// `s`) loses its `s`.
+pub fn agree(what: &str, n: u64) -> String {
+    if n == 1 {
+        let mut words: Vec<&str> = what.split(' ').collect();
+        if let Some(w) = words
+            .iter_mut()
+            .find(|w| w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss"))
+        {
+            *w = &w[..w.len() - 1];
+            return words.join(" ");
+        }
+    }
+    what.to_string()
+}
+
+/// Quotes an argument for a POSIX shell when it needs it.
+pub fn shell_quote(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_grouped() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn phrases_agree_with_their_count() {
+        assert_eq!(counted(1, "errors"), "1 error");
+        assert_eq!(counted(2, "errors"), "2 errors");
+        assert_eq!(counted(1, "unmatched lines"), "1 unmatched line");
+        assert_eq!(
+            counted(1, "more failures with detail"),
+            "1 more failure with detail"
+        );
+        assert_eq!(counted(1, "packages failed"), "1 package failed");
+        assert_eq!(counted(1, "passed"), "1 passed");
+        assert_eq!(counted(1, "xfailed"), "1 xfailed");
+        assert_eq!(counted(1, "filtered out"), "1 filtered out");
+        assert_eq!(counted(1_000, "items"), "1,000 items");
+        assert_eq!(counted(0, "items"), "0 items");
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("tests/a.py::t"), "tests/a.py::t");
+        assert_eq!(shell_quote("t[a b]"), "'t[a b]'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

@@ -1,0 +1,120 @@
+//! The words of the planner's typed notes (`Note`). The planner prices a
+//! note by calling [`words`], so its estimate is the line printed.
+
+use crate::artifact::Artifact;
+use crate::delivery_plan::{Coverage, Note, Tally};
+use crate::evidence::EvidenceGraph;
+use crate::words::{count, counted};
+
+/// How many values a tally names before "… N more".
+const TOP: usize = 8;
+
+/// The note's words, without the `[ctx] ` prefix.
+pub fn words(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> String {
+    match note {
+        Note::Disagreement => format!(
+            "{} but no failure was parsed: the head, decisive lines and tail of the output follow",
+            artifact.exit.describe().unwrap_or_default()
+        ),
+        Note::Unexplained => "no exit status and no complete report: the head, decisive lines and tail of the output follow".to_string(),
+        Note::Repeats { times } => {
+            format!("the line above ×{} (identical occurrences)", count(*times))
+        }
+        Note::SameCause {
+            members,
+            unit,
+            index,
+        } => {
+            let summary = graph
+                .items
+                .get(*index)
+                .and_then(|i| i.summary.as_deref())
+                .unwrap_or("");
+            format!("same cause in {members} {unit}: {summary}")
+        }
+        Note::Coverage(c) => coverage(c),
+        Note::Grouped {
+            items,
+            unit,
+            ceiling,
+        } => format!(
+            "census grouped: {} exceed the {}-token ceiling",
+            counted(*items, unit),
+            count(*ceiling)
+        ),
+        Note::Group {
+            key,
+            width,
+            members,
+            examples,
+        } => {
+            let ids: Vec<&str> = examples
+                .iter()
+                .filter_map(|&i| graph.items.get(i).map(|it| it.identity.as_str()))
+                .collect();
+            let more = if *members > examples.len() { ", …" } else { "" };
+            format!(
+                "  {key:<width$} ×{}  {}{more}",
+                count(*members),
+                ids.join(", ")
+            )
+        }
+        Note::MoreGroups {
+            groups,
+            items,
+            unit,
+        } => format!(
+            "  … {} holding {}",
+            counted(*groups, "more groups"),
+            counted(*items, unit)
+        ),
+        Note::Tally { of, counts } => {
+            let (label, noun) = match of {
+                Tally::TopFiles => ("top files".to_string(), "files"),
+                Tally::ByFile(what) => (format!("{what} by file"), "files"),
+                Tally::ByCode(what) => (format!("{what} by code"), "codes"),
+            };
+            format!("{label}: {}", top_list(counts, noun))
+        }
+    }
+}
+
+fn coverage(c: &Coverage) -> String {
+    let mut parts = Vec::new();
+    if let Some(announced) = c.announced {
+        parts.push(format!(
+            "{}/{} parsed",
+            count(c.parsed as usize),
+            counted(announced as usize, &c.unit)
+        ));
+    } else if c.census {
+        parts.push(format!("{} parsed", counted(c.parsed as usize, &c.unit)));
+    }
+    if c.census {
+        parts.push(format!(
+            "{}/{}",
+            count(c.blocks as usize),
+            counted(c.parsed as usize, "detail blocks")
+        ));
+    }
+    parts.push(counted(c.unmatched as usize, "unmatched lines"));
+    if c.truncated {
+        parts.push("input truncated upstream: the census may be incomplete".into());
+    }
+    if let Some(why) = &c.degraded {
+        parts.push(format!("degraded: {why}"));
+    }
+    format!("coverage: {}", parts.join(" · "))
+}
+
+fn top_list(counts: &[(String, usize)], noun: &str) -> String {
+    let mut parts: Vec<String> = counts
+        .iter()
+        .take(TOP)
+        .map(|(v, n)| format!("{v} ×{}", count(*n)))
+        .collect();
+    if counts.len() > TOP {
+        parts.push(format!("… {} more {noun}", count(counts.len() - TOP)));
+    }
+    parts.join(", ")
+}
