@@ -35,7 +35,7 @@ fn writer(
 ) -> Vec<(Duration, Option<String>)> {
     (0..load.runs)
         .map(|r| {
-            let first = w * 10_000_000 + r * 10 * load.lines + 1;
+            let first = w * 1_000_000_000 + r * 10 * load.lines + 1;
             let last = first + load.lines - 1;
             let mut cmd = make(first, last);
             cmd.stdin(Stdio::null()).stderr(Stdio::null());
