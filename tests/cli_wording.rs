@@ -140,3 +140,39 @@ fn budget_help_states_the_budget_used() {
         assert!(!help.contains("contract's ceiling"), "{help}");
     }
 }
+
+/// ctx's own verbs end like `cat` when their reader has gone (`ctx
+/// profiles | head -1`): killed by SIGPIPE, as a shell expects of a
+/// filter, never a panic message about a broken pipe.
+#[test]
+fn own_output_to_a_reader_that_left_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let home = tempfile::tempdir().expect("home");
+    for args in [
+        &["profiles"][..],
+        &["completions", "bash"],
+        &["filters", "list"],
+        &["config"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ctx"))
+            .args(args)
+            .env("CTX_HOME", home.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn ctx");
+        // The reader leaves before ctx writes a byte.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "ctx {args:?}: {err}");
+        assert_eq!(
+            out.status.signal(),
+            Some(13),
+            "ctx {args:?}: {:?} {err}",
+            out.status
+        );
+    }
+}

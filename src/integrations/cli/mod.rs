@@ -87,6 +87,9 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    if verb.prints_its_own_report() {
+        end_like_a_filter_on_a_closed_pipe();
+    }
     let result = match verb {
         Verb::Run(args) => run::execute(args),
         Verb::Pipe(args) => pipe::execute(args),
@@ -113,6 +116,31 @@ pub fn main() -> i32 {
             EXIT_CTX_ERROR
         }
     }
+}
+
+impl Verb {
+    /// Verbs whose output is ctx's own report (a listing, a record, a
+    /// script), as opposed to a command's output that ctx carries: `run`,
+    /// `pipe` and `digest` handle a reader that leaves themselves (the
+    /// child must see it, nothing may be lost), and `hook` answers an
+    /// agent that waits for its reply.
+    fn prints_its_own_report(&self) -> bool {
+        !matches!(
+            self,
+            Verb::Run(_) | Verb::Pipe(_) | Verb::Digest(_) | Verb::Hook(_)
+        )
+    }
+}
+
+/// Rust ignores SIGPIPE, so a write to a reader that left (`ctx profiles |
+/// head -1`) is an error, and `println!` panics on it. For ctx's own
+/// reports the default is right: end at once, killed by SIGPIPE, as `cat`
+/// does and as a shell expects of a filter.
+fn end_like_a_filter_on_a_closed_pipe() {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    // SAFETY: SIG_DFL installs no handler of ours; nothing else in the
+    // process has changed this disposition yet (one thread, at start-up).
+    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) };
 }
 
 /// The most of one error message ctx prints.
