@@ -22,10 +22,8 @@ use ctx::classify;
 use ctx::profiles::Profile;
 use ctx::profiles::text::Text;
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
+mod support;
+use support::median;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

@@ -14,12 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CTX: &str = env!("CARGO_BIN_EXE_ctx");
+mod support;
+use support::median;
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
+const CTX: &str = env!("CARGO_BIN_EXE_ctx");
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

@@ -13,8 +13,10 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+
+mod support;
+use support::{measure, median};
 
 const CTX: &str = env!("CARGO_BIN_EXE_ctx");
 
@@ -37,29 +39,6 @@ fn write_array(path: &Path, bytes: usize) -> usize {
     f.write_all(b"]\n").expect("write");
     f.flush().expect("flush");
     i as usize
-}
-
-// The child is reaped by `wait4`, which alone reports its resource usage.
-#[allow(clippy::zombie_processes)]
-fn measure(mut cmd: Command) -> (u64, Duration) {
-    let start = Instant::now();
-    let child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child with valid out-pointers.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert!(pid > 0, "wait4 failed");
-    (usage.ru_maxrss as u64 * 1024, start.elapsed())
-}
-
-fn median<T: Ord + Copy>(mut v: Vec<T>) -> T {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn main() {

@@ -20,13 +20,11 @@ use ctx::pipeline::{Delivery, Output};
 use ctx::profiles::{Match, MatchedBy};
 use ctx::store::ArchiveKey;
 
+mod support;
+use support::median;
+
 const CTX: &str = env!("CARGO_BIN_EXE_ctx");
 const RUNS: usize = 10_000;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

@@ -15,8 +15,10 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+
+mod support;
+use support::{measure, median};
 
 const CTX: &str = env!("CARGO_BIN_EXE_ctx");
 const RUNS: usize = 5;
@@ -70,31 +72,6 @@ fn write_log(path: &Path, bytes: usize) {
         i += 1;
     }
     f.flush().expect("flush");
-}
-
-/// Runs `cmd` to the end; (peak RSS in bytes, wall time).
-// The child is reaped by `wait4`, which std's `wait` cannot replace: it
-// alone reports the child's own resource usage.
-#[allow(clippy::zombie_processes)]
-fn measure(mut cmd: Command) -> (u64, Duration) {
-    let start = Instant::now();
-    let child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child with valid out-pointers.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert!(pid > 0, "wait4 failed");
-    (usage.ru_maxrss as u64 * 1024, start.elapsed())
-}
-
-fn median<T: Ord + Copy>(mut v: Vec<T>) -> T {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn main() {

@@ -19,12 +19,10 @@ use ctx::pipeline::{self, Options};
 use ctx::profiles;
 use ctx::store::ArchiveKey;
 
-const SIZES: [usize; 3] = [256 << 10, 1 << 20, 4 << 20];
+mod support;
+use support::median;
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
+const SIZES: [usize; 3] = [256 << 10, 1 << 20, 4 << 20];
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

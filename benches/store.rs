@@ -14,10 +14,8 @@ use ctx::artifact::{Artifact, Exit};
 use ctx::store::sqlite::{Options, SqliteStore};
 use ctx::store::{self, Store};
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
+mod support;
+use support::median;
 
 fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6

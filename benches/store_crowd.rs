@@ -15,6 +15,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+mod support;
+use support::median;
+
 const CTX: &str = env!("CARGO_BIN_EXE_ctx");
 
 fn ctx(home: &Path) -> Command {
@@ -66,11 +69,6 @@ fn round(writers: usize, lines: usize, maintenance: bool) -> (usize, Duration) {
         let _ = m.join();
     }
     (archived, took)
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn main() {
