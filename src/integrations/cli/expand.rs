@@ -14,6 +14,8 @@ use crate::store::zoom::{Zoom, parse_range};
 use crate::store::{self, AnyStore, ArchiveKey, Reader, RecordMeta, Store, StoreError, key};
 use crate::{ledger, tokens};
 
+use super::store::when;
+
 const EXIT_NOT_FOUND: i32 = 1;
 const EXIT_USAGE: i32 = super::EXIT_CTX_ERROR;
 
@@ -329,11 +331,6 @@ fn finish(err: Option<io::Error>) -> anyhow::Result<()> {
         Some(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }
-}
-
-fn when(ms: i64) -> String {
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
-    humantime::format_rfc3339_seconds(t).to_string()
 }
 
 /// The bytes a stream view reads: the interleaved record, or one stream

@@ -372,7 +372,8 @@ pub(super) fn duration(d: Duration) -> String {
     parts.join(" ")
 }
 
-fn when(ms: i64) -> String {
+/// Unix milliseconds as an RFC 3339 time (seconds).
+pub(super) fn when(ms: i64) -> String {
     let t = std::time::UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
     humantime::format_rfc3339_seconds(t).to_string()
 }

@@ -117,11 +117,9 @@ fn fields(line: &str) -> Option<Vec<String>> {
     (out.len() == 5).then_some(out)
 }
 
+/// libpq's default user: the account's name.
 fn os_user() -> String {
-    match nix::unistd::User::from_uid(nix::unistd::getuid()) {
-        Ok(Some(u)) => u.name,
-        _ => "postgres".into(),
-    }
+    super::account_name().unwrap_or_else(|| "postgres".into())
 }
 
 #[cfg(test)]

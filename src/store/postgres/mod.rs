@@ -240,10 +240,14 @@ fn machine() -> String {
 /// The user records carry: the account name of the real uid (not
 /// `$USER`, which anyone can set), else the number.
 fn user() -> String {
-    let uid = nix::unistd::getuid();
-    match nix::unistd::User::from_uid(uid) {
-        Ok(Some(u)) => u.name,
-        _ => uid.to_string(),
+    account_name().unwrap_or_else(|| nix::unistd::getuid().to_string())
+}
+
+/// The account name of the real uid, when the system knows it.
+pub(super) fn account_name() -> Option<String> {
+    match nix::unistd::User::from_uid(nix::unistd::getuid()) {
+        Ok(Some(u)) => Some(u.name),
+        _ => None,
     }
 }
 
