@@ -14,7 +14,7 @@
 // Shared types and text rules every stage reads.
 pub mod model;
 pub use model::{
-    artifact, contract, delivery, delivery_plan, evidence, line_index, mapped, normalize,
+    artifact, command, contract, delivery, delivery_plan, evidence, line_index, mapped, normalize,
     retention, words,
 };
 
@@ -22,7 +22,6 @@ pub use model::{
 // → guard, with the store beside them), the pipeline over them, the ledger.
 pub mod capture;
 pub mod classify;
-pub mod command;
 pub mod filters;
 pub mod guard;
 pub mod plan;
@@ -36,11 +35,8 @@ pub mod ledger;
 
 // What the stages run on: settings, the data directory, tokens, faults,
 // trust in project-local files.
-pub mod config;
-pub mod fault;
-pub mod home;
-pub mod tokens;
-pub mod trust;
+pub mod runtime;
+pub use runtime::{config, fault, home, tokens, trust};
 
 // Integrations: the CLI, PATH shims, `ctx rewrite`, agent hooks.
 pub mod integrations;

@@ -3,6 +3,7 @@
 //! ctx's word forms. Leaves: nothing here runs a stage.
 
 pub mod artifact;
+pub mod command;
 pub mod contract;
 pub mod delivery;
 pub mod delivery_plan;

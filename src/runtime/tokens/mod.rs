@@ -240,7 +240,10 @@ mod tests {
     fn char_table_is_current() {
         let table = build_char_table();
         if std::env::var_os("CTX_WRITE_CHAR_TABLE").is_some() {
-            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/tokens/o200k_chars.bin");
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/src/runtime/tokens/o200k_chars.bin"
+            );
             std::fs::write(path, &table).expect("write o200k_chars.bin");
         }
         assert!(
