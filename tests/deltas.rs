@@ -273,3 +273,37 @@ fn a_purged_store_forgets_the_last_runs() {
     );
     assert!(delta_line(&p.run("default")).is_some(), "remembered again");
 }
+
+#[test]
+fn another_command_line_or_profile_version_is_not_compared() {
+    let p = Project::new();
+    let normal = p.run("default");
+    // The same output from another command line: another key.
+    std::fs::copy(fixture("default"), p.dir.path().join("out")).expect("fixture");
+    let out = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .env("CTX_HOME", p.home.path())
+        .env_remove("CTX_DELTA")
+        .current_dir(p.dir.path())
+        .stdin(Stdio::null())
+        .args(["run", "--digest", "--", "sh", "-c", "cat ./out; exit 1"])
+        .output()
+        .expect("ctx runs");
+    assert_eq!(delta_line(&String::from_utf8_lossy(&out.stdout)), None);
+
+    // A last run read by another version of the profile.
+    let p = Project::new();
+    p.run("default");
+    let dir = p.home.path().join("last-runs");
+    for file in std::fs::read_dir(&dir).expect("last-runs kept").flatten() {
+        let text = std::fs::read_to_string(file.path()).expect("read");
+        assert!(text.contains("\"pytest/v"), "{text}");
+        let older = regex::Regex::new(r#""pytest/v\d+""#)
+            .expect("pattern")
+            .replace(&text, "\"pytest/v0\"")
+            .into_owned();
+        std::fs::write(file.path(), older).expect("write");
+    }
+    let again = p.run("default");
+    assert_eq!(delta_line(&again), None, "{again}");
+    assert_eq!(again, normal, "the normal digest");
+}

@@ -257,6 +257,60 @@ mod tests {
         }
     }
 
+    /// A real fixture's graph and normal plan, for the properties below.
+    fn planned(case: &str) -> (crate::artifact::Artifact, crate::delivery::Trace) {
+        use crate::pipeline::{Options, digest};
+        use crate::store::ArchiveKey;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(case);
+        let artifact = crate::fixture::load(&dir).expect("fixture");
+        let known = crate::archive::Known(ArchiveKey([7; 32]));
+        let delivery = digest(&artifact, &known, &Options::default()).expect("digest");
+        (artifact, delivery.trace.expect("planned"))
+    }
+
+    const CASES: [&str; 4] = [
+        "fixtures/pytest/default",
+        "fixtures/deltas/cargo-ledger/step-0",
+        "fixtures/deltas/jest-shop/step-0",
+        "fixtures/ruff/full",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Whatever the last run's identities (some of this run's, some
+        /// gone), the delta digest names every current failure identity
+        /// and passes the census guard.
+        #[test]
+        fn every_current_identity_is_in_the_delta_digest(
+            case in 0..CASES.len(),
+            keep in proptest::collection::vec(any::<bool>(), 64),
+            gone in proptest::collection::vec("[a-z]{1,6}(::[a-z]{1,4})?", 0..5),
+        ) {
+            let (artifact, trace) = planned(CASES[case]);
+            let current = identities(&trace.contract, &trace.graph);
+            let mut before: Vec<String> = current
+                .iter()
+                .zip(keep.iter().cycle())
+                .filter(|(_, k)| **k)
+                .map(|(id, _)| id.clone())
+                .collect();
+            before.extend(gone);
+            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities: before };
+            if let Some(plan) = apply(&trace.contract, &trace.graph, &trace.plan, &previous) {
+                prop_assert!(crate::guard::check_census(&trace.contract, &trace.graph, &plan).is_ok());
+                let key = crate::store::ArchiveKey([9; 32]);
+                let text = String::from_utf8_lossy(
+                    &crate::render::render(&artifact, &trace.graph, &plan, Some(&key)).to_bytes(),
+                )
+                .into_owned();
+                let spelled = crate::testing::sequence::spelled_out(&text);
+                for id in &current {
+                    prop_assert!(spelled.contains(id.as_str()), "{id:?} missing from\n{text}");
+                }
+            }
+        }
+    }
+
     proptest! {
         /// previous = fixed + still, current = still + new, as sets, and
         /// every current identity is still or new.

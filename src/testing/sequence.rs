@@ -105,7 +105,11 @@ pub fn spelled_out(text: &str) -> String {
         // written with the test's name again.
         let mut name = "";
         for at in starts {
-            let piece = &rest[at..];
+            // A kind word before the rest of the identity (`ERROR test_x`).
+            let piece = ["ERROR ", "NOT RUN ", "BUILD FAILED "]
+                .iter()
+                .find_map(|w| rest[at..].strip_prefix(w))
+                .unwrap_or(&rest[at..]);
             let whole = if piece.starts_with('[') {
                 format!("{name}{piece}")
             } else {
