@@ -294,13 +294,11 @@ fn another_command_line_or_profile_version_is_not_compared() {
     let p = Project::new();
     p.run("default");
     let dir = p.home.path().join("last-runs");
+    let version = regex::Regex::new(r#""pytest/v\d+""#).expect("pattern");
     for file in std::fs::read_dir(&dir).expect("last-runs kept").flatten() {
         let text = std::fs::read_to_string(file.path()).expect("read");
         assert!(text.contains("\"pytest/v"), "{text}");
-        let older = regex::Regex::new(r#""pytest/v\d+""#)
-            .expect("pattern")
-            .replace(&text, "\"pytest/v0\"")
-            .into_owned();
+        let older = version.replace(&text, "\"pytest/v0\"").into_owned();
         std::fs::write(file.path(), older).expect("write");
     }
     let again = p.run("default");
