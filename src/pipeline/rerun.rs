@@ -48,10 +48,10 @@ pub(super) fn delta(
             let tokens = tokens::estimate(&bytes);
             (tokens < normal).then_some((plan, bytes, tokens))
         };
-        // First planned again with the still-failing detail set aside, so
-        // that the budget goes to the new failures' detail; when that is
-        // not smaller than the normal digest, the normal plan without the
-        // still-failing items.
+        // Planned again with the still-failing detail set aside (the
+        // budget it held goes to the new failures' detail, or to
+        // warnings), and the normal plan without the still-failing items:
+        // the smaller of the two.
         let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
         let replanned = plan::resolve(
             artifact,
@@ -61,7 +61,10 @@ pub(super) fn delta(
             budget,
             delivery.raw_tokens,
         );
-        let made = finish(&replanned).or_else(|| finish(&trace.plan))?;
+        let made = match (finish(&replanned), finish(&trace.plan)) {
+            (Some(a), Some(b)) => Some(if b.2 < a.2 { b } else { a }),
+            (a, b) => a.or(b),
+        }?;
         Some((previous.key.clone(), previous.age_secs, made))
     });
     let Ok(Some((against, age_secs, (plan, bytes, tokens)))) = made else {
