@@ -305,3 +305,39 @@ fn another_command_line_or_profile_version_is_not_compared() {
     assert_eq!(delta_line(&again), None, "{again}");
     assert_eq!(again, normal, "the normal digest");
 }
+
+/// tsc's output fits the budget and is printed as tsc wrote it; the next
+/// run of the same command, one error fixed, is a delta pointing at it.
+#[test]
+fn a_failing_run_that_fits_is_compared_with_too() {
+    let p = Project::new();
+    let step = |n: u32| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("fixtures/deltas/tsc-errors/step-{n}/stdout"))
+    };
+    let run = |n: u32| {
+        std::fs::copy(step(n), p.dir.path().join("out")).expect("fixture");
+        let out = Command::new(env!("CARGO_BIN_EXE_ctx"))
+            .env("CTX_HOME", p.home.path())
+            .env_remove("CTX_DELTA")
+            .env_remove("CTX_BUDGET")
+            .current_dir(p.dir.path())
+            .stdin(Stdio::null())
+            .args(["run", "--digest", "--", "sh", "-c", SCRIPT])
+            .output()
+            .expect("ctx runs");
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first = run(0);
+    assert_eq!(first.as_bytes(), std::fs::read(step(0)).expect("read"));
+    let second = run(1);
+    assert_eq!(
+        delta_line(&second).as_deref(),
+        Some("[ctx] since the last run AGE ago: 2 fixed, 14 still failing, 1 new"),
+        "{second}"
+    );
+    assert!(second.contains("[ctx] still failing, detail as before: ctx expand "));
+    assert!(second.contains("  src/service.ts: 1:16 TS6133, 7:3 TS2322, "));
+    assert!(second.len() < std::fs::read(step(1)).expect("read").len());
+}

@@ -119,3 +119,64 @@ pub(super) fn verbatim(
     };
     delta(artifact, source, contract, &key, budget, delivery);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use crate::archive::Archive;
+    use crate::artifact::Artifact;
+    use crate::delivery::Output;
+    use crate::ledger::last_run::{self, DeltaSource};
+    use crate::pipeline::{Options, digest};
+    use crate::store::{ArchiveKey, StoreError};
+
+    /// Counts what it is asked to keep.
+    #[derive(Default)]
+    struct Counting(AtomicUsize);
+
+    impl Archive for Counting {
+        fn put(&self, _artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(ArchiveKey([3; 32]))
+        }
+    }
+
+    fn load(case: &str) -> Artifact {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(case);
+        crate::fixture::load(&dir).expect("fixture")
+    }
+
+    /// Only a failing run that fits, with deltas on, is archived for the
+    /// next run to compare with; it is still printed as the tool wrote it.
+    #[test]
+    fn a_failing_run_that_fits_is_kept_for_the_next_one() {
+        let runs = tempfile::tempdir().expect("tempdir");
+        let on = Options {
+            delta: Some(DeltaSource {
+                dir: runs.path().join(last_run::DIR_NAME),
+                now_ms: 1,
+                horizon: Duration::from_secs(60),
+            }),
+            ..Options::default()
+        };
+        for (case, options, puts) in [
+            ("deltas/tsc-errors/step-0", &on, 1),
+            ("deltas/tsc-errors/step-0", &Options::default(), 0),
+            ("cargo_test/green", &on, 0),
+        ] {
+            let artifact = load(case);
+            let archive = Counting::default();
+            let delivery = digest(&artifact, &archive, options).expect("digest");
+            assert_eq!(delivery.output, Output::Raw, "{case}: printed as it is");
+            assert_eq!(archive.0.load(Ordering::SeqCst), puts, "{case}");
+            assert_eq!(delivery.key.is_some(), puts == 1, "{case}");
+            // Read by its profile (not a small output printed unread).
+            assert!(delivery.trace.is_some(), "{case}");
+        }
+    }
+}
