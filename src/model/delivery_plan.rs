@@ -11,7 +11,8 @@ use crate::evidence::Outcome;
 use crate::words::shell_quote;
 
 pub use crate::model::note::{
-    DiffNote, FolderCount, Grouping, InstallNote, ListingNote, RosterNote, SearchNote, TypeCount,
+    DiffNote, FolderCount, Group, Grouping, InstallNote, ListingNote, RosterNote, SearchNote,
+    TypeCount,
 };
 
 /// The rungs of the degradation ladder, least lossy first.

@@ -112,8 +112,17 @@ pub struct Grouping {
     pub dates: Option<(String, String)>,
     /// What the groups are by (`author`), when any item has a group.
     pub by: Option<String>,
-    /// Each group, most items first: name, items, items by class.
-    pub groups: Vec<(String, usize, Vec<(String, usize)>)>,
+    /// Each group, most items first.
+    pub groups: Vec<Group>,
+}
+
+/// One group of a roster's FLOOD.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Group {
+    pub name: String,
+    pub items: usize,
+    /// Its items by class, classes in order.
+    pub classes: Vec<(String, usize)>,
 }
 
 /// An install's notes (`plan::install`).

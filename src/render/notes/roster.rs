@@ -67,8 +67,10 @@ fn grouping(g: &Grouping) -> String {
             .groups
             .iter()
             .take(TOP_GROUPS)
-            .map(|(name, n, classes)| {
-                let split: Vec<String> = classes
+            .map(|group| {
+                let (name, n) = (&group.name, &group.items);
+                let split: Vec<String> = group
+                    .classes
                     .iter()
                     .filter(|(c, _)| !c.is_empty())
                     .map(|(c, k)| format!("{c} {}", count(*k)))
