@@ -3,8 +3,8 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
-use crate::delivery_plan::{Block, DeliveryPlan, Omission, Omitted};
-use crate::evidence::{EvidenceGraph, Location};
+use crate::delivery_plan::{Address, Block, DeliveryPlan, Omission, Omitted};
+use crate::evidence::{EvidenceGraph, EvidenceItem, Location};
 use crate::normalize;
 use crate::store::{ArchiveKey, zoom};
 use crate::words::agree;
@@ -83,27 +83,10 @@ pub fn render(
             } => raw_spans(&mut out, artifact, &graph.items[*index].detail),
             Block::Detail(index) => {
                 let item = &graph.items[*index];
-                // The place, unless the identity already says it.
-                let location = item
-                    .location
-                    .as_ref()
-                    .map(location)
-                    .filter(|l| !item.identity.contains(l.as_str()))
-                    .map(|l| format!(" ({l})"));
-                out.push(
-                    Origin::Ctx,
-                    format!(
-                        "{CTX_PREFIX} --- {}{}",
-                        item.identity,
-                        location.unwrap_or_default()
-                    ),
-                );
+                out.push(Origin::Ctx, detail_heading(item));
                 raw_spans(&mut out, artifact, &item.detail);
             }
-            Block::Next(address) => out.push(
-                Origin::Ctx,
-                format!("{CTX_PREFIX} next: ctx expand {key} {}", address.args()),
-            ),
+            Block::Next(address) => out.push(Origin::Ctx, next_line(&key, address)),
             Block::Raw(span) => {
                 for n in span.first..=span.last {
                     out.push(
@@ -132,6 +115,27 @@ pub fn render(
         }
     }
     out
+}
+
+/// `[ctx] --- identity (location)`: the line above an item's detail, the
+/// place left out when the identity already says it.
+pub fn detail_heading(item: &EvidenceItem) -> String {
+    let location = item
+        .location
+        .as_ref()
+        .map(location)
+        .filter(|l| !item.identity.contains(l.as_str()))
+        .map(|l| format!(" ({l})"));
+    format!(
+        "{CTX_PREFIX} --- {}{}",
+        item.identity,
+        location.unwrap_or_default()
+    )
+}
+
+/// `[ctx] next: ctx expand H <address>`: the step the digest suggests.
+pub fn next_line(key: &str, address: &Address) -> String {
+    format!("{CTX_PREFIX} next: ctx expand {key} {}", address.args())
 }
 
 /// The last line: how long the output is and what `ctx expand H` returns.
