@@ -105,6 +105,17 @@ pub fn digest(
         }
     };
     let budget = Budget::from_contract(&contract, options.budget);
+    // What the digest shows: the captured lines, or the profile's view of
+    // them (a CI log without its timestamps); the archive keeps the
+    // original either way.
+    let view = match guard::isolate(profile.version(), || profile.view(artifact)) {
+        Ok(view) => view,
+        Err(rejection) => {
+            delivery.rejection = Some(rejection);
+            return Ok(delivery);
+        }
+    };
+    let shown = view.as_ref().unwrap_or(artifact);
 
     // The plan omits exactly when the output exceeds the target (see
     // `plan::resolve`), so the archive write — the largest cost of a big
@@ -117,7 +128,7 @@ pub fn digest(
                 fault::point("extract");
                 let (graph, receipt) = profile.extract(artifact);
                 fault::point("plan");
-                let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
+                let plan = plan::resolve(shown, &graph, &receipt, &contract, budget, raw_tokens);
                 (graph, receipt, plan)
             })
         });
@@ -168,9 +179,9 @@ pub fn digest(
 
     let rendered = guard::isolate("render", || {
         fault::point("render");
-        render::render(artifact, &trace.graph, &trace.plan, Some(&key))
+        render::render(shown, &trace.graph, &trace.plan, Some(&key))
     });
-    match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key), raw_tokens)) {
+    match rendered.and_then(|r| guard::accept(shown, &trace.plan, &r, Some(&key), raw_tokens)) {
         Ok(bytes) => {
             delivery.delivered_tokens = tokens::estimate(&bytes);
             delivery.output = Output::Digest(bytes);
@@ -178,7 +189,7 @@ pub fn digest(
         Err(rejection) => delivery.rejection = Some(rejection),
     }
     if let (Output::Digest(_), Some(source)) = (&delivery.output, &options.delta) {
-        rerun_delta(artifact, source, &contract, &key, &mut delivery);
+        rerun_delta(artifact, shown, source, &contract, &key, &mut delivery);
     }
     Ok(delivery)
 }
@@ -189,6 +200,7 @@ pub fn digest(
 /// keeps the normal digest.
 fn rerun_delta(
     artifact: &Artifact,
+    shown: &Artifact,
     source: &DeltaSource,
     contract: &contract::Contract,
     key: &ArchiveKey,
@@ -204,9 +216,9 @@ fn rerun_delta(
         let finish = |base_plan: &DeliveryPlan, base| {
             let plan = plan::delta::apply(contract, &trace.graph, base_plan, base, &previous)?;
             guard::check_census(contract, &trace.graph, &plan).ok()?;
-            let rendered = render::render(artifact, &trace.graph, &plan, Some(key));
+            let rendered = render::render(shown, &trace.graph, &plan, Some(key));
             let bytes =
-                guard::accept(artifact, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
+                guard::accept(shown, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
             let tokens = tokens::estimate(&bytes);
             (tokens < normal).then_some((plan, bytes, tokens))
         };
@@ -216,7 +228,7 @@ fn rerun_delta(
         // still-failing detail.
         let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
         let replanned = plan::resolve(
-            artifact,
+            shown,
             &deferred,
             &trace.receipt,
             contract,
