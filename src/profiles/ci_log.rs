@@ -186,16 +186,25 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
         item.fields.insert(STEP.into(), (a.step + 1).to_string());
         g.items.push(item);
     }
-    // Each failing step, and the whole of a log without steps, is read by
-    // the family its lines belong to.
+    // Each failing step, and the whole of a log without step markers, is
+    // read by the family its lines belong to; a window its family reads
+    // as a failure (a compiler's errors in a log cut before the step's
+    // `##[error]`) fails its step.
+    let whole = job.dialect == Dialect::Plain || job.steps.len() == 1;
+    let mut failed_steps: Vec<bool> = job.steps.iter().map(|s| s.failed).collect();
     for (k, s) in job.steps.iter().enumerate() {
-        let whole = job.dialect == Dialect::Plain;
         if !(s.failed || whole) || s.content_first > s.last {
             continue;
         }
         let exit = s.exit.map_or(Exit::Unknown, Exit::Code);
         let w = window::artifact(artifact, s.content_first, s.last, exit, true);
-        let (family, items) = read_window(&w);
+        let (family, items, outcome) = read_window(&w);
+        if !s.failed && matches!(outcome, Outcome::Failed | Outcome::Error) {
+            failed_steps[k] = true;
+            let step = &mut g.items[k];
+            step.severity = Severity::Error;
+            step.class = Some(FAILED.to_string());
+        }
         let from = g.items.len();
         let offset = s.content_first - 1;
         for mut item in items {
@@ -213,7 +222,7 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
             .insert(ITEMS_COUNT.into(), (total - from).to_string());
     }
 
-    let failed = job.steps.iter().filter(|s| s.failed).count();
+    let failed = failed_steps.iter().filter(|&&f| f).count();
     let errors = count(job, Severity::Error);
     let warnings = count(job, Severity::Warning);
     let (_, steps_noun) = job.dialect.step_noun();
@@ -237,17 +246,19 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     (g, receipt)
 }
 
-/// The family that reads a window, and its items. A family whose census
+/// The family that reads a window, its items and the outcome it reads.
+/// A family whose census
 /// rule would leave out an item this family's contract requires (so the
 /// window's digest could drop it) is passed over for text/v1.
-pub fn read_window(w: &Artifact) -> (&'static str, Vec<EvidenceItem>) {
+pub fn read_window(w: &Artifact) -> (&'static str, Vec<EvidenceItem>, Outcome) {
     let profile = window::family(w);
     let (graph, _) = profile.extract(w);
     if agrees(profile.family(), &graph) {
-        return (profile.family(), graph.items);
+        return (profile.family(), graph.items, graph.outcome);
     }
     let text = *super::registry().last().expect("text/v1 is last");
-    (text.family(), text.extract(w).0.items)
+    let graph = text.extract(w).0;
+    (text.family(), graph.items, graph.outcome)
 }
 
 /// The profile a window was read with (`read_window`'s choice again).
