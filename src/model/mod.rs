@@ -11,5 +11,6 @@ pub mod evidence;
 pub mod line_index;
 pub mod mapped;
 pub mod normalize;
+pub mod note;
 pub mod retention;
 pub mod words;

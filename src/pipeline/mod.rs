@@ -209,12 +209,17 @@ fn rerun_delta(
     let Some(trace) = delivery.trace.as_ref() else {
         return;
     };
+    // A census that may be incomplete is never compared: a missing
+    // failure would read as fixed.
+    if !trace.receipt.is_complete() || artifact.truncated {
+        return;
+    }
     let normal = delivery.delivered_tokens;
     let made = guard::isolate("delta", || {
         fault::point("delta");
         let previous = source.previous(artifact, delivery.profile)?;
-        let finish = |base_plan: &DeliveryPlan, base| {
-            let plan = plan::delta::apply(contract, &trace.graph, base_plan, base, &previous)?;
+        let finish = |base_plan: &DeliveryPlan| {
+            let plan = plan::delta::apply(contract, &trace.graph, base_plan, &previous)?;
             guard::check_census(contract, &trace.graph, &plan).ok()?;
             let rendered = render::render(shown, &trace.graph, &plan, Some(key));
             let bytes =
@@ -235,8 +240,7 @@ fn rerun_delta(
             trace.budget,
             delivery.raw_tokens,
         );
-        let made = finish(&replanned, plan::delta::Base::Deferred)
-            .or_else(|| finish(&trace.plan, plan::delta::Base::Normal))?;
+        let made = finish(&replanned).or_else(|| finish(&trace.plan))?;
         Some((previous.key.clone(), previous.age_secs, made))
     });
     let Ok(Some((against, age_secs, (plan, bytes, tokens)))) = made else {

@@ -120,7 +120,12 @@ pub fn render(
             ),
             Block::Delta(d) => {
                 for line in delta::lines(d) {
-                    out.push(Origin::Ctx, line);
+                    let origin = if line.starts_with(CTX_PREFIX) {
+                        Origin::Ctx
+                    } else {
+                        Origin::Census
+                    };
+                    out.push(origin, line);
                 }
             }
             Block::Footer => out.push(Origin::Ctx, footer(artifact, &key)),
