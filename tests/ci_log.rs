@@ -354,3 +354,126 @@ fn digest_pipe_and_run_agree() {
         "{expanded}"
     );
 }
+
+/// A step's output inside a GitHub job log: every line behind a
+/// timestamp, between the runner's own lines and a failed step's
+/// `##[error]`, as the runner writes it.
+fn job_around(output: &[u8], run: &str, exit: i32) -> Vec<u8> {
+    let mut log = Vec::new();
+    let mut line = |text: &[u8]| {
+        log.extend_from_slice(b"2026-11-30T10:00:00.1234567Z ");
+        log.extend_from_slice(text);
+        log.push(b'\n');
+    };
+    line(b"Current runner version: '2.321.0'");
+    line(b"##[group]Run actions/checkout@v4");
+    line(b"with:");
+    line(b"##[endgroup]");
+    line(b"Syncing repository: example/app");
+    line(format!("##[group]Run {run}").as_bytes());
+    line(run.as_bytes());
+    line(b"shell: /usr/bin/bash -e {0}");
+    line(b"##[endgroup]");
+    let body = output.strip_suffix(b"\n").unwrap_or(output);
+    for l in body.split(|&b| b == b'\n') {
+        line(l);
+    }
+    line(format!("##[error]Process completed with exit code {exit}.").as_bytes());
+    line(b"Post job cleanup.");
+    line(b"Cleaning up orphan processes");
+    log
+}
+
+/// A test run's or a build's real output (the families' own fixtures,
+/// captured from the tools here) as a step of a job: the step is read by
+/// that family, and every failure and error its truth names is in the
+/// digest, as the family's own digest would name it.
+#[test]
+fn a_failing_step_gets_its_familys_census() {
+    let cases = [
+        ("cargo_test/default", "cargo test", "cargo test"),
+        // A test target that does not compile reads as a build, as it
+        // does through `ctx pipe`: no test ran.
+        ("cargo_test/build-failed", "cargo test", "cargo"),
+        (
+            "cargo_build/clippy-deny-error",
+            "cargo clippy -- -D warnings",
+            "cargo",
+        ),
+        ("pytest/default", "pytest", "pytest"),
+    ];
+    for (case, run, tool) in cases {
+        let dir = root().join("fixtures").join(case);
+        let captured = ctx::fixture::load(&dir).unwrap();
+        let exit = match captured.exit {
+            Exit::Code(c) => c,
+            _ => 1,
+        };
+        let log = job_around(captured.bytes(), run, exit);
+        let artifact = Artifact::from_stdout(log, Exit::Unknown, vec![]);
+        // Small enough to be printed whole at the default budget: asked
+        // for a digest under a tighter one.
+        let (text, d) = digest(&artifact, Some(400));
+        assert_eq!(d.profile, "ci_log/v1", "{case}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("[ctx] read as {tool}")) && l.contains("FAILED")),
+            "{case}: the step is not read as {tool}:\n{text}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("[ctx] ✗ step 3 failed: Run ") && l.contains(run)),
+            "{case}:\n{text}"
+        );
+        let truth: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap()).unwrap();
+        for f in truth["failures"].as_array().into_iter().flatten() {
+            // Read as a build (no test ran), the errors are the census;
+            // the test target's `could not compile` line is an item of the
+            // test runner's reading only, as through `ctx pipe`.
+            if f["kind"].as_str() == Some("build_failed") && tool == "cargo" {
+                continue;
+            }
+            let id = f["id"].as_str().unwrap();
+            // `src/lib.rs tests::x`: the test's name; `file:line:col CODE`:
+            // the place and the code, on one line (the compact census
+            // names the file once, `line:col CODE` under it).
+            let named = match id.split_once(' ') {
+                Some((_, name)) if !name.starts_with('E') => text.contains(name),
+                Some((place, code)) => {
+                    let (file, at) = place.split_once(':').unwrap();
+                    text.contains(file)
+                        && text
+                            .lines()
+                            .any(|l| l.contains(&format!("{at} {code}")) || l.contains(id))
+                }
+                // `file.py::Class::test[params]`: the file once, the test
+                // under it (parametrized cases share their test's line).
+                None => match id.split_once("::") {
+                    Some((file, rest)) => {
+                        let name = rest.split('[').next().unwrap_or(rest);
+                        text.contains(file) && text.contains(name)
+                    }
+                    None => text.contains(id),
+                },
+            };
+            assert!(named, "{case}: {id} lost:\n{text}");
+        }
+        for diag in truth["diagnostics"].as_array().into_iter().flatten() {
+            if diag["severity"].as_str() != Some("error") {
+                continue;
+            }
+            let file = diag["file"].as_str().unwrap();
+            let line = &diag["line"];
+            let at = format!("{file}:{line}");
+            let under_file = text.contains(file)
+                && text
+                    .lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{line}:")));
+            assert!(
+                text.contains(&at) || under_file,
+                "{case}: {at} lost:\n{text}"
+            );
+        }
+    }
+}
