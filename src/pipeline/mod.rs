@@ -105,6 +105,17 @@ pub fn digest(
         }
     };
     let budget = Budget::from_contract(&contract, options.budget);
+    // What the digest shows: the captured lines, or the profile's view of
+    // them (a CI log without its timestamps); the archive keeps the
+    // original either way.
+    let view = match guard::isolate(profile.version(), || profile.view(artifact)) {
+        Ok(view) => view,
+        Err(rejection) => {
+            delivery.rejection = Some(rejection);
+            return Ok(delivery);
+        }
+    };
+    let shown = view.as_ref().unwrap_or(artifact);
 
     // The plan omits exactly when the output exceeds the target (see
     // `plan::resolve`), so the archive write — the largest cost of a big
@@ -117,7 +128,7 @@ pub fn digest(
                 fault::point("extract");
                 let (graph, receipt) = profile.extract(artifact);
                 fault::point("plan");
-                let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
+                let plan = plan::resolve(shown, &graph, &receipt, &contract, budget, raw_tokens);
                 (graph, receipt, plan)
             })
         });
@@ -155,7 +166,7 @@ pub fn digest(
     }
     let Some(archived) = archived else {
         if let Some(source) = &options.delta {
-            rerun::verbatim(artifact, archive, source, &contract, &mut delivery);
+            rerun::verbatim(artifact, shown, archive, source, &contract, &mut delivery);
         }
         return Ok(delivery);
     };
@@ -171,9 +182,9 @@ pub fn digest(
 
     let rendered = guard::isolate("render", || {
         fault::point("render");
-        render::render(artifact, &trace.graph, &trace.plan, Some(&key))
+        render::render(shown, &trace.graph, &trace.plan, Some(&key))
     });
-    match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key), raw_tokens)) {
+    match rendered.and_then(|r| guard::accept(shown, &trace.plan, &r, Some(&key), raw_tokens)) {
         Ok(bytes) => {
             delivery.delivered_tokens = tokens::estimate(&bytes);
             delivery.output = Output::Digest(bytes);
@@ -182,7 +193,7 @@ pub fn digest(
     }
     if let (Output::Digest(_), Some(source)) = (&delivery.output, &options.delta) {
         let budget = trace.budget;
-        rerun::delta(artifact, source, &contract, &key, budget, &mut delivery);
+        rerun::delta(artifact, shown, source, &contract, &key, budget, &mut delivery);
     }
     Ok(delivery)
 }

@@ -200,16 +200,25 @@ fn location(loc: &Location) -> String {
 }
 
 fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) {
+    let words = header_words(artifact, graph, plan);
+    if graph.tool.is_empty() {
+        out.push(Origin::Ctx, format!("{CTX_PREFIX} {words}"));
+    } else {
+        out.push(Origin::Header, words);
+    }
+}
+
+/// The header's words: `<tool>: <OUTCOME> · <counts> · exit N`, or for
+/// output no family reads, `<command>: N lines · exit N` (which the
+/// digest prints as a ctx line). A CI log's digest names the family that
+/// read its failing step with them.
+pub fn header_words(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> String {
     let exit = artifact.exit.describe();
     if graph.tool.is_empty() {
         let mut parts = vec![format!("{} lines", count(artifact.line_count()))];
         parts.extend(exit);
         let name = clip(&artifact.display_command(), 80);
-        out.push(
-            Origin::Ctx,
-            format!("{CTX_PREFIX} {name}: {}", parts.join(" · ")),
-        );
-        return;
+        return format!("{name}: {}", parts.join(" · "));
     }
     let outcome = plan.outcome.unwrap_or(graph.outcome);
     let mut parts = vec![outcome.word().to_string()];
@@ -222,10 +231,7 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: 
         parts.push(counts.join(", "));
     }
     parts.extend(exit);
-    out.push(
-        Origin::Header,
-        format!("{}: {}", graph.tool, parts.join(" · ")),
-    );
+    format!("{}: {}", graph.tool, parts.join(" · "))
 }
 
 fn marker(omission: &Omission, key: &str) -> String {
