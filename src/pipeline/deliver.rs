@@ -78,6 +78,17 @@ pub fn shape(
     delivery: &crate::delivery::Delivery,
     formatting: &Formatting,
 ) -> Vec<u8> {
+    with_report(artifact, delivery, |report| {
+        formats::render(formatting, report)
+    })
+}
+
+/// Calls `f` with the `render::formats` report of a delivery.
+pub fn with_report<T>(
+    artifact: &Artifact,
+    delivery: &crate::delivery::Delivery,
+    f: impl FnOnce(&Report) -> T,
+) -> T {
     let reason = delivery.rejection.as_ref().map(ToString::to_string);
     let delivered = match (&delivery.output, &delivery.rejection) {
         (Output::Digest(bytes), _) => Delivered::Digest(bytes),
@@ -98,7 +109,7 @@ pub fn shape(
         raw_tokens: delivery.raw_tokens,
         text_tokens: delivery.delivered_tokens,
     };
-    formats::render(formatting, &report)
+    f(&report)
 }
 
 /// After a fault, the raw output in the shape asked for: a document that

@@ -31,7 +31,9 @@ pub struct Args {
 /// that no place can keep is passed through raw with one note, never lost.
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     super::pipe::check_family(args.family.as_deref())?;
-    let many = args.files.len() > 1;
+    // The `==>` lines separate text digests; a JSON document or a
+    // markdown digest names its input itself.
+    let many = args.files.len() > 1 && args.output.format == crate::format::Format::Text;
     let mut status = 0;
     for file in &args.files {
         let ingested = if file == "-" {

@@ -23,6 +23,12 @@ pub fn document(report: &Report) -> Vec<u8> {
     out
 }
 
+/// The document indented, keys in the same order (snapshots, docs).
+pub fn pretty(report: &Report) -> String {
+    serde_json::to_string_pretty(&Document::of(report))
+        .expect("a document of strings and numbers always serializes")
+}
+
 /// The document as a value (tests, `ctx explain`).
 pub fn value(report: &Report) -> serde_json::Value {
     serde_json::to_value(Document::of(report))
@@ -34,8 +40,8 @@ struct Document<'a> {
     schema: &'static str,
     /// The tool's name as the header says it; null for plain text.
     tool: Option<&'a str>,
-    family: &'a str,
-    profile: &'a str,
+    family: Option<&'a str>,
+    profile: Option<&'a str>,
     command: String,
     /// `digest`, `raw` (it fits the budget) or `fallback` (ctx refused or
     /// failed to digest it; `fallback_reason` says why).
@@ -56,6 +62,9 @@ struct Document<'a> {
     tokens: Tokens,
     /// The raw output itself when that is what ctx delivered.
     raw: Option<Raw>,
+    /// The text digest, when a declarative filter made it: such a digest
+    /// has no typed facts for the fields above.
+    text: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -168,8 +177,8 @@ impl<'a> Document<'a> {
             tool: facts
                 .map(|f| f.graph.tool.as_str())
                 .filter(|t| !t.is_empty()),
-            family,
-            profile: report.profile,
+            family: Some(family).filter(|f| !f.is_empty()),
+            profile: Some(report.profile).filter(|p| !p.is_empty()),
             command: artifact.display_command(),
             delivery,
             fallback_reason,
@@ -214,6 +223,12 @@ impl<'a> Document<'a> {
                 budget: facts.map(|f| f.plan.budget),
             },
             raw: report.delivered.is_raw().then(|| raw(artifact.bytes())),
+            text: match (report.delivered, facts) {
+                (Delivered::Digest(bytes), None) => {
+                    Some(String::from_utf8_lossy(bytes).into_owned())
+                }
+                _ => None,
+            },
         }
     }
 }
