@@ -8,6 +8,7 @@ pub mod contract;
 pub mod delivery;
 pub mod delivery_plan;
 pub mod evidence;
+pub mod format;
 pub mod line_index;
 pub mod mapped;
 pub mod normalize;
