@@ -12,7 +12,11 @@ pub use crate::words::{CTX_PREFIX, count, counted};
 
 pub mod census;
 pub mod delta;
+pub mod junit;
 pub mod notes;
+pub mod sarif;
+pub mod workflow;
+pub mod workspace;
 
 /// Where a rendered line came from, so the guard can check invariant 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
