@@ -4,8 +4,9 @@
 //! `<testsuites>` carries the run's counts as the runner printed them
 //! (tests, failures, errors, skipped); one `<testsuite>` per file, module
 //! or package the failing tests belong to, in the order they came; one
-//! `<testcase>` per failing test (`<failure>`), setup or collection error
-//! and suite that did not run (`<error>`), with the tool's message and
+//! `<testcase>` per failing test (`<failure>`), setup or collection error,
+//! suite that did not run and build error that kept the tests from running
+//! (`<error>`), with the tool's message and
 //! the item's whole block of output as its body. Passing tests are
 //! counted, never listed: the output does not name them, and ctx writes
 //! no test it did not see. A failing exit with no failure parsed becomes
@@ -22,12 +23,14 @@ use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::name::QName;
 
-use crate::artifact::{Artifact, Span};
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::artifact::Artifact;
+use crate::delivery_plan::Address;
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
-use crate::render::workflow::reason;
+use crate::render::workflow::{is_test, reason};
 use crate::render::workspace::Workspace;
 use crate::store::ArchiveKey;
+use crate::words::CTX_PREFIX;
 
 /// Where an identity's suite ends and the test's own name starts:
 /// `file > describe > test` (jest, vitest), `file.py::Class::test`
@@ -52,13 +55,8 @@ pub fn render(
     let mut cases: Vec<Case> = graph
         .items
         .iter()
-        .filter(|i| {
-            matches!(
-                i.kind,
-                ItemKind::FailingTest | ItemKind::TestError | ItemKind::SuiteNotRun
-            )
-        })
-        .map(|item| Case::of(artifact, item, workspace))
+        .filter(|i| reported(i))
+        .map(|item| Case::of(artifact, tool, item, workspace, key))
         .collect();
     if artifact.exit.is_failure() && cases.is_empty() {
         let how = artifact.exit.describe().unwrap_or_default();
@@ -184,8 +182,21 @@ struct Case {
 }
 
 impl Case {
-    fn of(artifact: &Artifact, item: &EvidenceItem, workspace: &Workspace) -> Case {
-        let (suite, name) = split(&item.identity);
+    fn of(
+        artifact: &Artifact,
+        tool: &str,
+        item: &EvidenceItem,
+        workspace: &Workspace,
+        key: Option<&ArchiveKey>,
+    ) -> Case {
+        // A test is split into its suite and name; a build error that
+        // kept the tests from running is a case of the tool's, named by
+        // its whole identity (`tests/a.rs:6:15 E0308`).
+        let (suite, name) = if is_test(item.kind) {
+            split(&item.identity)
+        } else {
+            (tool.to_string(), item.identity.clone())
+        };
         let location = item.location.as_ref().filter(|l| !l.file.trim().is_empty());
         Case {
             suite,
@@ -202,9 +213,18 @@ impl Case {
             },
             message: reason(item),
             class: item.class.clone().filter(|c| !c.trim().is_empty()),
-            body: body(artifact, item),
+            body: body(artifact, item, key),
         }
     }
+}
+
+/// What becomes a test case: every failing test, test error and suite
+/// that did not run, and the errors of a build that kept tests from
+/// running (a test run's census counts them).
+fn reported(item: &EvidenceItem) -> bool {
+    is_test(item.kind)
+        || (matches!(item.kind, ItemKind::Diagnostic | ItemKind::BuildFailure)
+            && item.severity == Severity::Error)
 }
 
 /// `(suite, test)` of an identity, by [`SEPARATORS`]; an identity with no
@@ -231,18 +251,24 @@ pub fn split(identity: &str) -> (String, String) {
     }
 }
 
-/// The item's output: its whole block, else its decisive lines, each line
-/// as the digest shows raw lines (ANSI and control sequences removed).
-fn body(artifact: &Artifact, item: &EvidenceItem) -> String {
-    let spans: Vec<Span> = match item.block {
-        Some(block) => vec![block],
-        None => item.detail.clone(),
-    };
+/// The item's decisive lines (as the digest shows raw lines: ANSI and
+/// control sequences removed), then, when the output is archived, the
+/// command that brings back the item's whole block. A test's block can
+/// run to thousands of lines (go's verbose output interleaves tests):
+/// the report stays a report, and nothing is out of reach.
+fn body(artifact: &Artifact, item: &EvidenceItem, key: Option<&ArchiveKey>) -> String {
     let mut lines = Vec::new();
-    for span in spans {
+    for span in &item.detail {
         for n in span.first..=span.last.min(artifact.line_count()) {
             lines.push(normalize::line(artifact.line(n)).into_owned());
         }
+    }
+    if let (Some(key), Some(_)) = (key, item.block) {
+        lines.push(format!(
+            "{CTX_PREFIX} the whole block: ctx expand {} {}",
+            key.short(),
+            Address::Item(item.identity.clone()).args()
+        ));
     }
     lines.join("\n")
 }
