@@ -14,8 +14,8 @@
 // Shared types and text rules every stage reads.
 pub mod model;
 pub use model::{
-    artifact, command, contract, delivery, delivery_plan, evidence, line_index, mapped, normalize,
-    retention, words,
+    artifact, command, contract, delivery, delivery_plan, evidence, format, line_index, mapped,
+    normalize, retention, words, workspace,
 };
 
 // The stages (capture → classify → profiles or filters → plan → render

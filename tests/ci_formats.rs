@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use ctx::artifact::Artifact;
 use ctx::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity};
 use ctx::profiles::{Profile, ReceiptGroup};
+use ctx::render::formats::{junit, sarif};
 use ctx::render::workflow::{self, Annotation, Level};
-use ctx::render::workspace::Workspace;
-use ctx::render::{junit, sarif};
 use ctx::store::ArchiveKey;
+use ctx::workspace::Workspace;
 use quick_xml::events::Event;
 use serde::Deserialize;
 

@@ -37,6 +37,10 @@ pub struct Options {
     /// delta; None turns deltas off (`--no-delta`, `CTX_DELTA=0`, and
     /// every verb but `ctx run` and the shims).
     pub delta: Option<DeltaSource>,
+    /// Read the facts of output too small to digest (printed verbatim):
+    /// the JSON and markdown shapes list its census items whatever its
+    /// size. The delivery is still the raw output.
+    pub read_small: bool,
 }
 
 impl Options {
@@ -47,6 +51,7 @@ impl Options {
             budget: budget.or(config.budget.value),
             disabled: config.disabled_families.value.clone(),
             delta: None,
+            read_small: false,
         }
     }
 }
@@ -64,7 +69,7 @@ pub fn digest(
     // Output within every contract's evidence floor is printed verbatim
     // whichever profile reads it: classify it by command only, and stop.
     let small = raw_tokens <= contract::SMALL_OUTPUT_TOKENS;
-    let (profile, matched) = if small {
+    let (profile, matched) = if small && !options.read_small {
         classify::choose_by_command_except(artifact, artifact.family.as_deref(), &options.disabled)?
     } else {
         classify::choose_except(artifact, artifact.family.as_deref(), &options.disabled)?
@@ -81,7 +86,7 @@ pub fn digest(
         compared: options.delta.is_some(),
         delta: None,
     };
-    if small {
+    if small && !options.read_small {
         return Ok(delivery);
     }
     // Declarative filters (`filters/`) read what no typed profile claims,

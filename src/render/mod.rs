@@ -12,11 +12,9 @@ pub use crate::words::{CTX_PREFIX, count, counted};
 
 pub mod census;
 pub mod delta;
-pub mod junit;
+pub mod formats;
 pub mod notes;
-pub mod sarif;
 pub mod workflow;
-pub mod workspace;
 
 /// Where a rendered line came from, so the guard can check invariant 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,67 +68,82 @@ pub fn render(
     let key = key.map_or_else(|| "<not archived>".to_string(), |k| k.short());
     let mut out = Rendered::default();
     for block in &plan.blocks {
-        match block {
-            Block::Header => header(&mut out, artifact, graph, plan),
-            Block::Item {
-                index,
-                detail: false,
-            } => out
-                .lines
-                .push(census::item_line(artifact, &graph.items[*index])),
-            Block::Census { entries, unit } => out
-                .lines
-                .extend(census::compact(artifact, graph, entries, unit)),
-            Block::Item {
-                index,
-                detail: true,
-            } => raw_spans(&mut out, artifact, &graph.items[*index].detail),
-            Block::Detail(index) => {
-                let item = &graph.items[*index];
-                // The place, unless the identity already says it.
-                let location = item
-                    .location
-                    .as_ref()
-                    .map(location)
-                    .filter(|l| !item.identity.contains(l.as_str()))
-                    .map(|l| format!(" ({l})"));
-                out.push(
-                    Origin::Ctx,
-                    format!(
-                        "{CTX_PREFIX} --- {}{}",
-                        item.identity,
-                        location.unwrap_or_default()
-                    ),
-                );
-                raw_spans(&mut out, artifact, &item.detail);
-            }
-            Block::Next(address) => out.push(
-                Origin::Ctx,
-                format!("{CTX_PREFIX} next: ctx expand {key} {}", address.args()),
-            ),
-            Block::Raw(span) => {
-                for n in span.first..=span.last {
-                    out.push(
-                        Origin::Raw(n),
-                        normalize::line(artifact.line(n)).into_owned(),
-                    );
-                }
-            }
-            Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
-            Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
-            Block::Notice(note) => out.push(
-                Origin::Ctx,
-                format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
-            ),
-            Block::Delta(d) => {
-                for line in delta::lines(d) {
-                    out.push(Origin::Ctx, line);
-                }
-            }
-            Block::Footer => out.push(Origin::Ctx, footer(artifact, &key)),
-        }
+        block_lines(&mut out, artifact, graph, plan, &key, block);
     }
     out
+}
+
+/// The lines of one block of the plan, as the text digest prints them
+/// (`key` the short archive key). Other shapes (`formats::markdown`) take
+/// their words from here, block by block, so that they say what the text
+/// says.
+pub fn block_lines(
+    out: &mut Rendered,
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    plan: &DeliveryPlan,
+    key: &str,
+    block: &Block,
+) {
+    match block {
+        Block::Header => header(out, artifact, graph, plan),
+        Block::Item {
+            index,
+            detail: false,
+        } => out
+            .lines
+            .push(census::item_line(artifact, &graph.items[*index])),
+        Block::Census { entries, unit } => out
+            .lines
+            .extend(census::compact(artifact, graph, entries, unit)),
+        Block::Item {
+            index,
+            detail: true,
+        } => raw_spans(out, artifact, &graph.items[*index].detail),
+        Block::Detail(index) => {
+            let item = &graph.items[*index];
+            // The place, unless the identity already says it.
+            let location = item
+                .location
+                .as_ref()
+                .map(location)
+                .filter(|l| !item.identity.contains(l.as_str()))
+                .map(|l| format!(" ({l})"));
+            out.push(
+                Origin::Ctx,
+                format!(
+                    "{CTX_PREFIX} --- {}{}",
+                    item.identity,
+                    location.unwrap_or_default()
+                ),
+            );
+            raw_spans(out, artifact, &item.detail);
+        }
+        Block::Next(address) => out.push(
+            Origin::Ctx,
+            format!("{CTX_PREFIX} next: ctx expand {key} {}", address.args()),
+        ),
+        Block::Raw(span) => {
+            for n in span.first..=span.last {
+                out.push(
+                    Origin::Raw(n),
+                    normalize::line(artifact.line(n)).into_owned(),
+                );
+            }
+        }
+        Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], key)),
+        Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
+        Block::Notice(note) => out.push(
+            Origin::Ctx,
+            format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
+        ),
+        Block::Delta(d) => {
+            for line in delta::lines(d) {
+                out.push(Origin::Ctx, line);
+            }
+        }
+        Block::Footer => out.push(Origin::Ctx, footer(artifact, key)),
+    }
 }
 
 /// The last line: how long the output is and what `ctx expand H` returns.

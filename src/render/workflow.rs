@@ -16,8 +16,8 @@
 use std::collections::BTreeSet;
 
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD, Severity};
-use crate::render::workspace::Workspace;
 use crate::words::{CTX_PREFIX, counted};
+use crate::workspace::Workspace;
 
 /// Annotations of one level GitHub keeps per step (actions/runner's
 /// `_maxIssueCount`); the API documentation states the same limit.

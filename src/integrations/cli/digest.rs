@@ -19,6 +19,8 @@ pub struct Args {
         help = super::budget::SHORT_HELP
     )]
     pub budget: Option<usize>,
+    #[command(flatten)]
+    pub output: super::format::FormatArgs,
 }
 
 /// Exit 0 when every file was digested, 2 when any could not be read (the
@@ -60,7 +62,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         };
         artifact.label = Some(file.clone());
         artifact.family = args.family.clone();
-        crate::deliver::ingested(&artifact, args.budget);
+        crate::deliver::ingested(&artifact, args.budget, &args.output.formatting());
         if emit::reader_gone() {
             return Ok(super::pipe::reader_left());
         }

@@ -14,6 +14,7 @@ pub mod expand;
 pub mod explain;
 pub mod fast_run;
 pub mod filters;
+pub mod format;
 pub mod gain;
 pub mod hook;
 pub mod init;

@@ -28,9 +28,9 @@ use crate::delivery_plan::Address;
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
 use crate::render::workflow::{is_test, reason};
-use crate::render::workspace::Workspace;
 use crate::store::ArchiveKey;
 use crate::words::CTX_PREFIX;
+use crate::workspace::Workspace;
 
 /// Where an identity's suite ends and the test's own name starts:
 /// `file > describe > test` (jest, vitest), `file.py::Class::test`

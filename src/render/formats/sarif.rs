@@ -18,8 +18,8 @@ use serde::Serialize;
 use crate::artifact::{Artifact, Exit};
 use crate::evidence::{EvidenceGraph, EvidenceItem, Outcome, Severity};
 use crate::render::workflow::{is_finding, reason};
-use crate::render::workspace::{Placed, Workspace};
 use crate::store::ArchiveKey;
+use crate::workspace::{Placed, Workspace};
 
 /// The schema every log names: the OASIS standard's, errata 01.
 pub const SCHEMA_URI: &str =
