@@ -15,7 +15,7 @@
 pub mod model;
 pub use model::{
     artifact, command, contract, delivery, delivery_plan, evidence, format, line_index, mapped,
-    normalize, retention, words,
+    normalize, retention, words, workspace,
 };
 
 // The stages (capture → classify → profiles or filters → plan → render

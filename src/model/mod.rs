@@ -15,3 +15,4 @@ pub mod normalize;
 pub mod note;
 pub mod retention;
 pub mod words;
+pub mod workspace;

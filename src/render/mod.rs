@@ -14,6 +14,7 @@ pub mod census;
 pub mod delta;
 pub mod formats;
 pub mod notes;
+pub mod workflow;
 
 /// Where a rendered line came from, so the guard can check invariant 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,9 @@ use crate::format::{Format, Formatting};
 use crate::store::ArchiveKey;
 
 pub mod json;
+pub mod junit;
 pub mod markdown;
+pub mod sarif;
 
 /// Everything a shape is made from: what the pipeline found and planned,
 /// and what the text delivery was.
