@@ -27,7 +27,7 @@ pub fn section(req: &Request, html: &[u8], heading: &str) -> Result<Vec<u8>, Rea
     let outline = outline::extract(grammar, md).ok_or_else(|| {
         ReadError::Unsupported("the converted Markdown could not be parsed".into())
     })?;
-    let d = match symbol::find(&outline, heading, false) {
+    let d = match symbol::find_heading(&outline, heading) {
         Lookup::Found(i) => &outline.decls[i],
         Lookup::Ambiguous(found) => {
             let decls: Vec<_> = found.iter().map(|&i| &outline.decls[i]).collect();

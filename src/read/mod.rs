@@ -323,14 +323,6 @@ impl<'a> Doc<'a> {
         );
         view::outline(&mut out, &decls);
         view::errors(&mut out, &outline.errors);
-        let example = self.example(outline, &kept);
-        view::outline_footer(
-            &mut out,
-            self.shown(),
-            decls.len(),
-            example.as_ref(),
-            self.total_lines(),
-        );
         if self.grammar.is_some_and(|g| g.name == "html") {
             view::note(
                 &mut out,
@@ -340,6 +332,14 @@ impl<'a> Doc<'a> {
                 ),
             );
         }
+        let example = self.example(outline, &kept);
+        view::outline_footer(
+            &mut out,
+            self.shown(),
+            decls.len(),
+            example.as_ref(),
+            self.total_lines(),
+        );
         Ok(out)
     }
 
@@ -404,7 +404,7 @@ impl<'a> Doc<'a> {
                 )
             )));
         };
-        let d = self.lookup(outline, name, "symbol")?;
+        let d = self.lookup(outline, name, "symbol", false)?;
         self.slice(d, &format!("symbol {} · ", d.qualified()))
     }
 
@@ -417,7 +417,7 @@ impl<'a> Doc<'a> {
                         self.shown()
                     ))
                 })?;
-                let d = self.lookup(outline, heading, "section")?;
+                let d = self.lookup(outline, heading, "section", true)?;
                 self.slice(d, &format!("section {:?} · ", d.name))
             }
             Some("html") => html::section(self.req, self.src, heading),
@@ -434,8 +434,14 @@ impl<'a> Doc<'a> {
         outline: &'o Outline,
         query: &str,
         what: &str,
+        heading: bool,
     ) -> Result<&'o Decl, ReadError> {
-        match symbol::find(outline, query, false) {
+        let found = if heading {
+            symbol::find_heading(outline, query)
+        } else {
+            symbol::find(outline, query, false)
+        };
+        match found {
             Lookup::Found(i) => Ok(&outline.decls[i]),
             Lookup::Ambiguous(found) => {
                 let decls: Vec<&Decl> = found.iter().map(|&i| &outline.decls[i]).collect();

@@ -59,6 +59,29 @@ pub fn find(outline: &Outline, query: &str, fold_case: bool) -> Lookup {
     Lookup::NotFound(near(outline, query))
 }
 
+/// A heading by its words: exactly (case aside) when one heading is, else
+/// the one heading that contains them (`Introduction` finds `Chapter 1.
+/// Introduction`). Several containing them are listed, never guessed.
+pub fn find_heading(outline: &Outline, query: &str) -> Lookup {
+    let exact = find(outline, query, false);
+    if !matches!(exact, Lookup::NotFound(_)) {
+        return exact;
+    }
+    let want = query.to_lowercase();
+    let found: Vec<usize> = outline
+        .decls
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.name.to_lowercase().contains(&want))
+        .map(|(i, _)| i)
+        .collect();
+    match found.len() {
+        0 => exact,
+        1 => Lookup::Found(found[0]),
+        _ => Lookup::Ambiguous(found),
+    }
+}
+
 fn split(query: &str, sep: &str) -> Vec<String> {
     query.split(sep).map(|s| s.trim().to_string()).collect()
 }
