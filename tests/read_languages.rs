@@ -27,7 +27,10 @@ fn sources() -> Vec<(String, PathBuf)> {
             continue;
         }
         for file in std::fs::read_dir(entry.path()).unwrap().flatten() {
-            out.push((entry.file_name().to_string_lossy().into_owned(), file.path()));
+            out.push((
+                entry.file_name().to_string_lossy().into_owned(),
+                file.path(),
+            ));
         }
     }
     out.sort();
@@ -38,8 +41,25 @@ fn sources() -> Vec<(String, PathBuf)> {
 fn every_required_language_has_a_real_source_file() {
     let have: Vec<String> = sources().into_iter().map(|(l, _)| l).collect();
     for lang in [
-        "rust", "python", "typescript", "tsx", "javascript", "go", "java", "c", "cpp",
-        "csharp", "ruby", "php", "bash", "json", "yaml", "toml", "markdown", "html", "css",
+        "rust",
+        "python",
+        "typescript",
+        "tsx",
+        "javascript",
+        "go",
+        "java",
+        "c",
+        "cpp",
+        "csharp",
+        "ruby",
+        "php",
+        "bash",
+        "json",
+        "yaml",
+        "toml",
+        "markdown",
+        "html",
+        "css",
     ] {
         assert!(have.iter().any(|h| h == lang), "no source file for {lang}");
     }
@@ -129,7 +149,10 @@ fn every_span_points_at_its_declaration_and_symbol_returns_its_bytes() {
             );
             let rest = &reading.bytes[span.len()..];
             let rest = rest.strip_prefix(b"\n").unwrap_or(rest);
-            assert!(rest.starts_with(b"[ctx] "), "{lang}: {name}: more than the span");
+            assert!(
+                rest.starts_with(b"[ctx] "),
+                "{lang}: {name}: more than the span"
+            );
             assert_eq!(symbol::find(&outline, &name, false), Lookup::Found(i));
         }
     }
@@ -137,10 +160,18 @@ fn every_span_points_at_its_declaration_and_symbol_returns_its_bytes() {
 
 #[test]
 fn a_file_with_syntax_errors_still_outlines_and_names_the_regions() {
-    let src = b"fn ok() {\n    1\n}\n\nfn broken( {\n    let x = ;\n}\n\nstruct After {\n    a: u8,\n}\n";
+    let src =
+        b"fn ok() {\n    1\n}\n\nfn broken( {\n    let x = ;\n}\n\nstruct After {\n    a: u8,\n}\n";
     let o = outline_of("rust", src);
     let names: Vec<&str> = o.decls.iter().map(|d| d.name.as_str()).collect();
-    assert!(names.contains(&"ok") && names.contains(&"After"), "{names:?}");
+    assert!(
+        names.contains(&"ok") && names.contains(&"After"),
+        "{names:?}"
+    );
     assert!(!o.errors.is_empty());
-    assert!(o.errors.iter().all(|e| (5..=7).contains(&e.start_line)), "{:?}", o.errors);
+    assert!(
+        o.errors.iter().all(|e| (5..=7).contains(&e.start_line)),
+        "{:?}",
+        o.errors
+    );
 }
