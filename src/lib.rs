@@ -47,3 +47,6 @@ pub use integrations::{agents, cli, rewrite, shim};
 #[doc(hidden)]
 pub mod testing;
 pub use testing::fixture;
+
+// `ctx read`: views of a file through its syntax tree.
+pub mod read;

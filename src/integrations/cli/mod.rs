@@ -20,6 +20,7 @@ pub mod hook;
 pub mod init;
 pub mod pipe;
 pub mod profiles;
+pub mod read;
 pub mod rewrite;
 pub mod run;
 pub mod shims;
@@ -49,6 +50,8 @@ pub enum Verb {
     Digest(digest::Args),
     /// Bring back archived output, whole or zoomed.
     Expand(expand::Args),
+    /// Read a file: outline, signatures, one symbol or section, lines, or verbatim.
+    Read(read::Args),
     /// Inspect and maintain the archive.
     Store(store::Args),
     /// Tokens saved, per command and in total.
@@ -96,6 +99,7 @@ pub fn main() -> i32 {
         Verb::Pipe(args) => pipe::execute(args),
         Verb::Digest(args) => digest::execute(args),
         Verb::Expand(args) => expand::execute(args),
+        Verb::Read(args) => read::execute(args),
         Verb::Store(args) => store::execute(args),
         Verb::Gain(args) => gain::execute(args),
         Verb::Profiles(args) => profiles::execute(args),
