@@ -64,8 +64,6 @@ struct ExpandArgs {
     severity: Option<String>,
     #[serde(default)]
     details: bool,
-    #[serde(default)]
-    all: bool,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -164,6 +162,8 @@ pub fn run(
 
 /// `ctx_expand`: `ctx expand [--zoom=…]… -- HASH`. Which zooms go
 /// together is ctx expand's rule; its refusal comes back as the message.
+/// `--all` (the whole record, uncapped) is not offered: a zoom is
+/// bounded, and an agent that wants everything reads it by `lines`.
 pub fn expand(arguments: Option<Map<String, Value>>) -> Result<Invocation, BadArguments> {
     let args: ExpandArgs = parse(tools::EXPAND, arguments)?;
     let mut argv: Vec<OsString> = vec!["expand".into()];
@@ -182,7 +182,6 @@ pub fn expand(arguments: Option<Map<String, Value>>) -> Result<Invocation, BadAr
     flag(&mut argv, "file", args.file);
     flag(&mut argv, "severity", args.severity);
     switch(&mut argv, "details", args.details);
-    switch(&mut argv, "all", args.all);
     argv.push("--".into());
     argv.push(args.hash.into());
     Ok(Invocation {
@@ -287,7 +286,7 @@ mod tests {
     fn expand_maps_every_zoom_to_its_flag() {
         let inv = expand(object(json!({
             "hash": "3f9a2c1b7d4e", "lines": "1-5", "grep": "-E", "context": 2,
-            "stream": "stderr", "details": true, "all": false
+            "stream": "stderr", "details": true
         })))
         .expect("valid");
         assert_eq!(

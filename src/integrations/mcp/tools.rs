@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{JsonObject, Tool};
 use serde_json::{Value, json};
 
 pub const RUN: &str = "ctx_run";
@@ -21,14 +21,13 @@ pub fn list() -> Vec<Tool> {
     vec![
         Tool::new(
             RUN,
-            "Run argv (no shell) and get a digest of its output and its exit status; \
-             anything left out is archived for ctx_expand.",
+            "Run argv (no shell): digest of its output, exit status. Omitted output: ctx_expand.",
             schema(
                 json!({
                     "argv": {"type": "array", "items": {"type": "string"}},
                     "cwd": {"type": "string"},
                     "timeout": {"type": "integer", "description": "seconds"},
-                    "budget": {"type": "integer", "description": "tokens"},
+                    "budget": {"type": "integer"},
                 }),
                 &["argv"],
             ),
@@ -40,7 +39,7 @@ pub fn list() -> Vec<Tool> {
                 json!({
                     "hash": {"type": "string"},
                     "lines": {"type": "string", "description": "A-B"},
-                    "grep": {"type": "string", "description": "regex"},
+                    "grep": {"type": "string"},
                     "context": {"type": "integer"},
                     "stream": {"enum": ["both", "stdout", "stderr"]},
                     "item": {"type": "string"},
@@ -49,15 +48,13 @@ pub fn list() -> Vec<Tool> {
                     "file": {"type": "string"},
                     "severity": {"type": "string"},
                     "details": {"type": "boolean"},
-                    "all": {"type": "boolean"},
                 }),
                 &["hash"],
             ),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(true)),
+        ),
         Tool::new(
             READ,
-            "Read a file: the smallest view that answers, with the exact next read.",
+            "Read a file in the smallest view that answers.",
             schema(
                 json!({
                     "path": {"type": "string"},
@@ -70,8 +67,7 @@ pub fn list() -> Vec<Tool> {
                 }),
                 &["path"],
             ),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(true)),
+        ),
     ]
 }
 
