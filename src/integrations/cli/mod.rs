@@ -18,6 +18,7 @@ pub mod format;
 pub mod gain;
 pub mod hook;
 pub mod init;
+pub mod mcp;
 pub mod pipe;
 pub mod profiles;
 pub mod read;
@@ -72,6 +73,8 @@ pub enum Verb {
     Rewrite(rewrite::Args),
     /// Print (or apply with --write) the setup that lets an agent use ctx.
     Init(init::Args),
+    /// Serve ctx_run, ctx_expand and ctx_read to an agent over MCP (stdio).
+    Mcp(mcp::Args),
     /// Print the effective configuration and where each value came from.
     Config(config::Args),
     /// Print a shell completion script: `ctx completions bash > …`.
@@ -111,6 +114,7 @@ pub fn main() -> i32 {
         Verb::Rewrite(args) => rewrite::execute(args),
         Verb::Init(args) => init::execute(args),
         Verb::Hook(args) => hook::execute(args),
+        Verb::Mcp(args) => mcp::execute(args),
         Verb::Config(args) => config::execute(args),
         Verb::Completions(args) => completions::execute(args),
     };
@@ -132,7 +136,7 @@ impl Verb {
     fn prints_its_own_report(&self) -> bool {
         !matches!(
             self,
-            Verb::Run(_) | Verb::Pipe(_) | Verb::Digest(_) | Verb::Hook(_)
+            Verb::Run(_) | Verb::Pipe(_) | Verb::Digest(_) | Verb::Hook(_) | Verb::Mcp(_)
         )
     }
 }
