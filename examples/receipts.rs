@@ -101,7 +101,16 @@ fn truth_identities(case: &Path) -> Vec<Vec<String>> {
     }
     // An install's named packages and its decisive error lines (pip's
     // report and log, apt's simulation, npm's --json error code).
-    for key in ["named", "errors", "compiler_errors"] {
+    // A CI job log's failing steps, annotations (as shown) and the
+    // failing tests its failing steps' pytest output names.
+    for key in [
+        "named",
+        "errors",
+        "compiler_errors",
+        "failing_steps",
+        "annotations",
+        "census",
+    ] {
         for v in truth[key].as_array().into_iter().flatten() {
             if let Some(word) = v.as_str() {
                 out.push(vec![word.to_string()]);
@@ -407,7 +416,7 @@ fn main() {
         (
             ReceiptGroup::Data,
             "data sets",
-            "Goals: every anomalous record of the truth named; large JSON and tables reduced by ≥ 95 %; small ones unchanged.",
+            "Goals: every anomalous record of the truth named; large JSON and tables reduced by ≥ 95 %; small ones unchanged. CI job logs: every failing step, every annotation and the failing step's census named at every budget.",
         ),
         (
             ReceiptGroup::Everyday,

@@ -10,7 +10,6 @@ use std::sync::Once;
 
 use crate::artifact::Artifact;
 use crate::contract::Contract;
-use crate::delivery_plan::Note;
 use crate::evidence::EvidenceGraph;
 use crate::normalize;
 use crate::plan::{Address, Block, DeliveryPlan};
@@ -214,8 +213,9 @@ pub fn check_census(
         let indices: Vec<usize> = match block {
             Block::Item { index, .. } | Block::Detail(index) => vec![*index],
             Block::Census { entries, .. } => entries.iter().map(|e| e.index).collect(),
-            // A FLOOD group names its first items.
-            Block::Notice(Note::Group { examples, .. }) => examples.clone(),
+            // A note that names items (a FLOOD group's first items, a
+            // diff's file line, a search's files…).
+            Block::Notice(note) => note.names(),
             _ => Vec::new(),
         };
         for index in indices {

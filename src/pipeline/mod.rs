@@ -37,6 +37,10 @@ pub struct Options {
     /// delta; None turns deltas off (`--no-delta`, `CTX_DELTA=0`, and
     /// every verb but `ctx run` and the shims).
     pub delta: Option<DeltaSource>,
+    /// Read the facts of output too small to digest (printed verbatim):
+    /// the JSON and markdown shapes list its census items whatever its
+    /// size. The delivery is still the raw output.
+    pub read_small: bool,
 }
 
 impl Options {
@@ -47,6 +51,7 @@ impl Options {
             budget: budget.or(config.budget.value),
             disabled: config.disabled_families.value.clone(),
             delta: None,
+            read_small: false,
         }
     }
 }
@@ -64,7 +69,7 @@ pub fn digest(
     // Output within every contract's evidence floor is printed verbatim
     // whichever profile reads it: classify it by command only, and stop.
     let small = raw_tokens <= contract::SMALL_OUTPUT_TOKENS;
-    let (profile, matched) = if small {
+    let (profile, matched) = if small && !options.read_small {
         classify::choose_by_command_except(artifact, artifact.family.as_deref(), &options.disabled)?
     } else {
         classify::choose_except(artifact, artifact.family.as_deref(), &options.disabled)?
@@ -81,7 +86,7 @@ pub fn digest(
         compared: options.delta.is_some(),
         delta: None,
     };
-    if small {
+    if small && !options.read_small {
         return Ok(delivery);
     }
     // Declarative filters (`filters/`) read what no typed profile claims,
@@ -105,6 +110,17 @@ pub fn digest(
         }
     };
     let budget = Budget::from_contract(&contract, options.budget);
+    // What the digest shows: the captured lines, or the profile's view of
+    // them (a CI log without its timestamps); the archive keeps the
+    // original either way.
+    let view = match guard::isolate(profile.version(), || profile.view(artifact)) {
+        Ok(view) => view,
+        Err(rejection) => {
+            delivery.rejection = Some(rejection);
+            return Ok(delivery);
+        }
+    };
+    let shown = view.as_ref().unwrap_or(artifact);
 
     // The plan omits exactly when the output exceeds the target (see
     // `plan::resolve`), so the archive write — the largest cost of a big
@@ -117,7 +133,7 @@ pub fn digest(
                 fault::point("extract");
                 let (graph, receipt) = profile.extract(artifact);
                 fault::point("plan");
-                let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
+                let plan = plan::resolve(shown, &graph, &receipt, &contract, budget, raw_tokens);
                 (graph, receipt, plan)
             })
         });
@@ -155,7 +171,7 @@ pub fn digest(
     }
     let Some(archived) = archived else {
         if let Some(source) = &options.delta {
-            rerun::verbatim(artifact, archive, source, &contract, &mut delivery);
+            rerun::verbatim(artifact, shown, archive, source, &contract, &mut delivery);
         }
         return Ok(delivery);
     };
@@ -171,9 +187,9 @@ pub fn digest(
 
     let rendered = guard::isolate("render", || {
         fault::point("render");
-        render::render(artifact, &trace.graph, &trace.plan, Some(&key))
+        render::render(shown, &trace.graph, &trace.plan, Some(&key))
     });
-    match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key), raw_tokens)) {
+    match rendered.and_then(|r| guard::accept(shown, &trace.plan, &r, Some(&key), raw_tokens)) {
         Ok(bytes) => {
             delivery.delivered_tokens = tokens::estimate(&bytes);
             delivery.output = Output::Digest(bytes);
@@ -182,7 +198,7 @@ pub fn digest(
     }
     if let (Output::Digest(_), Some(source)) = (&delivery.output, &options.delta) {
         let budget = trace.budget;
-        rerun::delta(artifact, source, &contract, &key, budget, &mut delivery);
+        rerun::delta(artifact, shown, source, &contract, &key, budget, &mut delivery);
     }
     Ok(delivery)
 }

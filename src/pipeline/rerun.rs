@@ -18,9 +18,12 @@ use crate::store::ArchiveKey;
 use crate::tokens;
 
 /// Replaces a delivered digest by its re-run delta, planned within
-/// `budget`, and only when the delta is smaller (never worse).
+/// `budget`, and only when the delta is smaller (never worse). `shown`
+/// is what the digest shows (the profile's view of `artifact`, or
+/// `artifact` itself); the comparison reads the captured run.
 pub(super) fn delta(
     artifact: &Artifact,
+    shown: &Artifact,
     source: &DeltaSource,
     contract: &Contract,
     key: &ArchiveKey,
@@ -42,9 +45,9 @@ pub(super) fn delta(
         let finish = |base_plan: &DeliveryPlan| {
             let plan = plan::delta::apply(contract, &trace.graph, base_plan, &previous)?;
             guard::check_census(contract, &trace.graph, &plan).ok()?;
-            let rendered = render::render(artifact, &trace.graph, &plan, Some(key));
+            let rendered = render::render(shown, &trace.graph, &plan, Some(key));
             let bytes =
-                guard::accept(artifact, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
+                guard::accept(shown, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
             let tokens = tokens::estimate(&bytes);
             (tokens < normal).then_some((plan, bytes, tokens))
         };
@@ -54,7 +57,7 @@ pub(super) fn delta(
         // the smaller of the two.
         let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
         let replanned = plan::resolve(
-            artifact,
+            shown,
             &deferred,
             &trace.receipt,
             contract,
@@ -90,6 +93,7 @@ pub(super) fn delta(
 /// the contract's budget, its still-failing items named by identity.
 pub(super) fn verbatim(
     artifact: &Artifact,
+    shown: &Artifact,
     archive: &dyn Archive,
     source: &DeltaSource,
     contract: &Contract,
@@ -117,7 +121,7 @@ pub(super) fn verbatim(
         target: delivery.raw_tokens.saturating_sub(1),
         ..trace.budget
     };
-    delta(artifact, source, contract, &key, budget, delivery);
+    delta(artifact, shown, source, contract, &key, budget, delivery);
 }
 
 #[cfg(test)]
