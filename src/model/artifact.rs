@@ -13,7 +13,7 @@ use crate::line_index::{self, LineIndex};
 use crate::mapped::MappedBytes;
 
 /// Bytes a pass over a mapped input scans before releasing them.
-const SCAN_WINDOW: usize = 4 << 20;
+pub const SCAN_WINDOW: usize = 4 << 20;
 
 /// Which output stream a byte came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -118,8 +118,22 @@ impl Profile for Json {
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let bytes = stdout(artifact);
-        let text = std::str::from_utf8(&bytes).ok();
         let mut facts = Facts::default();
+        // A large array (the common big document) is validated and split
+        // into its items in one parse; the whole-document parse would only
+        // repeat it.
+        // Each pass over its items releases the input behind it.
+        if bytes.len() > LOSSLESS_BYTES && bytes.trim_ascii_start().starts_with(b"[") {
+            let t: &[u8] = &bytes;
+            let mut behind = Behind::new(artifact, t);
+            if let Some(items) = raw::array_elements_with(t, &mut |v| behind.passed(v)) {
+                let c = collection::crush("", &items, None, false, &mut |v| behind.passed(v));
+                facts.shape = Some((format!("{} in an array", plural_of(&c)), c.len as u64));
+                facts.collections.push(c);
+                return graph(artifact, facts, true);
+            }
+        }
+        let text = std::str::from_utf8(&bytes).ok();
         let parsed = match text.and_then(raw::document) {
             Some(doc) => {
                 read_document(doc, &mut facts);
@@ -147,6 +161,44 @@ fn stdout(artifact: &Artifact) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
+/// Releases a mapped input behind a pass over items that are slices of
+/// it: a large array is read three times (parse, statistics, reasons), and
+/// none of them needs what it has passed to stay resident.
+struct Behind<'a> {
+    artifact: &'a Artifact,
+    /// The input's text, when it is the artifact's own bytes (not stdout
+    /// reassembled apart from stderr).
+    base: Option<std::ops::Range<usize>>,
+    done: usize,
+}
+
+impl<'a> Behind<'a> {
+    fn new(artifact: &'a Artifact, text: &[u8]) -> Self {
+        let whole = artifact.bytes().as_ptr_range();
+        let mine = text.as_ptr_range();
+        let base = (whole == mine).then(|| whole.start as usize..whole.end as usize);
+        Behind {
+            artifact,
+            base,
+            done: 0,
+        }
+    }
+
+    /// `item` was read; a new pass starts over from the front.
+    fn passed(&mut self, item: &RawValue) {
+        let Some(base) = &self.base else { return };
+        let start = (item.get().as_ptr() as usize).saturating_sub(base.start);
+        let end = start + item.get().len();
+        if start < self.done {
+            self.done = start;
+        }
+        if end - self.done >= crate::artifact::SCAN_WINDOW {
+            self.artifact.release(self.done..end);
+            self.done = end;
+        }
+    }
+}
+
 #[derive(Default)]
 struct Facts {
     items: Vec<EvidenceItem>,
@@ -164,12 +216,7 @@ fn field(identity: &str, role: &str) -> EvidenceItem {
 
 fn read_document(doc: &RawValue, facts: &mut Facts) {
     match Kind::of(doc) {
-        Kind::Array => {
-            let items = indexed(raw::elements(doc).unwrap_or_default());
-            let c = collection::crush("", &items, false, false);
-            facts.shape = Some((format!("{} in an array", plural_of(&c)), c.len as u64));
-            facts.collections.push(c);
-        }
+        Kind::Array => read_array(raw::elements(doc).unwrap_or_default(), facts),
         Kind::Object => {
             let entries = raw::entries(doc).unwrap_or_default();
             facts.shape = Some(("keys in an object".into(), entries.len() as u64));
@@ -190,9 +237,12 @@ fn read_document(doc: &RawValue, facts: &mut Facts) {
     }
 }
 
-fn indexed(v: Vec<&RawValue>) -> Vec<(String, &RawValue)> {
-    v.into_iter().map(|r| (String::new(), r)).collect()
+fn read_array(items: Vec<&RawValue>, facts: &mut Facts) {
+    let c = collection::crush("", &items, None, false, &mut |_| {});
+    facts.shape = Some((format!("{} in an array", plural_of(&c)), c.len as u64));
+    facts.collections.push(c);
 }
+
 
 /// Collections under an object: arrays, and objects whose values are all
 /// objects (`name → record`); other objects are walked into.
@@ -203,10 +253,10 @@ fn walk(entries: &[(String, &RawValue)], prefix: &str, depth: usize, facts: &mut
         let all_bad = rules::ERROR_KEYS.contains(&lower.as_str());
         match Kind::of(v) {
             Kind::Array => {
-                let items = indexed(raw::elements(v).unwrap_or_default());
+                let items = raw::elements(v).unwrap_or_default();
                 facts
                     .collections
-                    .push(collection::crush(&p, &items, false, all_bad));
+                    .push(collection::crush(&p, &items, None, all_bad, &mut |_| {}));
             }
             Kind::Object => {
                 let inner = raw::entries(v).unwrap_or_default();
@@ -215,10 +265,10 @@ fn walk(entries: &[(String, &RawValue)], prefix: &str, depth: usize, facts: &mut
                     .filter(|(_, x)| Kind::of(x) == Kind::Object)
                     .count();
                 if inner.len() >= KEYED_MIN && objects == inner.len() {
-                    let items: Vec<(String, &RawValue)> = inner.clone();
+                    let (keys, items): (Vec<String>, Vec<&RawValue>) = inner.iter().cloned().unzip();
                     facts
                         .collections
-                        .push(collection::crush(&p, &items, true, all_bad));
+                        .push(collection::crush(&p, &items, Some(&keys), all_bad, &mut |_| {}));
                 } else if depth > 1 {
                     walk(&inner, &p, depth - 1, facts);
                 }
@@ -262,7 +312,7 @@ fn read_lines(text: &str, facts: &mut Facts) -> bool {
     let mut items = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         match raw::document(line) {
-            Some(doc) => items.push((String::new(), doc)),
+            Some(doc) => items.push(doc),
             None => return false,
         }
     }
@@ -270,7 +320,7 @@ fn read_lines(text: &str, facts: &mut Facts) -> bool {
         return false;
     }
     facts.lines = true;
-    let c = collection::crush("", &items, false, false);
+    let c = collection::crush("", &items, None, false, &mut |_| {});
     facts.shape = Some(("records".into(), c.len as u64));
     facts.collections.push(c);
     true

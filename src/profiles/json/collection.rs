@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rustc_hash::FxHashMap;
+
 use serde_json::value::RawValue;
 
 use super::raw::{self, Kind};
@@ -28,9 +30,13 @@ pub struct FieldStats {
     pub numbers: Vec<(f64, usize)>,
     pub min: Option<String>,
     pub max: Option<String>,
+    /// `min` and `max` as numbers, so that each value is compared without
+    /// parsing them again.
+    min_x: f64,
+    max_x: f64,
     /// Value, as its raw JSON text (no allocation to look one up) →
     /// (count, first item); stops growing at DISTINCT_CAP.
-    values: HashMap<String, (usize, usize)>,
+    values: FxHashMap<String, (usize, usize)>,
     /// The last token of `path`, lowercased: what the anomaly rules match.
     pub key: String,
     pub distinct_capped: bool,
@@ -97,31 +103,47 @@ pub struct Crushed {
 const INLINE_SCALARS: usize = 20;
 const INLINE_CHARS: usize = 400;
 
-pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad: bool) -> Crushed {
+/// `keys` names the items of a keyed collection (an object's values), in
+/// the same order; None for an array (items are named by index, and a
+/// large array costs one slice per item).
+pub fn crush(
+    pointer: &str,
+    items: &[&RawValue],
+    keys: Option<&[String]>,
+    all_bad: bool,
+    read: &mut dyn FnMut(&RawValue),
+) -> Crushed {
+    let keyed = keys.is_some();
     let mut kinds: Vec<(Kind, usize)> = Vec::new();
     let mut fields: Vec<FieldStats> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut index: FxHashMap<String, usize> = FxHashMap::default();
+    let mut path = String::new();
     // First pass: statistics. Nothing per item is kept, so memory follows
     // the number of fields, not of items.
-    for (i, (_, item)) in items.iter().enumerate() {
+    for (i, item) in items.iter().enumerate() {
         let k = Kind::of(item);
         match kinds.iter_mut().find(|(x, _)| *x == k) {
             Some(e) => e.1 += 1,
             None => kinds.push((k, 1)),
         }
         if k == Kind::Object {
-            flatten(item, "", FIELD_DEPTH, &mut |path, v| {
-                let f = *index.entry(path.to_string()).or_insert_with(|| {
-                    fields.push(FieldStats {
-                        path: path.to_string(),
-                        key: path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase(),
-                        ..FieldStats::default()
-                    });
-                    fields.len() - 1
-                });
+            flatten(item, &mut path, FIELD_DEPTH, &mut |path, v| {
+                let f = match index.get(path) {
+                    Some(&f) => f,
+                    None => {
+                        fields.push(FieldStats {
+                            path: path.to_string(),
+                            key: path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase(),
+                            ..FieldStats::default()
+                        });
+                        index.insert(path.to_string(), fields.len() - 1);
+                        fields.len() - 1
+                    }
+                };
                 record(&mut fields[f], v, i);
             });
         }
+        read(item);
     }
     let majority = kinds.iter().max_by_key(|(_, c)| *c).map(|(k, _)| *k);
     let n = items.len();
@@ -137,7 +159,8 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
     let rare_null: Vec<bool> = fields.iter().map(|s| shaped && rare_nulls(s)).collect();
     // Second pass: each item's reasons, read again from its raw text.
     let mut reasons: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for (i, (_, item)) in items.iter().enumerate() {
+    let mut seen: Vec<usize> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
         let mut mine = Vec::new();
         if all_bad {
             mine.push(format!("listed under {}", last_token(pointer)));
@@ -151,8 +174,8 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
             ));
         }
         if k == Kind::Object {
-            let mut seen: Vec<usize> = Vec::new();
-            flatten(item, "", FIELD_DEPTH, &mut |path, v| {
+            seen.clear();
+            flatten(item, &mut path, FIELD_DEPTH, &mut |path, v| {
                 let Some(&f) = index.get(path) else { return };
                 seen.push(f);
                 if let Some(r) = value_reason(&fields[f], v, n) {
@@ -171,16 +194,14 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
         if !mine.is_empty() {
             reasons.insert(i, mine);
         }
+        read(item);
     }
     if shaped {
         outliers(&fields, &mut reasons);
     }
-    let token = |i: usize| {
-        if keyed {
-            raw::escape(&items[i].0)
-        } else {
-            i.to_string()
-        }
+    let token = |i: usize| match keys {
+        Some(keys) => raw::escape(&keys[i]),
+        None => i.to_string(),
     };
     let anomalies: Vec<Kept> = reasons
         .into_iter()
@@ -194,7 +215,7 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
     let inline = n <= INLINE_SCALARS
         && items
             .iter()
-            .all(|(_, v)| !matches!(Kind::of(v), Kind::Object | Kind::Array));
+            .all(|v| !matches!(Kind::of(v), Kind::Object | Kind::Array));
     for i in (0..n.min(FIRST)).chain(n.saturating_sub(LAST).max(FIRST.min(n))..n) {
         if !inline && !anomalies.iter().any(|a| a.index == i) {
             samples.push(Kept {
@@ -207,15 +228,15 @@ pub fn crush(pointer: &str, items: &[(String, &RawValue)], keyed: bool, all_bad:
     let texts = anomalies
         .iter()
         .chain(&samples)
-        .map(|k| (k.index, raw::minify(items[k.index].1.get())))
+        .map(|k| (k.index, raw::minify(items[k.index].get())))
         .collect();
     let scalars = (!keyed
         && n <= INLINE_SCALARS
         && items
             .iter()
-            .all(|(_, v)| !matches!(Kind::of(v), Kind::Object | Kind::Array)))
+            .all(|v| !matches!(Kind::of(v), Kind::Object | Kind::Array)))
     .then(|| {
-        let parts: Vec<&str> = items.iter().map(|(_, v)| v.get()).collect();
+        let parts: Vec<&str> = items.iter().map(|v| v.get()).collect();
         format!("[{}]", parts.join(","))
     })
     .filter(|s| s.chars().count() <= INLINE_CHARS);
@@ -238,27 +259,29 @@ fn last_token(pointer: &str) -> &str {
 
 /// Calls `f` with every field of an object, nested objects flattened to
 /// `depth` levels (`status/phase`); arrays and deeper objects are leaves.
+/// `path` holds the prefix (empty at the top) and is restored on return;
+/// every item of a large collection passes here twice, so nothing is
+/// allocated per field.
 fn flatten<'a>(
     obj: &'a RawValue,
-    prefix: &str,
+    path: &mut String,
     depth: usize,
     f: &mut dyn FnMut(&str, &'a RawValue),
 ) {
-    let Some(entries) = raw::entries(obj) else {
-        return;
-    };
-    for (k, v) in entries {
-        let path = if prefix.is_empty() {
-            raw::escape(&k)
-        } else {
-            format!("{prefix}/{}", raw::escape(&k))
-        };
-        if Kind::of(v) == Kind::Object && depth > 1 {
-            flatten(v, &path, depth - 1, f);
-        } else {
-            f(&path, v);
+    let base = path.len();
+    raw::for_each_entry(obj, &mut |k, v| {
+        path.truncate(base);
+        if base > 0 {
+            path.push('/');
         }
-    }
+        path.push_str(&raw::escaped(k));
+        if Kind::of(v) == Kind::Object && depth > 1 {
+            flatten(v, path, depth - 1, f);
+        } else {
+            f(path, v);
+        }
+    });
+    path.truncate(base);
 }
 
 fn record(f: &mut FieldStats, v: &RawValue, item: usize) {
@@ -269,20 +292,14 @@ fn record(f: &mut FieldStats, v: &RawValue, item: usize) {
         Kind::Number => {
             if let Ok(x) = v.get().parse::<f64>() {
                 f.numbers.push((x, item));
-                let text = v.get().to_string();
-                let below = f
-                    .min
-                    .as_ref()
-                    .is_none_or(|m| x < m.parse().unwrap_or(f64::MAX));
-                let above = f
-                    .max
-                    .as_ref()
-                    .is_none_or(|m| x > m.parse().unwrap_or(f64::MIN));
-                if below {
-                    f.min = Some(text.clone());
+                // `min`/`max` hold texts that parsed to `min_x`/`max_x`.
+                if f.min.is_none() || x < f.min_x {
+                    f.min = Some(v.get().to_string());
+                    f.min_x = x;
                 }
-                if above {
-                    f.max = Some(text);
+                if f.max.is_none() || x > f.max_x {
+                    f.max = Some(v.get().to_string());
+                    f.max_x = x;
                 }
             }
         }
