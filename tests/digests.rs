@@ -536,7 +536,8 @@ fn census_never_costs_more_than_the_raw_lines_it_stands_for() {
         ) {
             continue;
         }
-        let cost = ctx::plan::census::measure(&artifact, &trace.graph, &trace.contract);
+        let cost =
+            ctx::plan::census::measure(&artifact, &trace.graph, &trace.receipt, &trace.contract);
         let census = cost.chosen(trace.budget.ceiling);
         let raw = carrying_tokens(&artifact, &trace.contract, &trace.graph);
         assert!(

@@ -97,8 +97,8 @@ fn no_contract_docs_page_or_fixtures_folder_names_an_unregistered_family() {
     // The declarative filters' captures, one folder per filter (checked
     // against filters/*.toml by tests/filters.rs).
     fixtures.remove("filters");
-    // Re-run fix-up sequences, one folder per project, each step a capture
-    // of its own family (checked by tests/delta_sequences.rs).
+    // Re-run sequences across families, one folder per sequence (checked
+    // by tests/delta_sequences.rs).
     fixtures.remove("deltas");
     for (what, found) in [
         ("contracts/*.toml", contracts),

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::artifact::Artifact;
 use crate::contract::Contract;
 use crate::delivery_plan::{ListingNote, Note, TypeCount};
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::render::notes;
 use crate::tokens;
@@ -36,6 +36,7 @@ const CHEAP_RUN: usize = MARKER_TOKENS * 3 / 4;
 pub fn plan(
     artifact: &Artifact,
     graph: &EvidenceGraph,
+    receipt: &CoverageReceipt,
     contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
@@ -71,7 +72,7 @@ pub fn plan(
     // the runs between folders are declared omissions, not census.
     let named_cost = named_cost(graph);
     let mut named_form = false;
-    if !census::measure(artifact, graph, contract).fits(budget.ceiling) {
+    if !census::measure(artifact, graph, receipt, contract).fits(budget.ceiling) {
         p.rung = Rung::Flood;
         unnamed = p.named(graph, contract, budget.ceiling);
     } else if p.spent + must_cost > budget.target

@@ -86,7 +86,7 @@ pub fn resolve(
     match contract.planner {
         Planner::Diff => diff::plan(artifact, graph, receipt, contract, budget),
         Planner::Search => search::plan(artifact, graph, budget),
-        Planner::Listing => listing::plan(artifact, graph, contract, budget),
+        Planner::Listing => listing::plan(artifact, graph, receipt, contract, budget),
         Planner::Install => install::plan(artifact, graph, contract, budget),
         Planner::Log => log::plan(artifact, graph, budget),
         Planner::Roster => roster::plan(artifact, graph, contract, budget),

@@ -75,6 +75,8 @@ pub fn lines(d: &Delta) -> Vec<String> {
             ));
             out.extend(grouped(&d.still));
         }
+        // The pointer on the opening line names the one still failing.
+        ([_], true) => {}
         (_, true) => out.extend(grouped(&d.still)),
     }
     out
@@ -210,9 +212,12 @@ mod tests {
                 "  lonely",
             ]
         );
+        // The pointer names the one still failing: no list repeats it.
         assert_eq!(
-            super::lines(&delta(&[], &["b::z"], &[]))[0],
-            "[ctx] same 1 failure as the last run (4 min ago), detail as before: ctx expand c0ffee12ab34 --item b::z"
+            super::lines(&delta(&[], &["b::z"], &[])),
+            [
+                "[ctx] same 1 failure as the last run (4 min ago), detail as before: ctx expand c0ffee12ab34 --item b::z"
+            ]
         );
     }
 
