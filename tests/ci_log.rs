@@ -477,3 +477,45 @@ fn a_failing_step_gets_its_familys_census() {
         }
     }
 }
+
+/// GitLab's `Job failed` line is told with the section it failed in; when
+/// the runner's lines around it are a window too (another `ERROR:` of the
+/// runner failed them), the line is printed once and the digest stands.
+#[test]
+fn a_line_two_steps_claim_is_printed_once() {
+    let mut trace = String::from("\x1b[0KRunning with gitlab-runner 17.0.0 (abc)\n");
+    trace.push_str("\x1b[0Ksection_start:1700000000:step_script\r\x1b[0K\x1b[0K\x1b[36;1mExecuting \"step_script\" stage of the job script\x1b[0;m\n");
+    for i in 0..200 {
+        trace.push_str(&format!(
+            "compiling unit {i} of 200 with the release profile\n"
+        ));
+    }
+    trace.push_str("make: *** [Makefile:12: all] Error 2\n");
+    trace.push_str("section_end:1700000100:step_script\r\x1b[0K\n");
+    for i in 0..40 {
+        trace.push_str(&format!("Uploading artifacts part {i} to coordinator\n"));
+    }
+    trace.push_str("\x1b[31;1mERROR: Uploading artifacts as \"archive\" to coordinator... 500 Internal Server Error\x1b[0;m\n");
+    trace.push_str("\x1b[31;1mERROR: Job failed: exit code 2\x1b[0;m\n");
+    let a = Artifact::from_stdout(trace.into_bytes(), Exit::Unknown, vec![]);
+    let (text, d) = digest(&a, None);
+    assert!(matches!(d.output, Output::Digest(_)), "{:?}", d.rejection);
+    // Its raw line once (in the runner's window), its census line with
+    // the section it failed in.
+    assert_eq!(
+        text.lines()
+            .filter(|l| *l == "ERROR: Job failed: exit code 2")
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        text.contains("[ctx] error step_script: ERROR: Job failed: exit code 2"),
+        "{text}"
+    );
+    assert!(text.contains("ERROR: Uploading artifacts"), "{text}");
+    assert!(
+        text.contains("✗ section 2 failed: step_script · exit 2"),
+        "{text}"
+    );
+}

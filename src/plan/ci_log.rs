@@ -50,6 +50,7 @@ pub fn plan(
         spent: FRAME_TOKENS,
         shown: Vec::new(),
         hidden: Vec::new(),
+        windows: Vec::new(),
     };
     let steps: Vec<usize> = of(graph, ItemKind::Step);
     let annotations: Vec<usize> = of(graph, ItemKind::Annotation);
@@ -57,6 +58,15 @@ pub fn plan(
         .iter()
         .copied()
         .filter(|&i| graph.items[i].fields.contains_key(FAMILY))
+        .collect();
+    p.windows = windows
+        .iter()
+        .filter_map(|&i| {
+            let item = &graph.items[i];
+            let first = field(item, CONTENT_FIRST)?;
+            let last = item.block?.last;
+            (first <= last).then(|| (i, Span::new(first, last)))
+        })
         .collect();
     let first: Vec<usize> = steps
         .iter()
@@ -224,6 +234,8 @@ struct Planner<'a> {
     shown: Vec<Span>,
     /// Lines a window's plan leaves behind a marker.
     hidden: Vec<Span>,
+    /// Each window's step and lines.
+    windows: Vec<(usize, Span)>,
 }
 
 impl Planner<'_> {
@@ -272,7 +284,15 @@ impl Planner<'_> {
             }
             *room -= cost;
             self.spent += cost;
-            if self.hidden.iter().any(|s| s.contains(line)) {
+            // A line another step's window plans (GitLab's `Job failed`,
+            // told with the section it failed in, may stand in a runner
+            // step that is a window too) is named by its census line, so
+            // no line is printed twice.
+            let foreign = self
+                .windows
+                .iter()
+                .any(|(w, span)| *w != step && span.contains(line));
+            if foreign || self.hidden.iter().any(|s| s.contains(line)) {
                 self.blocks.push(Block::Item {
                     index: a,
                     detail: false,
