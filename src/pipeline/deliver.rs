@@ -44,8 +44,10 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
     let outcome = guard::isolate("the pipeline", || {
         let delivery = pipeline::digest(artifact, sinks.archive, options)
             .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
-        let shaped = (!sinks.formatting.is_text())
-            .then(|| Output::Digest(shape(artifact, &delivery, sinks.formatting)));
+        let shaped = (!sinks.formatting.is_text()).then(|| {
+            fault::point("format");
+            Output::Digest(shape(artifact, &delivery, sinks.formatting))
+        });
         emitting.set(true);
         let output = shaped.as_ref().unwrap_or(&delivery.output);
         emit::write(artifact, output, delivery.note(), sinks.raw_to);

@@ -15,6 +15,7 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem};
 use crate::format::{Format, Formatting};
 use crate::store::ArchiveKey;
 
+pub mod items;
 pub mod json;
 pub mod markdown;
 
