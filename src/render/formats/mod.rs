@@ -17,7 +17,9 @@ use crate::store::ArchiveKey;
 
 pub mod items;
 pub mod json;
+pub mod junit;
 pub mod markdown;
+pub mod sarif;
 
 /// Everything a shape is made from: what the pipeline found and planned,
 /// and what the text delivery was.
