@@ -198,7 +198,15 @@ pub fn digest(
     }
     if let (Output::Digest(_), Some(source)) = (&delivery.output, &options.delta) {
         let budget = trace.budget;
-        rerun::delta(artifact, shown, source, &contract, &key, budget, &mut delivery);
+        rerun::delta(
+            artifact,
+            shown,
+            source,
+            &contract,
+            &key,
+            budget,
+            &mut delivery,
+        );
     }
     Ok(delivery)
 }
