@@ -16,6 +16,8 @@ use ctx::store::ArchiveKey;
 
 #[path = "support/census_text.rs"]
 mod census_text;
+#[path = "support/schema.rs"]
+mod schema;
 
 /// Every `fixtures/<family>/<case>/` with a case.json, sorted.
 fn cases() -> Vec<PathBuf> {
@@ -104,28 +106,19 @@ fn json_and_markdown_as_snapshotted() {
 
 #[test]
 fn json_follows_the_schema() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join("docs/schema/ctx.digest-v1.json");
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let mut schemas = boon::Schemas::new();
-    let mut compiler = boon::Compiler::new();
-    compiler.add_resource("ctx.digest-v1.json", schema).unwrap();
-    let id = compiler
-        .compile("ctx.digest-v1.json", &mut schemas)
-        .unwrap();
+    let schemas = schema::Schemas::load();
     for case in cases() {
         let artifact = ctx::fixture::load(&case).unwrap();
         let value = json(&artifact, &delivery(&artifact));
-        if let Err(e) = schemas.validate(&value, id) {
-            panic!("{}: {e:#}", name(&case));
+        if let Err(e) = schemas.check(&value, schemas.digest) {
+            panic!("{}: {e}", name(&case));
         }
     }
     // And a document that breaks it is refused: the schema can fail.
     let artifact = ctx::fixture::load(&cases()[0]).unwrap();
     let mut value = json(&artifact, &delivery(&artifact));
     value["delivery"] = "digested".into();
-    assert!(schemas.validate(&value, id).is_err());
+    assert!(schemas.check(&value, schemas.digest).is_err());
 }
 
 /// Every identity the JSON lists is named by the text digest made from
@@ -157,16 +150,21 @@ fn json_and_text_name_the_same_identities() {
             continue;
         }
         compared += 1;
+        // The digest shows the profile's view (a CI log without its
+        // timestamps): headlines are read in it.
+        let view = ctx::profiles::by_family(d.profile.split('/').next().unwrap_or_default())
+            .and_then(|p| p.view(&artifact));
+        let artifact = view.as_ref().unwrap_or(&artifact);
         for item in &census {
             let in_json = listed.contains(&item.identity);
             assert!(
-                !in_json || census_text::names(&text, &artifact, item),
+                !in_json || census_text::names(&text, artifact, item),
                 "{}: {:?} is in the JSON but not in the text",
                 name(&case),
                 item.identity
             );
             assert!(
-                in_json || !census_text::names_by_identity(&text, &artifact, item),
+                in_json || !census_text::names_by_identity(&text, artifact, item),
                 "{}: {:?} is in the text but not in the JSON",
                 name(&case),
                 item.identity

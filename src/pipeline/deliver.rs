@@ -44,8 +44,10 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
     let outcome = guard::isolate("the pipeline", || {
         let delivery = pipeline::digest(artifact, sinks.archive, options)
             .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
-        let shaped = (!sinks.formatting.is_text())
-            .then(|| Output::Digest(shape(artifact, &delivery, sinks.formatting)));
+        let shaped = (!sinks.formatting.is_text()).then(|| {
+            fault::point("format");
+            Output::Digest(shape(artifact, &delivery, sinks.formatting))
+        });
         emitting.set(true);
         let output = shaped.as_ref().unwrap_or(&delivery.output);
         emit::write(artifact, output, delivery.note(), sinks.raw_to);
@@ -90,6 +92,18 @@ pub fn with_report<T>(
     f: impl FnOnce(&Report) -> T,
 ) -> T {
     let reason = delivery.rejection.as_ref().map(ToString::to_string);
+    // A digest shows the profile's view of the output (a CI log without
+    // its timestamps), as `pipeline::digest` rendered it; raw output is
+    // the original.
+    let view = match &delivery.output {
+        Output::Digest(_) => delivery
+            .profile
+            .split_once('/')
+            .and_then(|(family, _)| crate::profiles::by_family(family))
+            .and_then(|p| p.view(artifact)),
+        Output::Raw => None,
+    };
+    let artifact = view.as_ref().unwrap_or(artifact);
     let delivered = match (&delivery.output, &delivery.rejection) {
         (Output::Digest(bytes), _) => Delivered::Digest(bytes),
         (Output::Raw, None | Some(Rejection::NotSmaller)) => Delivered::Verbatim,

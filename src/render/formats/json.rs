@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::artifact::Exit;
 use crate::delivery_plan::{Omitted, Rung};
 use crate::evidence::{CoverageReceipt, EvidenceItem, ItemKind, Precision, Severity};
+use crate::store::ArchiveKey;
 
 use super::{Delivered, Report, Shown, expand_command, reason, shown};
 
@@ -81,7 +82,7 @@ struct Count<'a> {
 }
 
 #[derive(Serialize)]
-struct Item<'a> {
+pub(super) struct Item<'a> {
     kind: ItemKind,
     identity: &'a str,
     file: Option<&'a str>,
@@ -234,7 +235,15 @@ impl<'a> Document<'a> {
 }
 
 fn item<'a>(shown: Shown<'a>, report: &Report) -> Item<'a> {
-    let it: &'a EvidenceItem = shown.item;
+    item_of(shown.item, shown.times, report.key)
+}
+
+/// An item as both documents list it.
+pub(super) fn item_of<'a>(
+    it: &'a EvidenceItem,
+    times: usize,
+    key: Option<&ArchiveKey>,
+) -> Item<'a> {
     let location = it.location.as_ref();
     Item {
         kind: it.kind,
@@ -245,8 +254,8 @@ fn item<'a>(shown: Shown<'a>, report: &Report) -> Item<'a> {
         code: it.class.as_deref(),
         severity: it.severity,
         reason: reason(it),
-        times: shown.times,
-        expand: report.key.map(|k| {
+        times,
+        expand: key.map(|k| {
             expand_command(
                 k,
                 &crate::delivery_plan::Address::Item(it.identity.clone()).args(),

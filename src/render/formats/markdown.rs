@@ -110,6 +110,43 @@ pub fn document(report: &Report, link_base: Option<&str>) -> String {
     md.finish()
 }
 
+/// `--items` as markdown: a heading naming the record, then every item's
+/// `--items` line, grouped by file (each linked with `link_base`).
+pub fn items(listing: &super::items::Listing, link_base: Option<&str>) -> String {
+    let artifact = listing.artifact;
+    let mut md = Markdown::new(link_base, artifact.cwd.as_deref());
+    let _ = write!(
+        md.out,
+        "### {} · {}\n\n",
+        span(&crate::words::counted(listing.items.len(), "items")),
+        span(&crate::render::clip(&artifact.display_command(), 80))
+    );
+    // Files in the order they first occur, each item under its file.
+    let mut files: Vec<Option<&str>> = Vec::new();
+    for item in listing.items {
+        let file = item.location.as_ref().map(|l| l.file.as_str());
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    for file in files {
+        for (item, line) in listing.items.iter().zip(listing.lines) {
+            let location = item.location.as_ref();
+            if location.map(|l| l.file.as_str()) != file {
+                continue;
+            }
+            let lines = Rendered {
+                lines: vec![RenderedLine {
+                    origin: Origin::Ctx,
+                    text: line.clone(),
+                }],
+            };
+            md.census_item(file, location.and_then(|l| l.line), &lines);
+        }
+    }
+    md.finish()
+}
+
 /// The document being written, and which list or section is open.
 struct Markdown<'a> {
     out: String,
@@ -429,17 +466,17 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Percent-encodes a path segment for a URL.
+/// A path segment percent-encoded for a URL: everything but the
+/// unreserved characters (RFC 3986), so `#`, `?`, `%`, spaces and
+/// non-ASCII names stay one segment.
 fn encode(segment: &str) -> String {
-    let mut out = String::new();
-    for b in segment.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~@+".contains(&b) {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
+    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+    const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    utf8_percent_encode(segment, SEGMENT).to_string()
 }
 
 fn longest_run(text: &str, c: char) -> usize {
