@@ -17,7 +17,7 @@ use crate::format::Formatting;
 use crate::guard::{self, Rejection};
 use crate::ledger::last_run::DeltaSource;
 use crate::ledger::{self, LedgerSink};
-use crate::pipeline::{self, Options, Output};
+use crate::pipeline::{self, Options, Output, ci};
 use crate::render::formats::{self, Delivered, Facts, Report};
 
 /// Exit status for ctx's own failures (bad usage, unreadable input).
@@ -44,11 +44,29 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
     let outcome = guard::isolate("the pipeline", || {
         let delivery = pipeline::digest(artifact, sinks.archive, options)
             .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
-        let shaped = (!sinks.formatting.is_text())
-            .then(|| Output::Digest(shape(artifact, &delivery, sinks.formatting)));
-        emitting.set(true);
-        let output = shaped.as_ref().unwrap_or(&delivery.output);
-        emit::write(artifact, output, delivery.note(), sinks.raw_to);
+        {
+            let why = delivery.rejection.as_ref().map(ToString::to_string);
+            let report = report(artifact, &delivery, why.as_deref().unwrap_or_default());
+            // A shape the family has no form for (JUnit of a build) is
+            // refused, and the text delivery goes out: never nothing.
+            let refused = ci::refusal(sinks.formatting.format, delivery.profile);
+            let shaped = (!sinks.formatting.is_text() && refused.is_none())
+                .then(|| Output::Digest(formats::render(sinks.formatting, &report)));
+            let note = match (refused, delivery.note()) {
+                (Some(why), other) => Some(
+                    std::iter::once(format!("[ctx] {why}; the digest is printed instead"))
+                        .chain(other)
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+                (None, other) => other,
+            };
+            emitting.set(true);
+            let output = shaped.as_ref().unwrap_or(&delivery.output);
+            emit::write(artifact, output, note, sinks.raw_to);
+            fault::point("ci");
+            ci::write(&report, sinks.formatting);
+        }
         fault::point("ledger");
         sinks.ledger.record(artifact, &delivery);
         Ok(delivery)
@@ -61,7 +79,7 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
         emit::note(&format!(
             "[ctx] {fault} after the output was written; exit status kept"
         ));
-    } else if sinks.formatting.is_text() {
+    } else if !sinks.formatting.shape_holds_raw_output() {
         emit::write_raw_now(artifact, sinks.raw_to);
         emit::note(&format!("[ctx] {fault}; output not shortened"));
     } else {
@@ -71,20 +89,16 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
     Err(fault)
 }
 
-/// The delivery in a shape other than text, made from the same facts and
-/// plan as the text digest (`render::formats`).
-pub fn shape(
-    artifact: &Artifact,
-    delivery: &crate::delivery::Delivery,
-    formatting: &Formatting,
-) -> Vec<u8> {
-    let reason = delivery.rejection.as_ref().map(ToString::to_string);
+/// What the shapes other than text and the CI outputs are made from: the
+/// same facts and plan as the text digest (`render::formats`).
+/// `why` is the rejection's words, when there was one.
+pub fn report<'a>(artifact: &'a Artifact, delivery: &'a Delivery, why: &'a str) -> Report<'a> {
     let delivered = match (&delivery.output, &delivery.rejection) {
         (Output::Digest(bytes), _) => Delivered::Digest(bytes),
         (Output::Raw, None | Some(Rejection::NotSmaller)) => Delivered::Verbatim,
-        (Output::Raw, Some(_)) => Delivered::Fallback(reason.as_deref().unwrap_or_default()),
+        (Output::Raw, Some(_)) => Delivered::Fallback(why),
     };
-    let report = Report {
+    Report {
         artifact,
         profile: delivery.profile,
         facts: delivery.trace.as_ref().map(|t| Facts {
@@ -97,8 +111,7 @@ pub fn shape(
         delivered,
         raw_tokens: delivery.raw_tokens,
         text_tokens: delivery.delivered_tokens,
-    };
-    formats::render(formatting, &report)
+    }
 }
 
 /// After a fault, the raw output in the shape asked for: a document that
@@ -165,7 +178,7 @@ pub fn captured(
         delta: (delta && formatting.is_text())
             .then(DeltaSource::from_env)
             .flatten(),
-        read_small: !formatting.is_text(),
+        read_small: formatting.reads_small(),
         ..Options::configured(budget)
     };
     let _ = run(&artifact, &sinks, &options);
@@ -174,8 +187,10 @@ pub fn captured(
 
 /// Runs the pipeline on an ingested artifact with the default archive and
 /// ledger, writing raw output (when it goes raw) to stdout. A fault in any
-/// stage prints the raw output (`run` is the isolation boundary).
-pub fn ingested(artifact: &Artifact, budget: Option<usize>, formatting: &Formatting) {
+/// stage prints the raw output (`run` is the isolation boundary). False
+/// when the shape asked for was refused (`ci::refusal`: JUnit of a build)
+/// and the text delivery went out instead.
+pub fn ingested(artifact: &Artifact, budget: Option<usize>, formatting: &Formatting) -> bool {
     let archive = crate::archive::open_default();
     let ledger = crate::ledger::open_default();
     let sinks = Sinks {
@@ -185,10 +200,13 @@ pub fn ingested(artifact: &Artifact, budget: Option<usize>, formatting: &Formatt
         formatting,
     };
     let options = Options {
-        read_small: !formatting.is_text(),
+        read_small: formatting.reads_small(),
         ..Options::configured(budget)
     };
-    let _ = run(artifact, &sinks, &options);
+    match run(artifact, &sinks, &options) {
+        Ok(delivery) => ci::refusal(formatting.format, delivery.profile).is_none(),
+        Err(_) => true,
+    }
 }
 
 /// How long ctx keeps writing the raw output after a stop request: the
