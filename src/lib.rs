@@ -40,10 +40,13 @@ pub use runtime::{config, fault, home, tokens, trust};
 
 // Integrations: the CLI, PATH shims, `ctx rewrite`, agent hooks.
 pub mod integrations;
-pub use integrations::{agents, cli, rewrite, shim};
+pub use integrations::{agents, cli, mcp, rewrite, shim};
 
 // Test support: recorded fixtures and synthetic samples, used by the
 // tests, benches and examples, never by the binary.
 #[doc(hidden)]
 pub mod testing;
 pub use testing::fixture;
+
+// `ctx read`: views of a file through its syntax tree.
+pub mod read;

@@ -107,6 +107,14 @@ fn annotations_follow_the_digest_on_stdout_under_github_actions() {
     // On when asked, anywhere.
     let asked = s.ctx(&["digest", "--annotate", "github", "tsc.log"], &[]);
     assert_eq!(text(&asked.stdout), annotated);
+    // `CMD | ctx pipe` too.
+    let mut pipe = ctx_cmd(&s.path("home"), &["pipe"]);
+    pipe.current_dir(s.dir.path())
+        .env("GITHUB_ACTIONS", "true")
+        .stdin(std::fs::File::open(s.path("tsc.log")).unwrap());
+    let piped = pipe.output().unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    assert_eq!(commands(&text(&piped.stdout)).len(), 10);
 }
 
 #[test]

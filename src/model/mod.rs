@@ -13,6 +13,7 @@ pub mod format;
 pub mod line_index;
 pub mod mapped;
 pub mod normalize;
+pub mod note;
 pub mod retention;
 pub mod words;
 pub mod workspace;

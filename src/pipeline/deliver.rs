@@ -44,14 +44,14 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
     let outcome = guard::isolate("the pipeline", || {
         let delivery = pipeline::digest(artifact, sinks.archive, options)
             .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
-        {
-            let why = delivery.rejection.as_ref().map(ToString::to_string);
-            let report = report(artifact, &delivery, why.as_deref().unwrap_or_default());
+        with_report(artifact, &delivery, |report| {
             // A shape the family has no form for (JUnit of a build) is
             // refused, and the text delivery goes out: never nothing.
             let refused = ci::refusal(sinks.formatting.format, delivery.profile);
-            let shaped = (!sinks.formatting.is_text() && refused.is_none())
-                .then(|| Output::Digest(formats::render(sinks.formatting, &report)));
+            let shaped = (!sinks.formatting.is_text() && refused.is_none()).then(|| {
+                fault::point("format");
+                Output::Digest(formats::render(sinks.formatting, report))
+            });
             let note = match (refused, delivery.note()) {
                 (Some(why), other) => Some(
                     std::iter::once(format!("[ctx] {why}; the digest is printed instead"))
@@ -65,8 +65,8 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
             let output = shaped.as_ref().unwrap_or(&delivery.output);
             emit::write(artifact, output, note, sinks.raw_to);
             fault::point("ci");
-            ci::write(&report, sinks.formatting);
-        }
+            ci::write(report, sinks.formatting);
+        });
         fault::point("ledger");
         sinks.ledger.record(artifact, &delivery);
         Ok(delivery)
@@ -89,16 +89,31 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
     Err(fault)
 }
 
-/// What the shapes other than text and the CI outputs are made from: the
-/// same facts and plan as the text digest (`render::formats`).
-/// `why` is the rejection's words, when there was one.
-pub fn report<'a>(artifact: &'a Artifact, delivery: &'a Delivery, why: &'a str) -> Report<'a> {
+/// The delivery in a shape other than text, made from the same facts and
+/// plan as the text digest (`render::formats`).
+pub fn shape(
+    artifact: &Artifact,
+    delivery: &crate::delivery::Delivery,
+    formatting: &Formatting,
+) -> Vec<u8> {
+    with_report(artifact, delivery, |report| {
+        formats::render(formatting, report)
+    })
+}
+
+/// Calls `f` with the `render::formats` report of a delivery.
+pub fn with_report<T>(
+    artifact: &Artifact,
+    delivery: &crate::delivery::Delivery,
+    f: impl FnOnce(&Report) -> T,
+) -> T {
+    let reason = delivery.rejection.as_ref().map(ToString::to_string);
     let delivered = match (&delivery.output, &delivery.rejection) {
         (Output::Digest(bytes), _) => Delivered::Digest(bytes),
         (Output::Raw, None | Some(Rejection::NotSmaller)) => Delivered::Verbatim,
-        (Output::Raw, Some(_)) => Delivered::Fallback(why),
+        (Output::Raw, Some(_)) => Delivered::Fallback(reason.as_deref().unwrap_or_default()),
     };
-    Report {
+    let report = Report {
         artifact,
         profile: delivery.profile,
         facts: delivery.trace.as_ref().map(|t| Facts {
@@ -111,7 +126,8 @@ pub fn report<'a>(artifact: &'a Artifact, delivery: &'a Delivery, why: &'a str) 
         delivered,
         raw_tokens: delivery.raw_tokens,
         text_tokens: delivery.delivered_tokens,
-    }
+    };
+    f(&report)
 }
 
 /// After a fault, the raw output in the shape asked for: a document that

@@ -13,6 +13,7 @@
 pub mod ci;
 pub mod deliver;
 pub mod emit;
+mod rerun;
 
 use crate::archive::Archive;
 use crate::artifact::Artifact;
@@ -21,10 +22,9 @@ use crate::contract;
 use crate::fault;
 use crate::guard::{self, Rejection};
 use crate::ledger::last_run::DeltaSource;
-use crate::plan::{self, Budget, DeliveryPlan};
+use crate::plan::{self, Budget};
 use crate::profiles::MatchedBy;
 use crate::render;
-use crate::store::ArchiveKey;
 use crate::tokens;
 
 /// What the caller may choose.
@@ -111,6 +111,17 @@ pub fn digest(
         }
     };
     let budget = Budget::from_contract(&contract, options.budget);
+    // What the digest shows: the captured lines, or the profile's view of
+    // them (a CI log without its timestamps); the archive keeps the
+    // original either way.
+    let view = match guard::isolate(profile.version(), || profile.view(artifact)) {
+        Ok(view) => view,
+        Err(rejection) => {
+            delivery.rejection = Some(rejection);
+            return Ok(delivery);
+        }
+    };
+    let shown = view.as_ref().unwrap_or(artifact);
 
     // The plan omits exactly when the output exceeds the target (see
     // `plan::resolve`), so the archive write — the largest cost of a big
@@ -123,7 +134,7 @@ pub fn digest(
                 fault::point("extract");
                 let (graph, receipt) = profile.extract(artifact);
                 fault::point("plan");
-                let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
+                let plan = plan::resolve(shown, &graph, &receipt, &contract, budget, raw_tokens);
                 (graph, receipt, plan)
             })
         });
@@ -160,6 +171,9 @@ pub fn digest(
         return Ok(delivery);
     }
     let Some(archived) = archived else {
+        if let Some(source) = &options.delta {
+            rerun::verbatim(artifact, shown, archive, source, &contract, &mut delivery);
+        }
         return Ok(delivery);
     };
     let key = match archived {
@@ -174,9 +188,9 @@ pub fn digest(
 
     let rendered = guard::isolate("render", || {
         fault::point("render");
-        render::render(artifact, &trace.graph, &trace.plan, Some(&key))
+        render::render(shown, &trace.graph, &trace.plan, Some(&key))
     });
-    match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key), raw_tokens)) {
+    match rendered.and_then(|r| guard::accept(shown, &trace.plan, &r, Some(&key), raw_tokens)) {
         Ok(bytes) => {
             delivery.delivered_tokens = tokens::estimate(&bytes);
             delivery.output = Output::Digest(bytes);
@@ -184,66 +198,16 @@ pub fn digest(
         Err(rejection) => delivery.rejection = Some(rejection),
     }
     if let (Output::Digest(_), Some(source)) = (&delivery.output, &options.delta) {
-        rerun_delta(artifact, source, &contract, &key, &mut delivery);
+        let budget = trace.budget;
+        rerun::delta(
+            artifact,
+            shown,
+            source,
+            &contract,
+            &key,
+            budget,
+            &mut delivery,
+        );
     }
     Ok(delivery)
-}
-
-/// Replaces a delivered digest by its re-run delta when the same command
-/// ran recently (`plan::delta`), and only when the delta is smaller
-/// (never worse). Any doubt — no previous run, a failed check, a fault —
-/// keeps the normal digest.
-fn rerun_delta(
-    artifact: &Artifact,
-    source: &DeltaSource,
-    contract: &contract::Contract,
-    key: &ArchiveKey,
-    delivery: &mut Delivery,
-) {
-    let Some(trace) = delivery.trace.as_ref() else {
-        return;
-    };
-    let normal = delivery.delivered_tokens;
-    let made = guard::isolate("delta", || {
-        fault::point("delta");
-        let previous = source.previous(artifact, delivery.profile)?;
-        let finish = |base_plan: &DeliveryPlan, base| {
-            let plan = plan::delta::apply(contract, &trace.graph, base_plan, base, &previous)?;
-            guard::check_census(contract, &trace.graph, &plan).ok()?;
-            let rendered = render::render(artifact, &trace.graph, &plan, Some(key));
-            let bytes =
-                guard::accept(artifact, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
-            let tokens = tokens::estimate(&bytes);
-            (tokens < normal).then_some((plan, bytes, tokens))
-        };
-        // First planned again with the still-failing detail set aside, so
-        // that the budget goes to the new failures' detail; when that is
-        // not smaller than the normal digest, the normal plan without the
-        // still-failing detail.
-        let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
-        let replanned = plan::resolve(
-            artifact,
-            &deferred,
-            &trace.receipt,
-            contract,
-            trace.budget,
-            delivery.raw_tokens,
-        );
-        let made = finish(&replanned, plan::delta::Base::Deferred)
-            .or_else(|| finish(&trace.plan, plan::delta::Base::Normal))?;
-        Some((previous.key.clone(), previous.age_secs, made))
-    });
-    let Ok(Some((against, age_secs, (plan, bytes, tokens)))) = made else {
-        return;
-    };
-    delivery.delta = Some(DeltaUse {
-        against,
-        age_secs,
-        normal_tokens: normal,
-    });
-    delivery.delivered_tokens = tokens;
-    delivery.output = Output::Digest(bytes);
-    if let Some(trace) = delivery.trace.as_mut() {
-        trace.plan = plan;
-    }
 }

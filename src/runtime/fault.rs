@@ -2,7 +2,9 @@
 //! (what `cargo test` builds and runs); a release binary ignores them.
 //!
 //! - `CTX_FAULT=<stage>` makes that pipeline stage panic (`classify`,
-//!   `extract`, `plan`, `archive`, `render`, `ci`, `ledger`), so the integration
+//!   `extract`, `plan`, `archive`, `render`, `format` (a `--format`
+//!   shape other than text), `ci` (annotations, the step summary),
+//!   `ledger`), so the integration
 //!   tests can prove through the built binary that a fault anywhere after
 //!   capture still prints the raw output with the right status
 //!   (invariant 8).

@@ -69,6 +69,19 @@ pub fn evidence(
 /// `--items`: one identity per line, every census item (or, with a filter,
 /// every item that passes it), complete and in occurrence order.
 pub fn items(contract: &Contract, graph: &EvidenceGraph, filter: &ItemFilter) -> Vec<String> {
+    selected(contract, graph, filter)
+        .into_iter()
+        .map(|i| i.identity.clone())
+        .collect()
+}
+
+/// The items `--items` lists: every census item, or with a filter every
+/// item that passes it, in occurrence order.
+pub fn selected<'g>(
+    contract: &Contract,
+    graph: &'g EvidenceGraph,
+    filter: &ItemFilter,
+) -> Vec<&'g EvidenceItem> {
     let filtered = filter.code.is_some() || filter.file.is_some() || filter.severity.is_some();
     graph
         .items
@@ -80,7 +93,6 @@ pub fn items(contract: &Contract, graph: &EvidenceGraph, filter: &ItemFilter) ->
                 contract.requires(i)
             }
         })
-        .map(|i| i.identity.clone())
         .collect()
 }
 
@@ -97,22 +109,14 @@ pub fn listing(
     graph: &EvidenceGraph,
     filter: &ItemFilter,
 ) -> Vec<String> {
-    let filtered = filter.code.is_some() || filter.file.is_some() || filter.severity.is_some();
-    graph
-        .items
-        .iter()
-        .filter(|i| {
-            if filtered {
-                filter.accepts(i)
-            } else {
-                contract.requires(i)
-            }
-        })
+    selected(contract, graph, filter)
+        .into_iter()
         .map(|i| listing_line(artifact, i))
         .collect()
 }
 
-fn listing_line(artifact: &Artifact, item: &EvidenceItem) -> String {
+/// One item's `--items` line.
+pub fn listing_line(artifact: &Artifact, item: &EvidenceItem) -> String {
     let mut line = item.identity.clone();
     let reason = reason(artifact, item);
     if let Some(code) = item.class.as_deref()
@@ -186,6 +190,8 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::RefName => "listed",
         ItemKind::Record => "anomalous record",
         ItemKind::Field => "field",
+        ItemKind::Step => "step of the job",
+        ItemKind::Annotation => "annotation",
     }
 }
 

@@ -35,8 +35,21 @@ pub struct Args {
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     super::pipe::check_family(args.family.as_deref())?;
     super::ci::check_shape(args.output.format, args.family.as_deref())?;
+    // A SARIF log or a JUnit report is one document for one run: two
+    // files would print two documents that no reader takes as one.
+    if args.files.len() > 1
+        && !args.output.formatting().shape_holds_raw_output()
+        && !args.output.formatting().is_text()
+    {
+        anyhow::bail!(
+            "--format {} reads one file per run; give the files one at a time",
+            args.output.format.word()
+        );
+    }
     let formatting = super::ci::formatting(&args.output, &args.ci);
-    let many = args.files.len() > 1;
+    // The `==>` lines separate text digests; a JSON document or a
+    // markdown digest names its input itself.
+    let many = args.files.len() > 1 && args.output.format == crate::format::Format::Text;
     let mut status = 0;
     for file in &args.files {
         let ingested = if file == "-" {

@@ -9,7 +9,9 @@ use std::io::{self, Write};
 use regex::bytes::Regex;
 
 use crate::artifact::Stream;
+use crate::format::{Format, Formatting};
 use crate::render::counted;
+use crate::render::formats::items::{Filter, Listing};
 use crate::store::zoom::{Zoom, parse_range};
 use crate::store::{self, AnyStore, ArchiveKey, Reader, RecordMeta, Store, StoreError, key};
 use crate::{ledger, tokens};
@@ -71,6 +73,14 @@ pub struct Args {
     /// The whole block of every census item, each under a `[ctx] ---` line.
     #[arg(long, conflicts_with_all = ["lines", "grep", "all"])]
     pub details: bool,
+    /// With --items: `text`, `json` (a `ctx.items/v1` document),
+    /// `markdown` (docs/formats.md), or the listed items as `sarif`
+    /// (diagnostics) or `junit` (test failures) (docs/ci.md).
+    #[arg(long, value_enum, default_value_t = Format::Text, value_name = "FORMAT", requires = "items")]
+    pub format: Format,
+    /// With --items --format markdown: link each file to URL/<path>#L<line>.
+    #[arg(long, value_name = "URL", requires = "items")]
+    pub link_base: Option<String>,
 }
 
 /// How many census blocks `--details` prints before pointing at `--items`.
@@ -230,10 +240,33 @@ fn census_zoom(
             file: args.file.clone(),
             severity: args.severity.clone(),
         };
-        for line in crate::zoom::listing(&artifact, &contract, &graph, &filter) {
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.push(b'\n');
+        let items = crate::zoom::selected(&contract, &graph, &filter);
+        let lines: Vec<String> = items
+            .iter()
+            .map(|i| crate::zoom::listing_line(&artifact, i))
+            .collect();
+        let listing = Listing {
+            artifact: &artifact,
+            profile: profile.version(),
+            key: &zoom.key,
+            filter: Filter {
+                code: filter.code.as_deref(),
+                file: filter.file.as_deref(),
+                severity: filter.severity.as_deref(),
+            },
+            items: &items,
+            lines: &lines,
+        };
+        if let Some(why) = crate::pipeline::ci::refusal(args.format, profile.version()) {
+            anyhow::bail!("{why}");
         }
+        let formatting = Formatting {
+            format: args.format,
+            link_base: args.link_base.clone(),
+            workspace: super::ci::workspace(&super::ci::Environment::current()),
+            ..Formatting::default()
+        };
+        bytes = crate::render::formats::items::render(&formatting, &listing);
     } else if let Some(id) = &args.item
         && profile.family() == "json"
         && let Some(subtree) = crate::profiles::json::subtree(&artifact, id)

@@ -4,9 +4,11 @@
 //! through the same pipeline; nothing is archived or recorded again.
 
 use crate::archive::Known;
+use crate::format::Format;
 use crate::pipeline::{self, Options, Output};
 use crate::plan::{Omitted, Rung};
 use crate::profiles::MatchedBy;
+use crate::render::formats::json;
 use crate::render::{count, counted};
 use crate::store::{Store, key};
 
@@ -19,12 +21,18 @@ pub struct Args {
     /// Explain the plan for this budget (default: the configured budget, else the family's target).
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
-    /// `text` or `json`.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    pub format: String,
+    #[command(flatten)]
+    pub output: super::format::FormatArgs,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
+    if matches!(args.output.format, Format::Sarif | Format::Junit) {
+        let word = args.output.format.word();
+        anyhow::bail!(
+            "ctx explain has no {word} form; `ctx expand {} --items --format {word}` gives the record's census as {word}",
+            args.hash
+        );
+    }
     let prefix = match key::parse_prefix(&args.hash) {
         Ok(p) => p,
         Err(why) => anyhow::bail!("{why}"),
@@ -34,7 +42,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Err(code) => return Ok(code),
     };
     let artifact = store.load(&key)?;
-    let d = pipeline::digest(&artifact, &Known(key), &Options::configured(args.budget))?;
+    // The other shapes list the census of small output too, as `ctx run
+    // --format` does.
+    let options = Options {
+        read_small: args.output.format != Format::Text,
+        ..Options::configured(args.budget)
+    };
+    let d = pipeline::digest(&artifact, &Known(key), &options)?;
     // The re-run deltas delivered for this record, from the ledger; a
     // missing or broken ledger means none known.
     let deltas = crate::ledger::Ledger::open_existing_default()
@@ -42,8 +56,9 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         .flatten()
         .and_then(|l| l.deltas_of(&key.0).ok())
         .unwrap_or_default();
-    if args.format == "json" {
+    if args.output.format == Format::Json {
         let trace = d.trace.as_ref();
+        let digest = crate::deliver::with_report(&artifact, &d, json::value);
         let json = serde_json::json!({
             "key": key.hex(),
             "command": artifact.display_command(),
@@ -66,22 +81,51 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             "deltas": deltas.iter().map(|(at_ms, against, saved)| serde_json::json!({
                 "at_ms": at_ms, "against": against, "saved_tokens_estimate": saved,
             })).collect::<Vec<_>>(),
+            "digest": digest,
         });
         println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(0);
+    }
+    let lines = report(&artifact, &key, &d, &deltas);
+    if args.output.format == Format::Markdown {
+        let formatting = args.output.formatting();
+        let digest = crate::deliver::shape(&artifact, &d, &formatting);
+        print!("{}", String::from_utf8_lossy(&digest));
+        println!("\n#### How ctx digested it\n");
+        for line in &lines {
+            println!("- {}", crate::render::formats::markdown::span(line));
+        }
+        return Ok(0);
+    }
+    for line in &lines {
+        println!("{line}");
+    }
+    Ok(0)
+}
+
+/// The text report, line by line.
+fn report(
+    artifact: &crate::artifact::Artifact,
+    key: &crate::store::ArchiveKey,
+    d: &pipeline::Delivery,
+    deltas: &[(i64, String, u64)],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    macro_rules! say {
+        ($($t:tt)*) => { out.push(format!($($t)*)) };
     }
     let exit = artifact
         .exit
         .describe()
         .unwrap_or_else(|| "exit unknown".into());
-    println!(
+    say!(
         "record {}: {} ({} lines, {} bytes), {exit}",
         key.short(),
         artifact.display_command(),
         count(artifact.line_count()),
         count(artifact.bytes().len())
     );
-    println!(
+    say!(
         "profile: {} — matched by {}: {}",
         d.profile,
         matched_by(d.matched.by),
@@ -90,21 +134,22 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     let Some(t) = &d.trace else {
         if let Output::Digest(_) = &d.output {
             // A declarative filter's digest has no evidence graph or plan.
-            println!(
+            say!(
                 "declarative filter: {} → {} tokens (the filter's rules, docs/filters.md)",
                 count(d.raw_tokens),
                 count(d.delivered_tokens)
             );
-            return Ok(0);
+            return out;
         }
         let why = d
             .rejection
+            .as_ref()
             .map_or_else(|| "no trace".to_string(), |r| r.to_string());
-        println!("no plan: {why}; the raw output is delivered");
-        return Ok(0);
+        say!("no plan: {why}; the raw output is delivered");
+        return out;
     };
     let r = &t.receipt;
-    println!(
+    say!(
         "coverage: {} parsed{} · {} · {} of {} unmatched · truncated: {} · precision: {}",
         counted(r.items_parsed as usize, "items"),
         r.items_announced.map_or(String::new(), |a| format!(
@@ -126,7 +171,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         .iter()
         .map(|(k, v)| counted(*v as usize, k))
         .collect();
-    println!(
+    say!(
         "facts: outcome {} · {} · {}, {} in the census",
         t.plan.outcome.unwrap_or(t.graph.outcome).word(),
         if counts.is_empty() {
@@ -137,7 +182,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         counted(t.graph.items.len(), "items"),
         count(t.contract.census(&t.graph).count())
     );
-    println!(
+    say!(
         "plan: {} — {} (target {} tokens, census ceiling {}, planned ≈{})",
         rung(t.plan.rung),
         t.plan.why,
@@ -146,7 +191,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         count(t.plan.estimate)
     );
     for o in &t.plan.omissions {
-        println!(
+        say!(
             "  omits {}: ctx expand {} {}",
             omitted(o.count, &o.what),
             key.short(),
@@ -154,23 +199,23 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         );
     }
     match (&d.output, &d.rejection) {
-        (Output::Digest(_), _) => println!(
+        (Output::Digest(_), _) => say!(
             "delivered: digest, ≈{} tokens of ≈{} raw",
             count(d.delivered_tokens),
             count(d.raw_tokens)
         ),
-        (Output::Raw, Some(r)) => println!("delivered: raw output ({r})"),
-        (Output::Raw, None) => println!("delivered: raw output (fits the budget)"),
+        (Output::Raw, Some(r)) => say!("delivered: raw output ({r})"),
+        (Output::Raw, None) => say!("delivered: raw output (fits the budget)"),
     }
     // What `ctx explain` re-plans is the normal digest; a run that
     // delivered a re-run delta instead is named with the run it compared.
     if let Some((_, against, saved)) = deltas.first() {
-        println!(
+        say!(
             "re-run delta: last delivered against the run of ctx expand {against} (≈{} tokens saved); `ctx run --no-delta` gives the plan above",
             count(*saved as usize)
         );
     }
-    Ok(0)
+    out
 }
 
 fn matched_by(by: MatchedBy) -> &'static str {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::artifact::Exit;
 use crate::delivery_plan::{Omitted, Rung};
 use crate::evidence::{CoverageReceipt, EvidenceItem, ItemKind, Precision, Severity};
+use crate::store::ArchiveKey;
 
 use super::{Delivered, Report, Shown, expand_command, reason, shown};
 
@@ -23,6 +24,12 @@ pub fn document(report: &Report) -> Vec<u8> {
     out
 }
 
+/// The document indented, keys in the same order (snapshots, docs).
+pub fn pretty(report: &Report) -> String {
+    serde_json::to_string_pretty(&Document::of(report))
+        .expect("a document of strings and numbers always serializes")
+}
+
 /// The document as a value (tests, `ctx explain`).
 pub fn value(report: &Report) -> serde_json::Value {
     serde_json::to_value(Document::of(report))
@@ -34,8 +41,8 @@ struct Document<'a> {
     schema: &'static str,
     /// The tool's name as the header says it; null for plain text.
     tool: Option<&'a str>,
-    family: &'a str,
-    profile: &'a str,
+    family: Option<&'a str>,
+    profile: Option<&'a str>,
     command: String,
     /// `digest`, `raw` (it fits the budget) or `fallback` (ctx refused or
     /// failed to digest it; `fallback_reason` says why).
@@ -56,6 +63,9 @@ struct Document<'a> {
     tokens: Tokens,
     /// The raw output itself when that is what ctx delivered.
     raw: Option<Raw>,
+    /// The text digest, when a declarative filter made it: such a digest
+    /// has no typed facts for the fields above.
+    text: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -72,7 +82,7 @@ struct Count<'a> {
 }
 
 #[derive(Serialize)]
-struct Item<'a> {
+pub(super) struct Item<'a> {
     kind: ItemKind,
     identity: &'a str,
     file: Option<&'a str>,
@@ -168,8 +178,8 @@ impl<'a> Document<'a> {
             tool: facts
                 .map(|f| f.graph.tool.as_str())
                 .filter(|t| !t.is_empty()),
-            family,
-            profile: report.profile,
+            family: Some(family).filter(|f| !f.is_empty()),
+            profile: Some(report.profile).filter(|p| !p.is_empty()),
             command: artifact.display_command(),
             delivery,
             fallback_reason,
@@ -214,12 +224,26 @@ impl<'a> Document<'a> {
                 budget: facts.map(|f| f.plan.budget),
             },
             raw: report.delivered.is_raw().then(|| raw(artifact.bytes())),
+            text: match (report.delivered, facts) {
+                (Delivered::Digest(bytes), None) => {
+                    Some(String::from_utf8_lossy(bytes).into_owned())
+                }
+                _ => None,
+            },
         }
     }
 }
 
 fn item<'a>(shown: Shown<'a>, report: &Report) -> Item<'a> {
-    let it: &'a EvidenceItem = shown.item;
+    item_of(shown.item, shown.times, report.key)
+}
+
+/// An item as both documents list it.
+pub(super) fn item_of<'a>(
+    it: &'a EvidenceItem,
+    times: usize,
+    key: Option<&ArchiveKey>,
+) -> Item<'a> {
     let location = it.location.as_ref();
     Item {
         kind: it.kind,
@@ -230,8 +254,8 @@ fn item<'a>(shown: Shown<'a>, report: &Report) -> Item<'a> {
         code: it.class.as_deref(),
         severity: it.severity,
         reason: reason(it),
-        times: shown.times,
-        expand: report.key.map(|k| {
+        times,
+        expand: key.map(|k| {
             expand_command(
                 k,
                 &crate::delivery_plan::Address::Item(it.identity.clone()).args(),

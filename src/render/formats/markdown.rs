@@ -43,13 +43,14 @@ pub fn document(report: &Report, link_base: Option<&str>) -> String {
                         index,
                         detail: false,
                     } => {
-                        let file = facts.graph.items[*index]
-                            .location
-                            .as_ref()
-                            .map(|l| l.file.as_str());
-                        md.census_item(file, &lines);
+                        let location = facts.graph.items[*index].location.as_ref();
+                        md.census_item(
+                            location.map(|l| l.file.as_str()),
+                            location.and_then(|l| l.line),
+                            &lines,
+                        );
                     }
-                    Block::Raw(_) | Block::Item { detail: true, .. } => md.code(&lines, None),
+                    Block::Raw(_) | Block::Item { detail: true, .. } => md.output(&lines),
                     Block::Detail(_) => {
                         let (title, rest) = lines
                             .lines
@@ -64,6 +65,11 @@ pub fn document(report: &Report, link_base: Option<&str>) -> String {
                             title.as_deref(),
                         );
                     }
+                    // ctx's words between output lines stay with them,
+                    // as the text digest has them.
+                    Block::Note(_) | Block::Notice(_) | Block::Delta(_) if md.in_output() => {
+                        md.output(&lines)
+                    }
                     Block::Marker(_)
                     | Block::Next(_)
                     | Block::Footer
@@ -72,6 +78,22 @@ pub fn document(report: &Report, link_base: Option<&str>) -> String {
                     | Block::Delta(_) => md.notes(&lines),
                 }
             }
+        }
+        (Delivered::Digest(bytes), None) => {
+            // A declarative filter's digest: lines, no typed facts.
+            let name = crate::render::clip(&artifact.display_command(), 80);
+            let _ = write!(md.out, "### {}\n\n", span(&name));
+            let text = String::from_utf8_lossy(bytes);
+            let lines = Rendered {
+                lines: text
+                    .lines()
+                    .map(|l| RenderedLine {
+                        origin: Origin::Ctx,
+                        text: l.to_string(),
+                    })
+                    .collect(),
+            };
+            md.code(&lines, None);
         }
         (delivered, _) => {
             md.raw_heading(report, delivered);
@@ -88,6 +110,43 @@ pub fn document(report: &Report, link_base: Option<&str>) -> String {
     md.finish()
 }
 
+/// `--items` as markdown: a heading naming the record, then every item's
+/// `--items` line, grouped by file (each linked with `link_base`).
+pub fn items(listing: &super::items::Listing, link_base: Option<&str>) -> String {
+    let artifact = listing.artifact;
+    let mut md = Markdown::new(link_base, artifact.cwd.as_deref());
+    let _ = write!(
+        md.out,
+        "### {} · {}\n\n",
+        span(&crate::words::counted(listing.items.len(), "items")),
+        span(&crate::render::clip(&artifact.display_command(), 80))
+    );
+    // Files in the order they first occur, each item under its file.
+    let mut files: Vec<Option<&str>> = Vec::new();
+    for item in listing.items {
+        let file = item.location.as_ref().map(|l| l.file.as_str());
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    for file in files {
+        for (item, line) in listing.items.iter().zip(listing.lines) {
+            let location = item.location.as_ref();
+            if location.map(|l| l.file.as_str()) != file {
+                continue;
+            }
+            let lines = Rendered {
+                lines: vec![RenderedLine {
+                    origin: Origin::Ctx,
+                    text: line.clone(),
+                }],
+            };
+            md.census_item(file, location.and_then(|l| l.line), &lines);
+        }
+    }
+    md.finish()
+}
+
 /// The document being written, and which list or section is open.
 struct Markdown<'a> {
     out: String,
@@ -97,6 +156,8 @@ struct Markdown<'a> {
     census_file: Option<Option<String>>,
     /// A list of ctx lines is open.
     in_notes: bool,
+    /// Output lines waiting for their fence: consecutive raw blocks share one.
+    pending: Vec<String>,
 }
 
 impl<'a> Markdown<'a> {
@@ -107,11 +168,35 @@ impl<'a> Markdown<'a> {
             cwd,
             census_file: None,
             in_notes: false,
+            pending: Vec::new(),
         }
     }
 
-    /// Ends any open list: a new section starts after a blank line.
+    /// Output lines, to be fenced with the lines of the next output blocks.
+    fn output(&mut self, lines: &Rendered) {
+        if self.pending.is_empty() {
+            self.section();
+        }
+        self.pending
+            .extend(lines.lines.iter().map(|l| l.text.clone()));
+    }
+
+    fn in_output(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Writes the output lines waiting for their fence.
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        self.fence(pending.iter().map(String::as_str));
+    }
+
+    /// Ends any open list or fence: a new section starts after a blank line.
     fn section(&mut self) {
+        self.flush();
         if self.census_file.take().is_some() || self.in_notes {
             self.out.push('\n');
         }
@@ -128,6 +213,10 @@ impl<'a> Markdown<'a> {
                 let _ = write!(self.out, "### {}: {outcome}", span(&facts.graph.tool));
                 if let Some(exit) = exit {
                     let _ = write!(self.out, " · {exit}");
+                }
+                // `ctx digest` labels each digest with its file.
+                if let Some(label) = &report.artifact.label {
+                    let _ = write!(self.out, " · {}", span(&crate::render::clip(label, 80)));
                 }
                 self.out.push_str("\n\n");
                 let counts = &facts.graph.counts;
@@ -208,9 +297,9 @@ impl<'a> Markdown<'a> {
 
     /// One census line (a raw headline or ctx's line for the item), under
     /// its file's entry.
-    fn census_item(&mut self, file: Option<&str>, lines: &Rendered) {
+    fn census_item(&mut self, file: Option<&str>, line: Option<u32>, lines: &Rendered) {
         let file = file.map(|f| self.relative(f).to_string());
-        if self.in_notes {
+        if self.in_notes || self.in_output() {
             self.section();
         }
         if self.census_file.as_ref() != Some(&file) {
@@ -221,8 +310,16 @@ impl<'a> Markdown<'a> {
             let _ = writeln!(self.out, "{heading}");
             self.census_file = Some(file.clone());
         }
-        for line in &lines.lines {
-            let _ = writeln!(self.out, "  - {}", span(strip_ctx(&line.text)));
+        let link = file
+            .as_deref()
+            .zip(line)
+            .and_then(|(f, n)| self.link(f, Some(n)));
+        for rendered in &lines.lines {
+            let _ = writeln!(
+                self.out,
+                "  - {}",
+                linked(strip_ctx(&rendered.text), link.clone())
+            );
         }
     }
 
@@ -232,16 +329,20 @@ impl<'a> Markdown<'a> {
         if let Some(title) = title {
             let _ = write!(self.out, "**{}**\n\n", span(title));
         }
+        self.fence(lines.lines.iter().map(|l| l.text.as_str()));
+    }
+
+    /// Lines in a fence longer than any run of backticks among them.
+    fn fence<'l>(&mut self, lines: impl Iterator<Item = &'l str> + Clone) {
         let longest = lines
-            .lines
-            .iter()
-            .map(|l| longest_run(&l.text, '`'))
+            .clone()
+            .map(|l| longest_run(l, '`'))
             .max()
             .unwrap_or(0);
         let fence = "`".repeat((longest + 1).max(3));
         let _ = writeln!(self.out, "{fence}text");
-        for line in &lines.lines {
-            self.out.push_str(&line.text);
+        for line in lines {
+            self.out.push_str(line);
             self.out.push('\n');
         }
         let _ = write!(self.out, "{fence}\n\n");
@@ -250,6 +351,7 @@ impl<'a> Markdown<'a> {
     /// ctx's own lines, each a list item: the words, then the `ctx
     /// expand` command in a code span.
     fn notes(&mut self, lines: &Rendered) {
+        self.flush();
         if self.census_file.take().is_some() {
             self.out.push('\n');
         }

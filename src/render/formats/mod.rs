@@ -8,13 +8,16 @@
 //! and JUnit are reports for other tools rather than digests: they carry
 //! every finding of the graph, whatever the budget.
 
+use std::collections::HashMap;
+
 use crate::artifact::Artifact;
 use crate::contract::Contract;
-use crate::delivery_plan::{Block, DeliveryPlan};
+use crate::delivery_plan::{Address, Block, DeliveryPlan, Note};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem};
 use crate::format::{Format, Formatting};
 use crate::store::ArchiveKey;
 
+pub mod items;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -128,6 +131,20 @@ pub fn shown<'a>(report: &Report<'a>) -> Vec<Shown<'a>> {
                 Block::Census { entries, .. } => {
                     order.extend(entries.iter().map(|e| (e.index, e.times)));
                 }
+                // A FLOOD group's examples, the item a shared cause is
+                // shown for, the item `next` names.
+                Block::Notice(Note::Group { examples, .. }) => {
+                    order.extend(examples.iter().map(|&i| (i, 1)));
+                }
+                Block::Notice(Note::SameCause { index, .. }) => order.push((*index, 1)),
+                Block::Next(Address::Item(id)) => {
+                    order.extend(
+                        census
+                            .iter()
+                            .filter(|&&i| graph.items[i].identity == *id)
+                            .map(|&i| (i, 1)),
+                    );
+                }
                 Block::Raw(span) => {
                     for &i in &census {
                         if graph.items[i]
@@ -141,6 +158,9 @@ pub fn shown<'a>(report: &Report<'a>) -> Vec<Shown<'a>> {
                 _ => {}
             }
         }
+    }
+    if !report.delivered.is_raw() {
+        order.extend(named_in_words(facts, &census));
     }
     let mut out: Vec<Shown<'a>> = Vec::new();
     for (index, times) in order {
@@ -160,6 +180,56 @@ pub fn shown<'a>(report: &Report<'a>) -> Vec<Shown<'a>> {
                 .iter()
                 .filter(|&&i| graph.items[i].identity == s.item.identity)
                 .count();
+        }
+    }
+    out
+}
+
+/// Census items the planner's own words name: a `Note` (the diff,
+/// search, line and roster planners word theirs) that holds an item's
+/// identity as a word, and a marker whose address is an item. Facts the
+/// plan states, not a reading of the rendered text.
+fn named_in_words(facts: Facts, census: &[usize]) -> Vec<(usize, usize)> {
+    let graph = facts.graph;
+    let mut by_identity: HashMap<&str, Vec<usize>> = HashMap::new();
+    for &i in census {
+        by_identity
+            .entry(graph.items[i].identity.as_str())
+            .or_default()
+            .push(i);
+    }
+    let spaced: Vec<usize> = census
+        .iter()
+        .copied()
+        .filter(|&i| graph.items[i].identity.contains(char::is_whitespace))
+        .collect();
+    let mut out = Vec::new();
+    let named = |id: &str, out: &mut Vec<(usize, usize)>| {
+        if let Some(items) = by_identity.get(id) {
+            out.extend(items.iter().map(|&i| (i, 1)));
+        }
+    };
+    for block in &facts.plan.blocks {
+        match block {
+            Block::Note(text) => {
+                for word in text.split_whitespace() {
+                    named(
+                        word.trim_matches(|c: char| ",;:()'\"".contains(c)),
+                        &mut out,
+                    );
+                }
+                for &i in &spaced {
+                    if text.contains(graph.items[i].identity.as_str()) {
+                        out.push((i, 1));
+                    }
+                }
+            }
+            Block::Marker(m) => {
+                if let Some(Address::Item(id)) = facts.plan.omissions.get(*m).map(|o| &o.address) {
+                    named(id, &mut out);
+                }
+            }
+            _ => {}
         }
     }
     out
