@@ -151,16 +151,21 @@ fn json_and_text_name_the_same_identities() {
             continue;
         }
         compared += 1;
+        // The digest shows the profile's view (a CI log without its
+        // timestamps): headlines are read in it.
+        let view = ctx::profiles::by_family(d.profile.split('/').next().unwrap_or_default())
+            .and_then(|p| p.view(&artifact));
+        let artifact = view.as_ref().unwrap_or(&artifact);
         for item in &census {
             let in_json = listed.contains(&item.identity);
             assert!(
-                !in_json || census_text::names(&text, &artifact, item),
+                !in_json || census_text::names(&text, artifact, item),
                 "{}: {:?} is in the JSON but not in the text",
                 name(&case),
                 item.identity
             );
             assert!(
-                in_json || !census_text::names_by_identity(&text, &artifact, item),
+                in_json || !census_text::names_by_identity(&text, artifact, item),
                 "{}: {:?} is in the text but not in the JSON",
                 name(&case),
                 item.identity

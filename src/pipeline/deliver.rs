@@ -108,6 +108,18 @@ pub fn with_report<T>(
     f: impl FnOnce(&Report) -> T,
 ) -> T {
     let reason = delivery.rejection.as_ref().map(ToString::to_string);
+    // A digest shows the profile's view of the output (a CI log without
+    // its timestamps), as `pipeline::digest` rendered it; raw output is
+    // the original.
+    let view = match &delivery.output {
+        Output::Digest(_) => delivery
+            .profile
+            .split_once('/')
+            .and_then(|(family, _)| crate::profiles::by_family(family))
+            .and_then(|p| p.view(artifact)),
+        Output::Raw => None,
+    };
+    let artifact = view.as_ref().unwrap_or(artifact);
     let delivered = match (&delivery.output, &delivery.rejection) {
         (Output::Digest(bytes), _) => Delivered::Digest(bytes),
         (Output::Raw, None | Some(Rejection::NotSmaller)) => Delivered::Verbatim,

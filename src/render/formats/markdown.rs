@@ -466,17 +466,17 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Percent-encodes a path segment for a URL.
+/// A path segment percent-encoded for a URL: everything but the
+/// unreserved characters (RFC 3986), so `#`, `?`, `%`, spaces and
+/// non-ASCII names stay one segment.
 fn encode(segment: &str) -> String {
-    let mut out = String::new();
-    for b in segment.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~@+".contains(&b) {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
+    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+    const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    utf8_percent_encode(segment, SEGMENT).to_string()
 }
 
 fn longest_run(text: &str, c: char) -> usize {

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 
 use crate::artifact::Artifact;
 use crate::contract::Contract;
-use crate::delivery_plan::{Address, Block, DeliveryPlan, Note};
+use crate::delivery_plan::{
+    Address, Block, DeliveryPlan, DiffNote, ListingNote, Note, RosterNote, SearchNote,
+};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem};
 use crate::format::{Format, Formatting};
 use crate::store::ArchiveKey;
@@ -136,7 +138,15 @@ pub fn shown<'a>(report: &Report<'a>) -> Vec<Shown<'a>> {
                 Block::Notice(Note::Group { examples, .. }) => {
                     order.extend(examples.iter().map(|&i| (i, 1)));
                 }
-                Block::Notice(Note::SameCause { index, .. }) => order.push((*index, 1)),
+                Block::Notice(Note::SameCause { index, .. })
+                | Block::Notice(Note::Diff(DiffNote::File { index }))
+                | Block::Notice(Note::Roster(RosterNote::Entry { index })) => {
+                    order.push((*index, 1));
+                }
+                Block::Notice(Note::Search(SearchNote::Files { indices }))
+                | Block::Notice(Note::Listing(ListingNote::Folders { indices })) => {
+                    order.extend(indices.iter().map(|&i| (i, 1)));
+                }
                 Block::Next(Address::Item(id)) => {
                     order.extend(
                         census
