@@ -14,7 +14,7 @@
 // Shared types and text rules every stage reads.
 pub mod model;
 pub use model::{
-    artifact, command, contract, delivery, delivery_plan, evidence, format, line_index, mapped,
+    artifact, ci, command, contract, delivery, delivery_plan, evidence, format, line_index, mapped,
     normalize, retention, words, workspace,
 };
 

@@ -435,3 +435,147 @@ fn sarif_holds_every_error_of_the_truth() {
     }
     assert!(checked > 100, "{checked}");
 }
+
+/// The official SARIF 2.1.0 schema (docs/schema/, with its source and
+/// licence beside it), compiled once with format assertions on (a URI
+/// that is not one fails).
+fn sarif_schema() -> (boon::Schemas, boon::SchemaIndex) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schema/sarif-schema-2.1.0.json");
+    let schema: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler.enable_format_assertions();
+    compiler
+        .add_resource("sarif-schema-2.1.0.json", schema)
+        .unwrap();
+    let index = compiler
+        .compile("sarif-schema-2.1.0.json", &mut schemas)
+        .unwrap_or_else(|e| panic!("{e}"));
+    (schemas, index)
+}
+
+fn assert_valid_sarif(
+    schemas: &boon::Schemas,
+    index: boon::SchemaIndex,
+    bytes: &[u8],
+    label: &str,
+) {
+    let log: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    if let Err(e) = schemas.validate(&log, index) {
+        panic!("{label}: not valid SARIF 2.1.0: {e:#}");
+    }
+}
+
+#[test]
+fn every_sarif_log_is_valid_against_the_official_schema() {
+    let (schemas, index) = sarif_schema();
+    for (case, profile) in cases(ReceiptGroup::Diagnostics) {
+        let (artifact, graph, workspace) = read(&case, profile);
+        let bytes = sarif::render(&artifact, &graph, profile.version(), &workspace, Some(&KEY));
+        assert_valid_sarif(&schemas, index, &bytes, &name(&case));
+        // Without a workspace the paths stay as the tool wrote them,
+        // absolute ones as `file://` URIs: valid too.
+        let bare = sarif::render(
+            &artifact,
+            &graph,
+            profile.version(),
+            &Workspace::default(),
+            None,
+        );
+        assert_valid_sarif(&schemas, index, &bare, &name(&case));
+    }
+}
+
+/// The validation can fail: a log that breaks the schema is caught.
+#[test]
+fn the_schema_check_can_fail() {
+    let (schemas, index) = sarif_schema();
+    let broken = br#"{"version": "2.1.0", "runs": [{"tool": {"driver": {}}, "results": [{"level": "fatal", "message": {"text": "x"}}]}]}"#;
+    let log: serde_json::Value = serde_json::from_slice(broken).unwrap();
+    assert!(schemas.validate(&log, index).is_err());
+}
+
+/// Hostile paths and messages still make a valid log, and a run that failed
+/// with nothing parsed says so in an error notification.
+#[test]
+fn hostile_and_unparsed_runs_make_valid_logs() {
+    let (schemas, index) = sarif_schema();
+    let mut items = Vec::new();
+    for (i, file) in [
+        "src/a b#c?.rs",
+        "dir: name/100%.ts",
+        "/abs/é ü/[x].c",
+        "C:\\win\\path.c",
+        "../up/x.py",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Warning, format!("d{i}"));
+        item.location = Some(Location {
+            file: file.to_string(),
+            line: Some(i as u32 + 1),
+            column: None,
+        });
+        item.summary = Some("line\nbreak \"quoted\" \u{0} nul".into());
+        item.class = Some(format!("rule,{i}:x"));
+        items.push(item);
+    }
+    let graph = EvidenceGraph {
+        tool: "lint".into(),
+        outcome: Outcome::Failed,
+        counts: Vec::new(),
+        items,
+        conclusion: Vec::new(),
+    };
+    let mut artifact = Artifact::new(
+        b"x\n".to_vec(),
+        vec![ctx::artifact::Segment {
+            stream: ctx::artifact::Stream::Stdout,
+            len: 2,
+        }],
+        ctx::artifact::Exit::Code(1),
+        vec!["lint".into()],
+    );
+    let workspace = Workspace {
+        root: Some("/w".into()),
+        cwd: Some("/w/sub".into()),
+    };
+    let bytes = sarif::render(&artifact, &graph, "eslint/v1", &workspace, Some(&KEY));
+    assert_valid_sarif(&schemas, index, &bytes, "hostile");
+    let log: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let uris: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "sub/src/a%20b%23c%3F.rs",
+            "sub/dir%3A%20name/100%25.ts",
+            "file:///abs/%C3%A9%20%C3%BC/%5Bx%5D.c",
+            "sub/C%3A%5Cwin%5Cpath.c",
+            "up/x.py",
+        ]
+    );
+    // Warnings only, exit 1: the log says the run failed unexplained.
+    let notes = &log["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes[0]["level"], "error", "{notes}");
+    assert!(
+        notes[0]["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("exit 1 but no error was parsed")
+    );
+
+    artifact.exit = ctx::artifact::Exit::Signal(9);
+    let empty = EvidenceGraph::empty();
+    let bytes = sarif::render(&artifact, &empty, "", &Workspace::default(), None);
+    assert_valid_sarif(&schemas, index, &bytes, "empty");
+}

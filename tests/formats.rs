@@ -72,6 +72,7 @@ fn shaped(artifact: &Artifact, d: &Delivery, format: Format, link_base: Option<&
     let formatting = Formatting {
         format,
         link_base: link_base.map(str::to_string),
+        ..Formatting::default()
     };
     String::from_utf8(deliver::shape(artifact, d, &formatting)).expect("UTF-8")
 }

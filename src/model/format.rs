@@ -5,6 +5,9 @@
 //! A new shape is one variant here (with its `--format` word, derived by
 //! clap from the variant's name) and one arm in `render::formats::render`.
 
+use crate::ci::Ci;
+use crate::workspace::Workspace;
+
 /// How a digest is printed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Format {
@@ -15,6 +18,10 @@ pub enum Format {
     Json,
     /// Markdown for `$GITHUB_STEP_SUMMARY`, PR comments and chat.
     Markdown,
+    /// SARIF 2.1.0, for diagnostics families: code scanning (docs/ci.md).
+    Sarif,
+    /// JUnit XML, for test runs: any CI's test report (docs/ci.md).
+    Junit,
 }
 
 impl Format {
@@ -24,6 +31,8 @@ impl Format {
             Format::Text => "text",
             Format::Json => "json",
             Format::Markdown => "markdown",
+            Format::Sarif => "sarif",
+            Format::Junit => "junit",
         }
     }
 
@@ -40,6 +49,11 @@ pub struct Formatting {
     /// `--link-base URL`: markdown links each census file to
     /// `URL/<relative path>#L<line>`.
     pub link_base: Option<String>,
+    /// Where the paths of SARIF, JUnit and annotations are relative to:
+    /// the checkout's root and the directory the tool ran in.
+    pub workspace: Workspace,
+    /// The CI outputs beside the digest (`--annotate`, `--summary`).
+    pub ci: Ci,
 }
 
 impl Formatting {
@@ -52,6 +66,19 @@ impl Formatting {
     /// exec in place apply to.
     pub fn is_text(&self) -> bool {
         self.format == Format::Text
+    }
+
+    /// Whether the shape can carry the raw output whole (JSON and markdown
+    /// embed it; a SARIF log or a JUnit report has no place for it), so
+    /// that after a fault the output goes out in the shape or as itself.
+    pub fn shape_holds_raw_output(&self) -> bool {
+        matches!(self.format, Format::Json | Format::Markdown)
+    }
+
+    /// Whether the facts of output too small to digest are read too: every
+    /// shape but text lists them, and the CI outputs are made from them.
+    pub fn reads_small(&self) -> bool {
+        !self.is_text() || self.ci.wants_facts()
     }
 }
 
@@ -70,7 +97,13 @@ mod tests {
 
     #[test]
     fn words_read_back() {
-        for f in [Format::Text, Format::Json, Format::Markdown] {
+        for f in [
+            Format::Text,
+            Format::Json,
+            Format::Markdown,
+            Format::Sarif,
+            Format::Junit,
+        ] {
             assert_eq!(Format::from_word(f.word()), Some(f));
         }
         assert_eq!(Format::from_word("JSON"), None);

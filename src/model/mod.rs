@@ -3,6 +3,7 @@
 //! ctx's word forms. Leaves: nothing here runs a stage.
 
 pub mod artifact;
+pub mod ci;
 pub mod command;
 pub mod contract;
 pub mod delivery;

@@ -17,7 +17,7 @@ use crate::format::Formatting;
 use crate::guard::{self, Rejection};
 use crate::ledger::last_run::DeltaSource;
 use crate::ledger::{self, LedgerSink};
-use crate::pipeline::{self, Options, Output};
+use crate::pipeline::{self, Options, Output, ci};
 use crate::render::formats::{self, Delivered, Facts, Report};
 
 /// Exit status for ctx's own failures (bad usage, unreadable input).
@@ -44,13 +44,29 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
     let outcome = guard::isolate("the pipeline", || {
         let delivery = pipeline::digest(artifact, sinks.archive, options)
             .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
-        let shaped = (!sinks.formatting.is_text()).then(|| {
-            fault::point("format");
-            Output::Digest(shape(artifact, &delivery, sinks.formatting))
+        with_report(artifact, &delivery, |report| {
+            // A shape the family has no form for (JUnit of a build) is
+            // refused, and the text delivery goes out: never nothing.
+            let refused = ci::refusal(sinks.formatting.format, delivery.profile);
+            let shaped = (!sinks.formatting.is_text() && refused.is_none()).then(|| {
+                fault::point("format");
+                Output::Digest(formats::render(sinks.formatting, report))
+            });
+            let note = match (refused, delivery.note()) {
+                (Some(why), other) => Some(
+                    std::iter::once(format!("[ctx] {why}; the digest is printed instead"))
+                        .chain(other)
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+                (None, other) => other,
+            };
+            emitting.set(true);
+            let output = shaped.as_ref().unwrap_or(&delivery.output);
+            emit::write(artifact, output, note, sinks.raw_to);
+            fault::point("ci");
+            ci::write(report, sinks.formatting);
         });
-        emitting.set(true);
-        let output = shaped.as_ref().unwrap_or(&delivery.output);
-        emit::write(artifact, output, delivery.note(), sinks.raw_to);
         fault::point("ledger");
         sinks.ledger.record(artifact, &delivery);
         Ok(delivery)
@@ -63,7 +79,7 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
         emit::note(&format!(
             "[ctx] {fault} after the output was written; exit status kept"
         ));
-    } else if sinks.formatting.is_text() {
+    } else if !sinks.formatting.shape_holds_raw_output() {
         emit::write_raw_now(artifact, sinks.raw_to);
         emit::note(&format!("[ctx] {fault}; output not shortened"));
     } else {
@@ -190,7 +206,7 @@ pub fn captured(
         delta: (delta && formatting.is_text())
             .then(DeltaSource::from_env)
             .flatten(),
-        read_small: !formatting.is_text(),
+        read_small: formatting.reads_small(),
         ..Options::configured(budget)
     };
     let _ = run(&artifact, &sinks, &options);
@@ -199,8 +215,10 @@ pub fn captured(
 
 /// Runs the pipeline on an ingested artifact with the default archive and
 /// ledger, writing raw output (when it goes raw) to stdout. A fault in any
-/// stage prints the raw output (`run` is the isolation boundary).
-pub fn ingested(artifact: &Artifact, budget: Option<usize>, formatting: &Formatting) {
+/// stage prints the raw output (`run` is the isolation boundary). False
+/// when the shape asked for was refused (`ci::refusal`: JUnit of a build)
+/// and the text delivery went out instead.
+pub fn ingested(artifact: &Artifact, budget: Option<usize>, formatting: &Formatting) -> bool {
     let archive = crate::archive::open_default();
     let ledger = crate::ledger::open_default();
     let sinks = Sinks {
@@ -210,10 +228,13 @@ pub fn ingested(artifact: &Artifact, budget: Option<usize>, formatting: &Formatt
         formatting,
     };
     let options = Options {
-        read_small: !formatting.is_text(),
+        read_small: formatting.reads_small(),
         ..Options::configured(budget)
     };
-    let _ = run(artifact, &sinks, &options);
+    match run(artifact, &sinks, &options) {
+        Ok(delivery) => ci::refusal(formatting.format, delivery.profile).is_none(),
+        Err(_) => true,
+    }
 }
 
 /// How long ctx keeps writing the raw output after a stop request: the

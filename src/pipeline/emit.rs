@@ -74,6 +74,19 @@ pub fn write_raw_now(artifact: &Artifact, raw_to: RawTo) {
     watch(out.flush());
 }
 
+/// Lines of ctx's own written beside the output (CI annotations): on
+/// stdout after what went there, or on stderr.
+pub fn beside(bytes: &[u8], on_stdout: bool) {
+    if on_stdout {
+        let mut out = io::stdout().lock();
+        watch(out.write_all(bytes));
+        watch(out.flush());
+    } else {
+        let _ = io::stdout().flush();
+        let _ = io::stderr().lock().write_all(bytes);
+    }
+}
+
 /// One ctx note on stderr, after stdout is flushed.
 pub fn note(line: &str) {
     let _ = io::stdout().flush();

@@ -10,6 +10,7 @@
 //! omits nothing (the output fits) needs no archive write, and a digest that
 //! omits anything is only rendered once its original is safely stored.
 
+pub mod ci;
 pub mod deliver;
 pub mod emit;
 mod rerun;

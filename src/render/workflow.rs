@@ -108,7 +108,7 @@ impl Annotations {
                 .map(|(level, n)| counted(*n, level.plural()))
                 .collect();
             out.push(format!(
-                "{CTX_PREFIX} not annotated: {} (GitHub shows {PER_STEP} of each kind per step; the digest names them all)",
+                "{CTX_PREFIX} not annotated: {} (GitHub shows {PER_STEP} of each kind per step)",
                 held.join(", ")
             ));
         }

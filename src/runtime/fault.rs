@@ -3,7 +3,8 @@
 //!
 //! - `CTX_FAULT=<stage>` makes that pipeline stage panic (`classify`,
 //!   `extract`, `plan`, `archive`, `render`, `format` (a `--format`
-//!   shape other than text), `ledger`), so the integration
+//!   shape other than text), `ci` (annotations, the step summary),
+//!   `ledger`), so the integration
 //!   tests can prove through the built binary that a fault anywhere after
 //!   capture still prints the raw output with the right status
 //!   (invariant 8).

@@ -26,6 +26,10 @@ pub fn ctx_cmd(home: &Path, args: &[&str]) -> Command {
         "CTX_STORE_BUSY_TIMEOUT",
         "CTX_CONFIG",
         "XDG_CONFIG_HOME",
+        // GitHub Actions' variables turn on annotations (docs/ci.md).
+        "GITHUB_ACTIONS",
+        "GITHUB_WORKSPACE",
+        "GITHUB_STEP_SUMMARY",
         // libpq's variables: the shared store reads them too.
         "PGHOST",
         "PGPORT",

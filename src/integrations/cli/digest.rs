@@ -21,16 +21,32 @@ pub struct Args {
     pub budget: Option<usize>,
     #[command(flatten)]
     pub output: super::format::FormatArgs,
+    #[command(flatten)]
+    pub ci: super::ci::CiArgs,
 }
 
-/// Exit 0 when every file was digested, 2 when any could not be read (the
-/// others are still digested).
+/// Exit 0 when every file was digested, 2 when any could not be read or
+/// could not be given the shape asked for (`--format junit` of a build:
+/// its text digest is printed instead), the others still digested.
 ///
 /// Every input goes through the spill chain `ctx pipe` uses, `-` and files
 /// alike: a large one is kept in an unlinked file, not in memory, and one
 /// that no place can keep is passed through raw with one note, never lost.
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     super::pipe::check_family(args.family.as_deref())?;
+    super::ci::check_shape(args.output.format, args.family.as_deref())?;
+    // A SARIF log or a JUnit report is one document for one run: two
+    // files would print two documents that no reader takes as one.
+    if args.files.len() > 1
+        && !args.output.formatting().shape_holds_raw_output()
+        && !args.output.formatting().is_text()
+    {
+        anyhow::bail!(
+            "--format {} reads one file per run; give the files one at a time",
+            args.output.format.word()
+        );
+    }
+    let formatting = super::ci::formatting(&args.output, &args.ci);
     // The `==>` lines separate text digests; a JSON document or a
     // markdown digest names its input itself.
     let many = args.files.len() > 1 && args.output.format == crate::format::Format::Text;
@@ -64,7 +80,9 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         };
         artifact.label = Some(file.clone());
         artifact.family = args.family.clone();
-        crate::deliver::ingested(&artifact, args.budget, &args.output.formatting());
+        if !crate::deliver::ingested(&artifact, args.budget, &formatting) {
+            status = super::EXIT_CTX_ERROR;
+        }
         if emit::reader_gone() {
             return Ok(super::pipe::reader_left());
         }

@@ -73,8 +73,9 @@ pub struct Args {
     /// The whole block of every census item, each under a `[ctx] ---` line.
     #[arg(long, conflicts_with_all = ["lines", "grep", "all"])]
     pub details: bool,
-    /// With --items: `text`, `json` (a `ctx.items/v1` document) or
-    /// `markdown` (docs/formats.md).
+    /// With --items: `text`, `json` (a `ctx.items/v1` document),
+    /// `markdown` (docs/formats.md), or the listed items as `sarif`
+    /// (diagnostics) or `junit` (test failures) (docs/ci.md).
     #[arg(long, value_enum, default_value_t = Format::Text, value_name = "FORMAT", requires = "items")]
     pub format: Format,
     /// With --items --format markdown: link each file to URL/<path>#L<line>.
@@ -256,9 +257,14 @@ fn census_zoom(
             items: &items,
             lines: &lines,
         };
+        if let Some(why) = crate::pipeline::ci::refusal(args.format, profile.version()) {
+            anyhow::bail!("{why}");
+        }
         let formatting = Formatting {
             format: args.format,
             link_base: args.link_base.clone(),
+            workspace: super::ci::workspace(&super::ci::Environment::current()),
+            ..Formatting::default()
         };
         bytes = crate::render::formats::items::render(&formatting, &listing);
     } else if let Some(id) = &args.item

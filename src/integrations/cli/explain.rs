@@ -26,6 +26,13 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
+    if matches!(args.output.format, Format::Sarif | Format::Junit) {
+        let word = args.output.format.word();
+        anyhow::bail!(
+            "ctx explain has no {word} form; `ctx expand {} --items --format {word}` gives the record's census as {word}",
+            args.hash
+        );
+    }
     let prefix = match key::parse_prefix(&args.hash) {
         Ok(p) => p,
         Err(why) => anyhow::bail!("{why}"),

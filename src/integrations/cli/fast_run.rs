@@ -29,6 +29,7 @@ pub fn parse(args: &[OsString]) -> Option<Args> {
         label: None,
         no_delta: false,
         output: FormatArgs::default(),
+        ci: super::ci::CiArgs::default(),
         command: Vec::new(),
     };
     let mut format_seen = false;
@@ -123,9 +124,9 @@ mod tests {
 
     fn same(a: &Args, b: &Args) -> bool {
         (
-            a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.output, &a.command,
+            a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.output, &a.ci, &a.command,
         ) == (
-            b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.output, &b.command,
+            b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.output, &b.ci, &b.command,
         )
     }
 

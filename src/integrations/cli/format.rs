@@ -7,7 +7,8 @@ use crate::format::{Format, Formatting};
 #[derive(clap::Args, Debug, Clone, Default, PartialEq, Eq)]
 pub struct FormatArgs {
     /// How to print the digest: `text`, `json` (the `ctx.digest/v1`
-    /// document) or `markdown` (docs/formats.md).
+    /// document), `markdown` (docs/formats.md), `sarif` (diagnostics) or
+    /// `junit` (test runs) (docs/ci.md).
     #[arg(long, value_enum, default_value_t = Format::Text, value_name = "FORMAT")]
     pub format: Format,
     /// With --format markdown: link each file to URL/<path>#L<line>
@@ -21,6 +22,7 @@ impl FormatArgs {
         Formatting {
             format: self.format,
             link_base: self.link_base.clone(),
+            ..Formatting::default()
         }
     }
 }

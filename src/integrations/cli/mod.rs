@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod budget;
+pub mod ci;
 pub mod completions;
 pub mod config;
 pub mod digest;

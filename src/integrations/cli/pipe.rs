@@ -26,6 +26,8 @@ pub struct Args {
     pub budget: Option<usize>,
     #[command(flatten)]
     pub output: super::format::FormatArgs,
+    #[command(flatten)]
+    pub ci: super::ci::CiArgs,
 }
 
 /// How much input stays in memory before it is spilled.
@@ -33,6 +35,7 @@ pub use crate::capture::spill::SPILL_BYTES;
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     check_family(args.family.as_deref())?;
+    super::ci::check_shape(args.output.format, args.family.as_deref())?;
     let mut artifact = match ingest_stdin() {
         Ingest::Kept(artifact) => artifact,
         Ingest::Done(status) => return Ok(status),
@@ -40,8 +43,12 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     };
     artifact.label = args.label;
     artifact.family = args.family;
-    crate::deliver::ingested(&artifact, args.budget, &args.output.formatting());
-    Ok(ended())
+    let formatting = super::ci::formatting(&args.output, &args.ci);
+    let shaped = crate::deliver::ingested(&artifact, args.budget, &formatting);
+    match ended() {
+        0 if !shaped => Ok(super::EXIT_CTX_ERROR),
+        status => Ok(status),
+    }
 }
 
 /// What reading standard input came to.

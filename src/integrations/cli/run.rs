@@ -39,6 +39,8 @@ pub struct Args {
     pub no_delta: bool,
     #[command(flatten)]
     pub output: super::format::FormatArgs,
+    #[command(flatten)]
+    pub ci: super::ci::CiArgs,
     /// The command and its arguments.
     #[arg(
         value_name = "CMD",
@@ -56,6 +58,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     {
         return Err(UnknownFamily(family.clone()).into());
     }
+    super::ci::check_shape(args.output.format, args.family.as_deref())?;
     // A command that prints secrets by design runs as if ctx were not
     // there, even under --digest: its output is never captured, digested,
     // archived or recorded (docs/secrets.md).
@@ -66,8 +69,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         .collect();
     let secret = crate::command::secrets::prints_secrets(&words).is_some();
     // A shape other than text is asked for by name, for a reader that
-    // parses it (`| jq`): it digests wherever stdout leads, as --digest.
-    let digest = args.digest || args.output.format != crate::format::Format::Text;
+    // parses it (`| jq`): it digests wherever stdout leads, as --digest;
+    // so do annotations and a summary asked for by name (those that follow
+    // GITHUB_ACTIONS alone leave `CMD | tee log` raw).
+    let digest = args.digest
+        || args.output.format != crate::format::Format::Text
+        || args.ci.annotate == super::ci::Annotate::Github
+        || args.ci.summary;
     if secret || (!digest && (io::stdout().is_terminal() || downstream().is_some())) {
         let failure = capture::exec(&args.command);
         eprintln!("ctx: {failure}");
@@ -88,7 +96,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         args.label,
         args.budget,
         !args.no_delta,
-        &args.output.formatting(),
+        &super::ci::formatting(&args.output, &args.ci),
     );
     Ok(capture::exit_like(exit))
 }

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::artifact::Artifact;
-use crate::evidence::EvidenceItem;
+use crate::evidence::{EvidenceGraph, EvidenceItem};
 use crate::format::{Format, Formatting};
 use crate::store::ArchiveKey;
 
@@ -49,6 +49,31 @@ pub fn render(formatting: &Formatting, listing: &Listing) -> Vec<u8> {
             .collect(),
         Format::Json => json(listing),
         Format::Markdown => markdown::items(listing, formatting.link_base.as_deref()).into_bytes(),
+        // The listed items as a report of their own: a test run's
+        // failures as JUnit, a build's diagnostics as SARIF.
+        Format::Sarif | Format::Junit => {
+            let family = listing
+                .profile
+                .split_once('/')
+                .map_or(listing.profile, |(f, _)| f);
+            let graph = EvidenceGraph {
+                tool: family.to_string(),
+                items: listing.items.iter().map(|i| (*i).clone()).collect(),
+                ..EvidenceGraph::empty()
+            };
+            let render = if formatting.format == Format::Sarif {
+                super::sarif::render
+            } else {
+                super::junit::render
+            };
+            render(
+                listing.artifact,
+                &graph,
+                listing.profile,
+                &formatting.workspace,
+                Some(listing.key),
+            )
+        }
     }
 }
 

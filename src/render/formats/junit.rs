@@ -47,11 +47,10 @@ pub fn render(
     key: Option<&ArchiveKey>,
 ) -> Vec<u8> {
     let family = profile.split('/').next().unwrap_or(profile);
-    let tool = if graph.tool.trim().is_empty() {
-        family
-    } else {
-        graph.tool.trim()
-    };
+    let tool = [graph.tool.trim(), family, "ctx"]
+        .into_iter()
+        .find(|name| !name.is_empty())
+        .unwrap_or("ctx");
     let mut cases: Vec<Case> = graph
         .items
         .iter()

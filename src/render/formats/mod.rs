@@ -4,7 +4,9 @@
 //! `deliver` builds one [`Report`] from what the pipeline returned and
 //! calls [`render`]; each shape is one file here. What a shape shows is
 //! what the plan shows ([`shown`]): the census items the text digest
-//! names, the plan's omissions with their `ctx expand` commands.
+//! names, the plan's omissions with their `ctx expand` commands. SARIF
+//! and JUnit are reports for other tools rather than digests: they carry
+//! every finding of the graph, whatever the budget.
 
 use std::collections::HashMap;
 
@@ -79,6 +81,24 @@ pub fn render(formatting: &Formatting, report: &Report) -> Vec<u8> {
         Format::Json => json::document(report),
         Format::Markdown => {
             markdown::document(report, formatting.link_base.as_deref()).into_bytes()
+        }
+        Format::Sarif | Format::Junit => {
+            // Output ctx did not read (a fault, a filter's) has no
+            // findings; the document still tells how the run ended.
+            let empty = EvidenceGraph::empty();
+            let graph = report.facts.map_or(&empty, |f| f.graph);
+            let render = if formatting.format == Format::Sarif {
+                sarif::render
+            } else {
+                junit::render
+            };
+            render(
+                report.artifact,
+                graph,
+                report.profile,
+                &formatting.workspace,
+                report.key,
+            )
         }
     }
 }
