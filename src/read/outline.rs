@@ -198,6 +198,7 @@ impl Walk<'_> {
         let (kind, role) = g
             .decl(node.kind())
             .map_or(("", Role::Leaf), |d| (d.kind, d.role));
+        let sig = named_signature(signature(&src[sig_start..sig_end]), &name);
         let start_line = line_of(self.starts, start);
         let end_line = line_of(self.starts, end.saturating_sub(1).max(start));
         self.decls.push(Decl {
@@ -205,7 +206,7 @@ impl Walk<'_> {
             role,
             name,
             path,
-            signature: signature(&src[sig_start..sig_end]),
+            signature: sig,
             has_body: body.is_some(),
             start_line,
             end_line,
@@ -257,6 +258,18 @@ fn signature(bytes: &[u8]) -> String {
     let mut cut: String = text.chars().take(SIGNATURE_CHARS).collect();
     cut.push('…');
     cut
+}
+
+/// A signature that does not hold its declaration's name (C's `typedef
+/// struct { … } Name`, an HTML heading's start tag) gets it after `…`:
+/// every outline line names what it lists.
+fn named_signature(mut signature: String, name: &str) -> String {
+    let name = naming::collapse(name);
+    if !name.starts_with('(') && !signature.contains(&name) {
+        signature.push_str(" … ");
+        signature.push_str(&name);
+    }
+    signature
 }
 
 fn collect_errors(node: Node, src: &[u8], starts: &[usize], out: &mut Vec<ErrorRegion>) {
