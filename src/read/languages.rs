@@ -412,8 +412,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{}: {e}", g.name));
             let abi = g.language().abi_version();
             assert!(
-                (tree_sitter::MIN_COMPATIBLE_LANGUAGE_VERSION as usize
-                    ..=tree_sitter::LANGUAGE_VERSION)
+                (tree_sitter::MIN_COMPATIBLE_LANGUAGE_VERSION..=tree_sitter::LANGUAGE_VERSION)
                     .contains(&abi),
                 "{}: ABI {abi}",
                 g.name

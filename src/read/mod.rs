@@ -230,10 +230,17 @@ impl<'a> Doc<'a> {
         match mode {
             Mode::Full => Ok(self.full()),
             Mode::Auto => {
-                if crate::tokens::estimate(self.src) <= AUTO_FULL_TOKENS {
+                let whole = crate::tokens::estimate(self.src);
+                if whole <= AUTO_FULL_TOKENS {
+                    return Ok(self.full());
+                }
+                // Never worse: an outline as large as the file (a file of
+                // one-line declarations) gives way to the file itself.
+                let outline = self.skeleton(false)?;
+                if crate::tokens::estimate(&outline) >= whole {
                     Ok(self.full())
                 } else {
-                    self.skeleton(false)
+                    Ok(outline)
                 }
             }
             Mode::Outline => self.skeleton(false),
@@ -346,12 +353,22 @@ impl<'a> Doc<'a> {
     /// The follow-up read of the largest listed leaf declaration: by name
     /// when a name finds it alone, else by its lines.
     fn example(&self, outline: &Outline, kept: &[bool]) -> Option<Mode> {
-        let (index, d) = outline
-            .decls
-            .iter()
-            .enumerate()
-            .filter(|(i, d)| kept[*i] && d.has_body && d.role == languages::Role::Leaf)
-            .max_by_key(|(_, d)| (d.lines(), std::cmp::Reverse(d.start_line)))?;
+        // A leaf (a function, a key) when there is one; else a container
+        // that is not the whole file (a Markdown section under the title).
+        let candidates = |leaf: bool| {
+            outline
+                .decls
+                .iter()
+                .enumerate()
+                .filter(move |(i, d)| {
+                    kept[*i]
+                        && d.has_body
+                        && (d.role == languages::Role::Leaf) == leaf
+                        && (leaf || d.lines() * 10 < self.total_lines() * 9)
+                })
+                .max_by_key(|(_, d)| (d.lines(), std::cmp::Reverse(d.start_line)))
+        };
+        let (index, d) = candidates(true).or_else(|| candidates(false))?;
         let markdown = self.grammar.is_some_and(|g| g.name == "markdown");
         Some(match symbol::shortest_name(outline, index) {
             Some(name) if markdown => Mode::Section(name),

@@ -274,16 +274,14 @@ pub fn body<'t>(grammar: &str, node: Node<'t>) -> Option<Node<'t>> {
     if let Some(t) = node.child_by_field_name("type")
         && let Some(b) = t.child_by_field_name("body").or_else(|| {
             let mut cursor = t.walk();
-            let found = t
-                .named_children(&mut cursor)
-                .find(|c| c.kind().ends_with("_list") || c.kind() == "block");
-            found
+            t.named_children(&mut cursor)
+                .find(|c| c.kind().ends_with("_list") || c.kind() == "block")
         })
     {
         return Some(b);
     }
     let mut cursor = node.walk();
-    let found = node.named_children(&mut cursor).find(|c| {
+    node.named_children(&mut cursor).find(|c| {
         matches!(
             c.kind(),
             "block"
@@ -293,8 +291,7 @@ pub fn body<'t>(grammar: &str, node: Node<'t>) -> Option<Node<'t>> {
                 | "class_body"
                 | "body_statement"
         )
-    });
-    found
+    })
 }
 
 /// Whether the language's own syntax makes this declaration part of the
@@ -311,14 +308,13 @@ pub fn is_public(
 ) -> bool {
     let has_child = |n: Node, kinds: &[&str], words: &[&str]| {
         let mut cursor = n.walk();
-        let found = n.children(&mut cursor).any(|c| {
+        n.children(&mut cursor).any(|c| {
             kinds.contains(&c.kind())
                 && (words.is_empty()
                     || words
                         .iter()
                         .any(|w| text(c, src).split_whitespace().any(|t| t == *w)))
-        });
-        found
+        })
     };
     match grammar {
         "rust" => {

@@ -84,8 +84,9 @@ pub fn extract(grammar: &'static Grammar, src: &[u8]) -> Option<Outline> {
         src,
         starts: &starts,
         decls: Vec::new(),
+        is_decl: decl_ids(grammar),
     };
-    walk.visit(tree.root_node(), None, 0);
+    walk.visit(tree.root_node());
     let mut errors = Vec::new();
     if tree.root_node().has_error() {
         collect_errors(tree.root_node(), src, &starts, &mut errors);
@@ -102,26 +103,69 @@ struct Walk<'a> {
     src: &'a [u8],
     starts: &'a [usize],
     decls: Vec<Decl>,
+    /// By node kind id: whether that kind is a declaration kind. The walk
+    /// visits every node of the file, and a kind's name costs a C string
+    /// conversion each time it is asked for; its id costs nothing.
+    is_decl: Vec<bool>,
+}
+
+/// Every named node kind id whose name is a declaration kind (a grammar
+/// may give one name several ids, through aliases).
+fn decl_ids(grammar: &Grammar) -> Vec<bool> {
+    let lang = grammar.language();
+    (0..lang.node_kind_count() as u16)
+        .map(|id| {
+            lang.node_kind_is_named(id)
+                && lang
+                    .node_kind_for_id(id)
+                    .is_some_and(|name| grammar.decl(name).is_some())
+        })
+        .collect()
 }
 
 impl Walk<'_> {
-    fn visit(&mut self, node: Node, parent: Option<usize>, depth: usize) {
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
+    /// Every node, depth first, with one cursor (a cursor per node
+    /// costs an allocation each, a measurable share of an outline).
+    fn visit(&mut self, root: Node) {
+        let mut cursor = root.walk();
+        // For each open level: the enclosing declaration and its depth,
+        // and whether the node that opened it was skipped entirely.
+        let mut scopes: Vec<(Option<usize>, usize)> = vec![(None, 0)];
+        if !cursor.goto_first_child() {
+            return;
+        }
+        loop {
+            let node = cursor.node();
+            let (parent, depth) = *scopes.last().unwrap_or(&(None, 0));
             // A keyword token can share its node's kind name (Ruby's
             // `module`): only named nodes are declarations.
-            let listed = child.is_named()
-                && self.grammar.decl(child.kind()).is_some()
-                && naming::is_listed(self.grammar.name, child, self.src);
-            if !listed {
-                self.visit(child, parent, depth);
+            let listed = self
+                .is_decl
+                .get(node.kind_id() as usize)
+                .copied()
+                .unwrap_or(false)
+                && node.is_named()
+                && naming::is_listed(self.grammar.name, node, self.src);
+            let descend = if !listed {
+                Some((parent, depth))
+            } else if self.grammar.depth.is_some_and(|limit| depth >= limit) {
+                None
+            } else {
+                let index = self.push(node, parent, depth);
+                Some((Some(index), depth + 1))
+            };
+            if let Some(scope) = descend
+                && cursor.goto_first_child()
+            {
+                scopes.push(scope);
                 continue;
             }
-            if self.grammar.depth.is_some_and(|limit| depth >= limit) {
-                continue;
+            while !cursor.goto_next_sibling() {
+                if scopes.len() <= 1 || !cursor.goto_parent() {
+                    return;
+                }
+                scopes.pop();
             }
-            let index = self.push(child, parent, depth);
-            self.visit(child, Some(index), depth + 1);
         }
     }
 
@@ -154,6 +198,7 @@ impl Walk<'_> {
         let (kind, role) = g
             .decl(node.kind())
             .map_or(("", Role::Leaf), |d| (d.kind, d.role));
+        let sig = named_signature(signature(&src[sig_start..sig_end]), &name);
         let start_line = line_of(self.starts, start);
         let end_line = line_of(self.starts, end.saturating_sub(1).max(start));
         self.decls.push(Decl {
@@ -161,7 +206,7 @@ impl Walk<'_> {
             role,
             name,
             path,
-            signature: signature(&src[sig_start..sig_end]),
+            signature: sig,
             has_body: body.is_some(),
             start_line,
             end_line,
@@ -213,6 +258,18 @@ fn signature(bytes: &[u8]) -> String {
     let mut cut: String = text.chars().take(SIGNATURE_CHARS).collect();
     cut.push('…');
     cut
+}
+
+/// A signature that does not hold its declaration's name (C's `typedef
+/// struct { … } Name`, an HTML heading's start tag) gets it after `…`:
+/// every outline line names what it lists.
+fn named_signature(mut signature: String, name: &str) -> String {
+    let name = naming::collapse(name);
+    if !name.starts_with('(') && !signature.contains(&name) {
+        signature.push_str(" … ");
+        signature.push_str(&name);
+    }
+    signature
 }
 
 fn collect_errors(node: Node, src: &[u8], starts: &[usize], out: &mut Vec<ErrorRegion>) {
