@@ -14,8 +14,8 @@
 // Shared types and text rules every stage reads.
 pub mod model;
 pub use model::{
-    artifact, command, contract, delivery, delivery_plan, evidence, line_index, mapped, normalize,
-    retention, words,
+    artifact, command, contract, delivery, delivery_plan, evidence, format, line_index, mapped,
+    normalize, retention, words, workspace,
 };
 
 // The stages (capture → classify → profiles or filters → plan → render
@@ -47,3 +47,6 @@ pub use integrations::{agents, cli, mcp, rewrite, shim};
 #[doc(hidden)]
 pub mod testing;
 pub use testing::fixture;
+
+// `ctx read`: views of a file through its syntax tree.
+pub mod read;

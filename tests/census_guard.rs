@@ -210,9 +210,7 @@ fn drop_is_caught(case: &Case, pick: impl Fn(&ctx::evidence::EvidenceItem) -> bo
         Block::Item { index, .. } | Block::Detail(index) => !same(index),
         Block::Raw(span) => !headline.is_some_and(|h| span.contains(h.first)),
         Block::Note(text) => !text.contains(identity.as_str()),
-        Block::Notice(ctx::delivery_plan::Note::Group { examples, .. }) => {
-            !examples.iter().any(same)
-        }
+        Block::Notice(note) => !note.names().iter().any(same),
         _ => true,
     });
     for block in &mut plan.blocks {

@@ -10,6 +10,11 @@ use crate::artifact::Span;
 use crate::evidence::Outcome;
 use crate::words::shell_quote;
 
+pub use crate::model::note::{
+    DiffNote, FolderCount, Group, Grouping, InstallNote, ListingNote, RosterNote, SearchNote,
+    TypeCount,
+};
+
 /// The rungs of the degradation ladder, least lossy first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -231,6 +236,32 @@ pub enum Note {
         of: Tally,
         counts: Vec<(String, usize)>,
     },
+    /// A diff's note (`plan::diff`).
+    Diff(DiffNote),
+    /// A search's note (`plan::search`).
+    Search(SearchNote),
+    /// A listing's note (`plan::listing`).
+    Listing(ListingNote),
+    /// A roster's note (`plan::roster`).
+    Roster(RosterNote),
+    /// An install's note (`plan::install`).
+    Install(InstallNote),
+}
+
+impl Note {
+    /// The census items (`graph.items` indices) the note names by their
+    /// identity, so the guard can tell a named identity from a dropped one.
+    pub fn names(&self) -> Vec<usize> {
+        match self {
+            Note::Group { examples, .. } => examples.clone(),
+            Note::Diff(DiffNote::File { index }) | Note::Roster(RosterNote::Entry { index }) => {
+                vec![*index]
+            }
+            Note::Search(SearchNote::Files { indices })
+            | Note::Listing(ListingNote::Folders { indices }) => indices.clone(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// What a tally counts.

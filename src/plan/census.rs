@@ -37,8 +37,10 @@ mod tally;
 
 use memo::LineMemo;
 
-/// Tokens reserved for the notes around the census (coverage, next, counts).
-const NOTES_TOKENS: usize = 60;
+/// The archive key the planner prices a `next:` line with: as long as
+/// the short key the renderer prints (`store::key::SHORT_HEX`), which is
+/// not known until the run is archived.
+const KEY_FOR_PRICING: &str = "3f9a0c7e5b21";
 /// Tokens a single detail line may have to be printed inline.
 const LONGEST_DETAIL_LINE: usize = 300;
 /// Tokens the first cause's detail may take beyond the target: the first
@@ -65,25 +67,28 @@ pub fn plan(
     if graph.items.is_empty() && !green && artifact.exit == Exit::Unknown {
         return unexplained(artifact, graph, budget);
     }
-    let mut p = Planner::new(artifact, graph, contract, budget);
+    let unit = &contract.census_unit(graph).many;
+    let closing = closing_notes(graph, receipt, &census, unit);
+    let closing_cost: usize = closing
+        .iter()
+        .map(|b| block_tokens(artifact, graph, b))
+        .sum();
+    let mut p = Planner::new(artifact, graph, contract, budget, closing_cost);
     if census.is_empty() {
         p.rung = Rung::PassSummary;
     } else {
         let entries = dedupe(graph, &census);
-        let cost = measure_entries(artifact, graph, &entries, p.unit);
+        let cost = measure_entries(artifact, graph, &entries, p.unit, closing_cost);
         match cost.raw_headlines(budget.ceiling) {
             Some(tokens) => p.census(&entries, tokens, false),
-            None if fits(cost.compact, budget.ceiling) => p.census(&entries, cost.compact, true),
+            None if cost.fits_as(cost.compact, budget.ceiling) => {
+                p.census(&entries, cost.compact, true)
+            }
             None => p.flood(&census, budget.ceiling),
         }
     }
     p.secondary();
-    p.coverage(receipt, census.len());
-    if let Some(&first) = census.first() {
-        p.blocks.push(Block::Next(Address::Item(
-            graph.items[first].identity.clone(),
-        )));
-    }
+    p.blocks.extend(closing);
     p.finish()
 }
 
@@ -107,6 +112,51 @@ fn unexplained(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> De
     plan
 }
 
+/// The notes a census digest closes with, in order: the coverage note
+/// (when there is a census or the receipt is not complete) and the `next:`
+/// step to the first census item.
+fn closing_notes(
+    graph: &EvidenceGraph,
+    receipt: &CoverageReceipt,
+    census: &[usize],
+    unit: &str,
+) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    if !census.is_empty() || !receipt.is_complete() {
+        let degraded = match &receipt.precision {
+            crate::evidence::Precision::Degraded(why) => Some(why.clone()),
+            crate::evidence::Precision::Full => None,
+        };
+        blocks.push(Block::Notice(Note::Coverage(Coverage {
+            census: !census.is_empty(),
+            parsed: receipt.items_parsed,
+            announced: receipt.items_announced,
+            unit: unit.to_string(),
+            blocks: receipt.blocks_parsed,
+            unmatched: receipt.lines_unmatched,
+            truncated: receipt.truncated,
+            degraded,
+        })));
+    }
+    if let Some(&first) = census.first() {
+        blocks.push(Block::Next(Address::Item(
+            graph.items[first].identity.clone(),
+        )));
+    }
+    blocks
+}
+
+/// Tokens of a closing block as the renderer prints it.
+fn block_tokens(artifact: &Artifact, graph: &EvidenceGraph, block: &Block) -> usize {
+    match block {
+        Block::Notice(note) => note_tokens(artifact, graph, note),
+        Block::Next(address) => {
+            tokens::estimate(render::next_line(KEY_FOR_PRICING, address).as_bytes()) + 1
+        }
+        _ => 0,
+    }
+}
+
 /// What the complete census costs in each form, priced on the renderer's
 /// own lines (`render::census`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +165,9 @@ pub struct CensusCost {
     pub headlines: Option<usize>,
     /// The compact block.
     pub compact: usize,
+    /// The notes every census digest closes with (coverage, `next:`),
+    /// priced on the renderer's words for them.
+    pub notes: usize,
 }
 
 impl CensusCost {
@@ -134,25 +187,36 @@ impl CensusCost {
     /// are not).
     fn raw_headlines(&self, ceiling: usize) -> Option<usize> {
         self.headlines
-            .filter(|&t| fits(t, ceiling) && t * 2 <= self.compact * 3)
+            .filter(|&t| self.fits_as(t, ceiling) && t * 2 <= self.compact * 3)
     }
 
     /// True when the census is printed whole; false means FLOOD.
     pub fn fits(&self, ceiling: usize) -> bool {
-        fits(self.chosen(ceiling), ceiling)
+        self.fits_as(self.chosen(ceiling), ceiling)
+    }
+
+    /// A census of `tokens` fits under `ceiling` with the digest's frame
+    /// and closing notes.
+    fn fits_as(&self, tokens: usize, ceiling: usize) -> bool {
+        tokens + FRAME_TOKENS + self.notes <= ceiling
     }
 }
 
-/// A census of `tokens` fits under `ceiling` with the digest's frame and notes.
-fn fits(tokens: usize, ceiling: usize) -> bool {
-    tokens + FRAME_TOKENS + NOTES_TOKENS <= ceiling
-}
-
-/// The census cost of every census item of `graph`.
-pub fn measure(artifact: &Artifact, graph: &EvidenceGraph, contract: &Contract) -> CensusCost {
+/// The census cost of every census item of `graph`, with the notes its
+/// digest closes with.
+pub fn measure(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    receipt: &CoverageReceipt,
+    contract: &Contract,
+) -> CensusCost {
     let census = contract.census_indices(graph);
     let unit = &contract.census_unit(graph).many;
-    measure_entries(artifact, graph, &dedupe(graph, &census), unit)
+    let notes = closing_notes(graph, receipt, &census, unit)
+        .iter()
+        .map(|b| block_tokens(artifact, graph, b))
+        .sum();
+    measure_entries(artifact, graph, &dedupe(graph, &census), unit, notes)
 }
 
 fn measure_entries(
@@ -160,6 +224,7 @@ fn measure_entries(
     graph: &EvidenceGraph,
     entries: &[CensusEntry],
     unit: &str,
+    notes: usize,
 ) -> CensusCost {
     let headlines = entries
         .iter()
@@ -183,7 +248,11 @@ fn measure_entries(
         .iter()
         .map(line_tokens)
         .sum();
-    CensusCost { headlines, compact }
+    CensusCost {
+        headlines,
+        compact,
+        notes,
+    }
 }
 
 /// Tokens of one rendered line with its newline.
@@ -235,6 +304,7 @@ impl<'a> Planner<'a> {
         graph: &'a EvidenceGraph,
         contract: &'a Contract,
         budget: Budget,
+        closing: usize,
     ) -> Self {
         Planner {
             artifact,
@@ -245,7 +315,7 @@ impl<'a> Planner<'a> {
             rung: Rung::FailCensus,
             blocks: vec![Block::Header],
             omissions: Vec::new(),
-            spent: FRAME_TOKENS + NOTES_TOKENS,
+            spent: FRAME_TOKENS + closing,
             memo: LineMemo::new(artifact),
         }
     }
@@ -259,15 +329,31 @@ impl<'a> Planner<'a> {
         line_tokens(&render::census::item_line(self.artifact, self.item(i)))
     }
 
-    /// Tokens of an item's detail lines.
-    fn detail_cost(&self, i: usize) -> usize {
+    /// Tokens of an item's detail lines, shown in place of its census line.
+    fn detail_lines_cost(&self, i: usize) -> usize {
         self.item(i)
             .detail
             .iter()
             .flat_map(|s| s.first..=s.last)
             .map(|n| self.memo.get(n).cost)
             .sum::<usize>()
-            + 12
+    }
+
+    /// Tokens of an item's detail under its `[ctx] --- identity` heading.
+    fn detail_cost(&self, i: usize) -> usize {
+        let heading = render::detail_heading(self.item(i));
+        self.detail_lines_cost(i) + tokens::estimate(heading.as_bytes()) + 1
+    }
+
+    /// Tokens of a note as the renderer words it.
+    fn note_cost(&self, note: &Note) -> usize {
+        note_tokens(self.artifact, self.graph, note)
+    }
+
+    /// Adds a note, priced as printed.
+    fn notice(&mut self, note: Note) {
+        self.spent += self.note_cost(&note);
+        self.blocks.push(Block::Notice(note));
     }
 
     /// The item's decisive lines (as digests of their visible text), the
@@ -334,7 +420,10 @@ impl<'a> Planner<'a> {
         // Blocks that each name their item (a compiler's error with its
         // `--> file:line:col`), all within the budget: they are the census.
         if compact {
-            let blocks: usize = entries.iter().map(|e| self.detail_cost(e.index)).sum();
+            let blocks: usize = entries
+                .iter()
+                .map(|e| self.detail_lines_cost(e.index))
+                .sum();
             let whole = entries.iter().all(|e| {
                 e.times == 1 && self.detail_usable(e.index) && self.detail_names_item(e.index)
             });
@@ -391,26 +480,30 @@ impl<'a> Planner<'a> {
             if !self.detail_usable(rep) {
                 continue;
             }
-            let cost = self.detail_cost(rep);
+            let in_census = self.blocks[census_at..]
+                .iter()
+                .position(|b| matches!(b, Block::Item { index, .. } if *index == rep))
+                .filter(|_| self.detail_names_item(rep));
+            let note = (members.len() > 1).then(|| Note::SameCause {
+                members: members.len(),
+                unit: self.unit.to_string(),
+                index: rep,
+            });
+            // Priced as printed: in place, the block has no heading of its own.
+            let cost = match in_census {
+                Some(_) => self.detail_lines_cost(rep),
+                None => self.detail_cost(rep),
+            } + note.as_ref().map_or(0, |n| self.note_cost(n));
             let granted = std::mem::take(&mut first) && self.first_detail_fits(cost);
             if self.spent + cost > self.budget.target && !granted {
                 missing += members.len();
                 continue;
             }
             self.spent += cost;
-            let note = (members.len() > 1).then(|| {
-                Block::Notice(Note::SameCause {
-                    members: members.len(),
-                    unit: self.unit.to_string(),
-                    index: rep,
-                })
-            });
-            let in_census = self.blocks[census_at..]
-                .iter()
-                .position(|b| matches!(b, Block::Item { index, .. } if *index == rep));
+            let note = note.map(Block::Notice);
             match in_census {
                 // The block names the item itself: shown in place of its census line.
-                Some(pos) if self.detail_names_item(rep) => {
+                Some(pos) => {
                     self.blocks[census_at + pos] = Block::Item {
                         index: rep,
                         detail: true,
@@ -430,26 +523,6 @@ impl<'a> Planner<'a> {
             self.rung = Rung::Dense;
             let what = format!("{} without their detail", self.unit);
             self.omit(Omitted::Items(what), missing, Address::Details);
-        }
-    }
-
-    /// Says what the extractor did not understand; silent when complete.
-    fn coverage(&mut self, receipt: &CoverageReceipt, census: usize) {
-        if census > 0 || !receipt.is_complete() {
-            let degraded = match &receipt.precision {
-                crate::evidence::Precision::Degraded(why) => Some(why.clone()),
-                crate::evidence::Precision::Full => None,
-            };
-            self.blocks.push(Block::Notice(Note::Coverage(Coverage {
-                census: census > 0,
-                parsed: receipt.items_parsed,
-                announced: receipt.items_announced,
-                unit: self.unit.to_string(),
-                blocks: receipt.blocks_parsed,
-                unmatched: receipt.lines_unmatched,
-                truncated: receipt.truncated,
-                degraded,
-            })));
         }
     }
 

@@ -12,10 +12,11 @@ use std::collections::BTreeMap;
 
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
+use crate::delivery_plan::{DiffNote, Note};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Precision};
 use crate::normalize;
+use crate::render::notes::diff::file as census_line;
 use crate::tokens;
-use crate::words::{count, counted};
 
 use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
@@ -55,45 +56,11 @@ pub fn plan(
     }
     // Said once, before the footer: a cut diff may lack files at its end.
     if let Precision::Degraded(why) = &receipt.precision {
-        p.blocks
-            .push(Block::Note(format!("coverage: degraded: {why}")));
+        p.blocks.push(Block::Notice(Note::Diff(DiffNote::Degraded {
+            why: why.clone(),
+        })));
     }
     p.finish()
-}
-
-/// One file's census line: `path | status · +a -d · N hunks`.
-pub fn census_text(item: &EvidenceItem) -> String {
-    let f = &item.fields;
-    let mut parts = Vec::new();
-    let from = f.get("from").map(String::as_str).unwrap_or("?");
-    let similarity = f
-        .get("similarity")
-        .map(|s| format!(" ({s})"))
-        .unwrap_or_default();
-    match item.class.as_deref() {
-        Some("renamed") => parts.push(format!("renamed from {from}{similarity}")),
-        Some("copied") => parts.push(format!("copied from {from}{similarity}")),
-        Some(s @ ("added" | "deleted")) => parts.push(s.to_string()),
-        _ => {}
-    }
-    if let Some(mode) = f.get("mode") {
-        parts.push(format!("mode {mode}"));
-    }
-    let number = |k: &str| f.get(k).and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
-    let (plus, minus) = (number("insertions"), number("deletions"));
-    if f.contains_key("binary") {
-        parts.push("binary".into());
-    }
-    if !item.detail.is_empty() || (plus, minus) != (0, 0) {
-        parts.push(format!("+{} -{}", count(plus), count(minus)));
-    }
-    if !item.detail.is_empty() {
-        parts.push(counted(item.detail.len(), "hunks"));
-    }
-    if parts.is_empty() {
-        parts.push("changed".into());
-    }
-    format!("{} | {}", item.identity, parts.join(" · "))
 }
 
 struct Planner<'a> {
@@ -121,7 +88,7 @@ impl Planner<'_> {
     /// What an item costs in the census, which is kept at every budget.
     fn census_cost(&self, item: &EvidenceItem) -> usize {
         match item.kind {
-            ItemKind::ChangedFile => tokens::estimate(census_text(item).as_bytes()) + 3,
+            ItemKind::ChangedFile => tokens::estimate(census_line(item).as_bytes()) + 3,
             ItemKind::Commit => item.detail.iter().map(|s| self.span_cost(*s)).sum(),
             _ => 0,
         }
@@ -155,7 +122,8 @@ impl Planner<'_> {
                     }
                 }
                 ItemKind::ChangedFile => {
-                    self.blocks.push(Block::Note(census_text(item)));
+                    self.blocks
+                        .push(Block::Notice(Note::Diff(DiffNote::File { index: i })));
                     pending.push(i);
                 }
                 // Planned with the detail, so raw lines stay in raw order.
@@ -170,13 +138,12 @@ impl Planner<'_> {
                 .items
                 .iter()
                 .filter(|i| i.kind == ItemKind::ChangedFile);
-            self.blocks.push(Block::Note(format!(
-                "shown: whole hunks of {} of {}; left: {} in {}",
-                count(self.shown_files),
-                counted(files.count(), "files"),
-                counted(self.left_hunks, "hunks"),
-                counted(self.left_files.len(), "files"),
-            )));
+            self.blocks.push(Block::Notice(Note::Diff(DiffNote::Shown {
+                shown: self.shown_files,
+                files: files.count(),
+                hunks: self.left_hunks,
+                left_files: self.left_files.len(),
+            })));
             self.blocks
                 .push(Block::Next(Address::Item(self.left_files[0].clone())));
         }
@@ -278,28 +245,24 @@ impl Planner<'_> {
         }
         let mut ranked: Vec<(&str, (usize, usize, usize))> = groups.into_iter().collect();
         ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
-        self.blocks.push(Block::Note(format!(
-            "census grouped (exceeds the {}-token ceiling): files by top directory",
-            count(self.budget.ceiling)
-        )));
+        self.blocks
+            .push(Block::Notice(Note::Diff(DiffNote::Grouped {
+                ceiling: self.budget.ceiling,
+            })));
         for (dir, (files, plus, minus)) in ranked.iter().take(FLOOD_GROUPS) {
-            let name = if *dir == "." {
-                ".".to_string()
-            } else {
-                format!("{dir}/")
-            };
-            self.blocks.push(Block::Note(format!(
-                "  {name} {} · +{} -{}",
-                counted(*files, "files"),
-                count(*plus),
-                count(*minus)
-            )));
+            self.blocks
+                .push(Block::Notice(Note::Diff(DiffNote::Directory {
+                    dir: (*dir).to_string(),
+                    files: *files,
+                    insertions: *plus,
+                    deletions: *minus,
+                })));
         }
         if ranked.len() > FLOOD_GROUPS {
-            self.blocks.push(Block::Note(format!(
-                "  … {} more directories",
-                count(ranked.len() - FLOOD_GROUPS)
-            )));
+            self.blocks
+                .push(Block::Notice(Note::Diff(DiffNote::MoreDirectories {
+                    count: ranked.len() - FLOOD_GROUPS,
+                })));
         }
         let n = ids.len();
         self.omit(

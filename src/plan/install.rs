@@ -10,18 +10,16 @@
 
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
+use crate::delivery_plan::{InstallNote, Note};
 use crate::evidence::{EvidenceGraph, ItemKind, Outcome, Severity};
 use crate::normalize;
-use crate::render::count;
+use crate::render::notes;
 use crate::tokens;
 
 use super::runs::runs;
 use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
 };
-
-/// How many warning classes the note names before "… N more".
-const TOP_CLASSES: usize = 6;
 
 pub fn plan(
     artifact: &Artifact,
@@ -64,8 +62,8 @@ pub fn plan(
         blocks.push(Block::Marker(omissions.len() - 1));
     }
     if let Some(note) = warnings_note(graph) {
-        spent += tokens::estimate(note.as_bytes()) + 2;
-        blocks.push(Block::Note(note));
+        spent += tokens::estimate(notes::words(&note, artifact, graph).as_bytes()) + 2;
+        blocks.push(Block::Notice(note));
         blocks.push(Block::Next(Address::Items(Some(
             "--severity warning".into(),
         ))));
@@ -93,9 +91,7 @@ pub fn plan(
             keep[first] = true;
         }
         if first <= total {
-            blocks.push(Block::Note(
-                "no failure line recognised: the end of the output".into(),
-            ));
+            blocks.push(Block::Notice(Note::Install(InstallNote::NoFailureLine)));
             blocks.push(Block::Raw(Span::new(first, total)));
         }
     }
@@ -138,9 +134,9 @@ fn merge_adjacent(blocks: &mut Vec<Block>) {
     *blocks = out;
 }
 
-/// `3 warnings: deprecated ×2 · ERESOLVE ×1`.
-fn warnings_note(graph: &EvidenceGraph) -> Option<String> {
-    let mut classes: Vec<(&str, usize)> = Vec::new();
+/// The warnings by class (`3 warnings: deprecated ×2 · ERESOLVE ×1`).
+fn warnings_note(graph: &EvidenceGraph) -> Option<Note> {
+    let mut classes: Vec<(String, usize)> = Vec::new();
     let mut total = 0;
     for i in graph
         .items
@@ -151,23 +147,8 @@ fn warnings_note(graph: &EvidenceGraph) -> Option<String> {
         let class = i.class.as_deref().unwrap_or("warning");
         match classes.iter_mut().find(|c| c.0 == class) {
             Some(c) => c.1 += 1,
-            None => classes.push((class, 1)),
+            None => classes.push((class.to_string(), 1)),
         }
     }
-    if total == 0 {
-        return None;
-    }
-    let mut parts: Vec<String> = classes
-        .iter()
-        .take(TOP_CLASSES)
-        .map(|(c, n)| format!("{c} ×{}", count(*n)))
-        .collect();
-    if classes.len() > TOP_CLASSES {
-        parts.push(format!(
-            "… {} more kinds",
-            count(classes.len() - TOP_CLASSES)
-        ));
-    }
-    let noun = if total == 1 { "warning" } else { "warnings" };
-    Some(format!("{} {noun}: {}", count(total), parts.join(" · ")))
+    (total > 0).then_some(Note::Install(InstallNote::Warnings { total, classes }))
 }

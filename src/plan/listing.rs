@@ -16,9 +16,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::artifact::Artifact;
 use crate::contract::Contract;
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::delivery_plan::{ListingNote, Note, TypeCount};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
-use crate::render::count;
+use crate::render::notes;
 use crate::tokens;
 
 use super::{
@@ -26,10 +27,6 @@ use super::{
 };
 use super::{census, runs};
 
-/// How many file types the note names before "… N more types".
-const TOP_TYPES: usize = 8;
-/// How many parent folders the FLOOD note names before "… N more".
-const TOP_PARENTS: usize = 8;
 /// The width of one FLOOD note listing folders, in characters.
 const NOTE_WIDTH: usize = 160;
 /// A left-out run this cheap is printed instead of its marker: a marker
@@ -39,6 +36,7 @@ const CHEAP_RUN: usize = MARKER_TOKENS * 3 / 4;
 pub fn plan(
     artifact: &Artifact,
     graph: &EvidenceGraph,
+    receipt: &CoverageReceipt,
     contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
@@ -55,8 +53,9 @@ pub fn plan(
         .into_iter()
         .flatten()
     {
-        p.spent += tokens::estimate(note.as_bytes()) + 2;
-        p.blocks.push(Block::Note(note));
+        let note = Note::Listing(note);
+        p.spent += tokens::estimate(notes::words(&note, artifact, graph).as_bytes()) + 2;
+        p.blocks.push(Block::Notice(note));
     }
     let census: Vec<&EvidenceItem> = contract.census(graph).collect();
     let mut must: BTreeSet<usize> = census
@@ -73,7 +72,7 @@ pub fn plan(
     // the runs between folders are declared omissions, not census.
     let named_cost = named_cost(graph);
     let mut named_form = false;
-    if !census::measure(artifact, graph, contract).fits(budget.ceiling) {
+    if !census::measure(artifact, graph, receipt, contract).fits(budget.ceiling) {
         p.rung = Rung::Flood;
         unnamed = p.named(graph, contract, budget.ceiling);
     } else if p.spent + must_cost > budget.target
@@ -255,68 +254,81 @@ impl Planner<'_> {
             self.spent += cost;
             self.keep[n] = true;
         }
-        let folders: Vec<&EvidenceItem> = graph
+        let folders: Vec<(usize, &EvidenceItem)> = graph
             .items
             .iter()
-            .filter(|i| i.kind == ItemKind::Directory)
+            .enumerate()
+            .filter(|(_, i)| i.kind == ItemKind::Directory)
             .collect();
-        self.blocks.push(Block::Note(if self.rung == Rung::Flood {
-            format!(
-                "{} folders exceed the {}-token ceiling: named with their entry counts while they fit",
-                count(folders.len()),
-                count(ceiling)
-            )
-        } else {
-            format!(
-                "{} folders in the listing's order, each with its entry count:",
-                count(folders.len())
-            )
-        }));
+        self.blocks
+            .push(Block::Notice(Note::Listing(if self.rung == Rung::Flood {
+                ListingNote::FoldersFlood {
+                    folders: folders.len(),
+                    ceiling,
+                }
+            } else {
+                ListingNote::FoldersInOrder {
+                    folders: folders.len(),
+                }
+            })));
         let mut named = 0;
-        let mut in_line = 0;
-        let mut line = String::new();
-        for f in &folders {
-            let entries = f.fields.get("entries").map_or("0", String::as_str);
-            let entry = format!("{} ×{entries}", f.identity);
-            if !line.is_empty() && line.len() + entry.len() + 3 > NOTE_WIDTH {
-                if !self.note_within(&mut line, ceiling) {
+        // The folders of the note being filled, and its width as printed.
+        let mut line: Vec<usize> = Vec::new();
+        let mut width = 0;
+        for &(index, f) in &folders {
+            let entry = notes::listing::folder(f).len();
+            if !line.is_empty() && width + entry + 3 > NOTE_WIDTH {
+                let in_line = line.len();
+                if !self.note_within(graph, &mut line, ceiling) {
                     break;
                 }
                 named += in_line;
-                in_line = 0;
+                width = 0;
             }
             if !line.is_empty() {
-                line.push_str(" · ");
+                width += notes::listing::SEPARATOR.len();
             }
-            line.push_str(&entry);
-            in_line += 1;
+            width += entry;
+            line.push(index);
         }
-        if in_line > 0 && self.note_within(&mut line, ceiling) {
+        let in_line = line.len();
+        if in_line > 0 && self.note_within(graph, &mut line, ceiling) {
             named += in_line;
         }
         if named < folders.len() {
-            self.blocks.push(Block::Note(format!(
-                "not named, by parent: {}",
-                parents(&folders[named..])
-            )));
+            self.blocks
+                .push(Block::Notice(Note::Listing(ListingNote::Parents {
+                    parents: parents(&folders[named..]),
+                })));
         }
         // How to read any folder's own lines.
-        if let Some(f) = folders.iter().find(|f| !f.fields.contains_key("root")) {
+        if let Some((_, f)) = folders.iter().find(|(_, f)| !f.fields.contains_key("root")) {
             self.blocks
                 .push(Block::Next(Address::Item(f.identity.clone())));
         }
         left + folders.len() - named
     }
 
-    /// Pushes `line` as a note when it fits under the ceiling with room
-    /// left for the closing lines; empties it when it does.
-    fn note_within(&mut self, line: &mut String, ceiling: usize) -> bool {
-        let cost = tokens::estimate(line.as_bytes()) + 3;
+    /// Pushes a note naming the folders `line` holds when it fits under
+    /// the ceiling with room left for the closing lines; empties it when it
+    /// does.
+    fn note_within(
+        &mut self,
+        graph: &EvidenceGraph,
+        line: &mut Vec<usize>,
+        ceiling: usize,
+    ) -> bool {
+        let note = Note::Listing(ListingNote::Folders {
+            indices: line.clone(),
+        });
+        let words = notes::words(&note, self.artifact, graph);
+        let cost = tokens::estimate(words.as_bytes()) + 3;
         if self.spent + cost + MARKER_TOKENS * 3 > ceiling {
             return false;
         }
         self.spent += cost;
-        self.blocks.push(Block::Note(std::mem::take(line)));
+        line.clear();
+        self.blocks.push(Block::Notice(note));
         true
     }
 }
@@ -332,73 +344,48 @@ fn named_cost(graph: &EvidenceGraph) -> usize {
         + MARKER_TOKENS * 2
 }
 
-/// `files by type: .rs ×52 (1.1 MiB) · .md ×2 (9.0 KiB) · …`.
-fn types_note(graph: &EvidenceGraph) -> Option<String> {
-    let mut types: Vec<(&str, usize, Option<u64>)> = graph
+/// Files by type, most files first (the listing's order among equals).
+fn types_note(graph: &EvidenceGraph) -> Option<ListingNote> {
+    let mut types: Vec<TypeCount> = graph
         .items
         .iter()
         .filter(|i| i.kind == ItemKind::FileType)
-        .map(|i| {
-            let files = i
+        .map(|i| TypeCount {
+            name: i.identity.clone(),
+            files: i
                 .fields
                 .get("files")
                 .and_then(|f| f.parse().ok())
-                .unwrap_or(0);
-            let bytes = i.fields.get("bytes").and_then(|b| b.parse().ok());
-            (i.identity.as_str(), files, bytes)
+                .unwrap_or(0),
+            bytes: i.fields.get("bytes").and_then(|b| b.parse().ok()),
         })
         .collect();
     if types.is_empty() {
         return None;
     }
-    // Most files first; the listing's order among equals.
-    types.sort_by_key(|t| std::cmp::Reverse(t.1));
-    let mut parts: Vec<String> = types
-        .iter()
-        .take(TOP_TYPES)
-        .map(|(t, files, bytes)| match bytes {
-            Some(b) => format!("{t} ×{} ({})", count(*files), size(*b)),
-            None => format!("{t} ×{}", count(*files)),
-        })
-        .collect();
-    if types.len() > TOP_TYPES {
-        let rest = &types[TOP_TYPES..];
-        let files: usize = rest.iter().map(|t| t.1).sum();
-        parts.push(format!(
-            "… {} more types ({} files)",
-            count(rest.len()),
-            count(files)
-        ));
-    }
-    Some(format!("by type: {}", parts.join(" · ")))
+    types.sort_by_key(|t| std::cmp::Reverse(t.files));
+    Some(ListingNote::Types { types })
 }
 
-/// `kept whole: dangling symlink ×1 · setuid ×1 · largest ×3`.
-fn kept_whole_note(graph: &EvidenceGraph) -> Option<String> {
-    let mut kinds: Vec<(&str, usize)> = Vec::new();
+/// The anomalies kept whole, by kind (`dangling symlink ×1 · setuid ×1`).
+fn kept_whole_note(graph: &EvidenceGraph) -> Option<ListingNote> {
+    let mut kinds: Vec<(String, usize)> = Vec::new();
     for i in graph.items.iter().filter(|i| i.kind == ItemKind::Anomaly) {
         for word in i.class.as_deref().unwrap_or("").split(", ") {
             match kinds.iter_mut().find(|k| k.0 == word) {
                 Some(k) => k.1 += 1,
-                None => kinds.push((word, 1)),
+                None => kinds.push((word.to_string(), 1)),
             }
         }
     }
-    if kinds.is_empty() {
-        return None;
-    }
-    let parts: Vec<String> = kinds
-        .iter()
-        .map(|(w, n)| format!("{w} ×{}", count(*n)))
-        .collect();
-    Some(format!("kept whole: {}", parts.join(" · ")))
+    (!kinds.is_empty()).then_some(ListingNote::KeptWhole { kinds })
 }
 
-/// `./src ×40 folders, …`: unnamed folders counted by their parent.
-fn parents(folders: &[&EvidenceItem]) -> String {
+/// Unnamed folders counted by their parent, most first.
+fn parents(folders: &[(usize, &EvidenceItem)]) -> Vec<(String, usize)> {
     let mut by: BTreeMap<&str, usize> = BTreeMap::new();
     let mut order: Vec<&str> = Vec::new();
-    for f in folders {
+    for (_, f) in folders {
         let p = f
             .identity
             .trim_end_matches('/')
@@ -411,45 +398,12 @@ fn parents(folders: &[&EvidenceItem]) -> String {
         *n += 1;
     }
     order.sort_by_key(|p| std::cmp::Reverse(by[p]));
-    let mut parts: Vec<String> = order
-        .iter()
-        .take(TOP_PARENTS)
-        .map(|p| format!("{p}/ ×{}", count(by[p])))
-        .collect();
-    if order.len() > TOP_PARENTS {
-        parts.push(format!(
-            "… {} more parents",
-            count(order.len() - TOP_PARENTS)
-        ));
-    }
-    parts.join(", ")
-}
-
-/// Bytes in binary units with one decimal: `3.0 MiB`, `812 B`.
-pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
+    order.iter().map(|p| (p.to_string(), by[p])).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_read_as_people_write_them() {
-        assert_eq!(size(812), "812 B");
-        assert_eq!(size(3_000_000), "2.9 MiB");
-        assert_eq!(size(4096), "4.0 KiB");
-    }
 
     #[test]
     fn runs_outside_the_kept_lines() {

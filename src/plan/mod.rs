@@ -12,6 +12,7 @@ use crate::contract::{Contract, Planner};
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
 pub mod census;
+pub mod ci_log;
 pub mod data;
 pub mod delta;
 pub mod diff;
@@ -85,11 +86,12 @@ pub fn resolve(
     match contract.planner {
         Planner::Diff => diff::plan(artifact, graph, receipt, contract, budget),
         Planner::Search => search::plan(artifact, graph, budget),
-        Planner::Listing => listing::plan(artifact, graph, contract, budget),
+        Planner::Listing => listing::plan(artifact, graph, receipt, contract, budget),
         Planner::Install => install::plan(artifact, graph, contract, budget),
         Planner::Log => log::plan(artifact, graph, budget),
         Planner::Roster => roster::plan(artifact, graph, contract, budget),
         Planner::Data => data::plan(artifact, graph, contract, budget, raw_tokens),
+        Planner::CiLog => ci_log::plan(artifact, graph, contract, budget),
         Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
         Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }

@@ -23,9 +23,10 @@ use std::collections::BTreeMap;
 
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
+use crate::delivery_plan::{Group, Grouping, Note, RosterNote};
 use crate::evidence::{EvidenceGraph, EvidenceItem, Outcome, Severity};
 use crate::normalize;
-use crate::render::count;
+use crate::render::notes;
 use crate::tokens;
 
 use super::{
@@ -34,8 +35,6 @@ use super::{
 
 /// Tokens kept free under the ceiling for the FLOOD notes and markers.
 const FLOOD_RESERVE: usize = 240;
-/// Groups a FLOOD note names before "… N more".
-const TOP_GROUPS: usize = 12;
 /// Bulk items (rank 1: untracked paths) of one group collapse into one
 /// counted line from this many on, when the whole list would exceed the
 /// ceiling.
@@ -60,10 +59,13 @@ impl Entry {
     }
 }
 
-/// `build/out/ ×90 untracked`: a collapsed group's line.
-fn bulk_line(graph: &EvidenceGraph, group: &str, members: &[usize]) -> String {
-    let class = graph.items[members[0]].class.as_deref().unwrap_or("");
-    format!("{group} ×{} {class}", count(members.len()))
+/// `build/out/ ×90 untracked`: a collapsed group's note.
+fn bulk_note(group: &str, members: &[usize]) -> Note {
+    Note::Roster(RosterNote::Bulk {
+        group: group.to_string(),
+        first: members[0],
+        members: members.len(),
+    })
 }
 
 /// The groups of bulk items large enough to collapse, in output order.
@@ -104,9 +106,8 @@ pub fn plan(
     };
     let entry_cost = |item: &EvidenceItem| -> usize {
         match (item.fields.get("line"), item.headline) {
-            (Some(line), _) => tokens::estimate(line.as_bytes()) + 3,
             (None, Some(h)) => cost_of(h),
-            (None, None) => tokens::estimate(item.identity.as_bytes()) + 3,
+            _ => tokens::estimate(notes::roster::entry(item).as_bytes()) + 3,
         }
     };
     let all: Vec<usize> = contract.census_indices(graph);
@@ -137,7 +138,9 @@ pub fn plan(
         .collect();
     spent += bulk
         .iter()
-        .map(|(g, m)| tokens::estimate(bulk_line(graph, g, m).as_bytes()) + 3)
+        .map(|(g, m)| {
+            tokens::estimate(notes::words(&bulk_note(g, m), artifact, graph).as_bytes()) + 3
+        })
         .sum::<usize>();
     let census: usize = roster.iter().map(|&i| entry_cost(&graph.items[i])).sum();
     let flood = spent + census + MARKER_TOKENS * 2 > budget.ceiling;
@@ -199,13 +202,12 @@ pub fn plan(
     for e in &entries {
         match e {
             Entry::Kept(s) => blocks.push(Block::Raw(*s)),
-            Entry::Bulk(g, members) => blocks.push(Block::Note(bulk_line(graph, g, members))),
+            Entry::Bulk(g, members) => blocks.push(Block::Notice(bulk_note(g, members))),
             Entry::Item(i) => {
                 let item = &graph.items[*i];
                 match (item.fields.get("line"), item.headline) {
-                    (Some(line), _) => blocks.push(Block::Note(line.clone())),
                     (None, Some(h)) => blocks.push(Block::Raw(h)),
-                    (None, None) => blocks.push(Block::Note(item.identity.clone())),
+                    _ => blocks.push(Block::Notice(Note::Roster(RosterNote::Entry { index: *i }))),
                 }
                 if shown_detail[*i] {
                     blocks.extend(item.detail.iter().map(|s| Block::Raw(*s)));
@@ -247,16 +249,14 @@ pub fn plan(
     }
     if !unlisted.is_empty() {
         rung = Rung::Flood;
-        let groups = grouping(&unlisted);
-        blocks.push(Block::Note(format!(
-            "{} {} exceed the {}-token ceiling: {} listed above, {} more{}{groups}",
-            count(all.len()),
-            contract.unit.of(all.len()),
-            count(budget.ceiling),
-            count(all.len() - unlisted.len() - collapsed),
-            count(unlisted.len()),
-            if groups.is_empty() { "" } else { " " },
-        )));
+        blocks.push(Block::Notice(Note::Roster(RosterNote::Flood {
+            items: all.len(),
+            noun: contract.unit.of(all.len()).to_string(),
+            ceiling: budget.ceiling,
+            listed: all.len() - unlisted.len() - collapsed,
+            more: unlisted.len(),
+            grouping: grouping(&unlisted),
+        })));
         omit(
             &mut blocks,
             format!("more {unit}, listed"),
@@ -281,18 +281,17 @@ pub fn plan(
     }
 }
 
-/// `from 2026-02-01 to 2026-02-18, by author: Ada ×152, Ken ×80`: the
-/// items not listed, grouped by their `group` field with exact counts
-/// (and, per group, their `class` counts), with their `date` range.
-fn grouping(items: &[&EvidenceItem]) -> String {
-    let mut out = String::new();
+/// The items not listed, grouped by their `group` field with exact
+/// counts (and, per group, their `class` counts), with their `date` range.
+fn grouping(items: &[&EvidenceItem]) -> Grouping {
     let dates: Vec<&str> = items
         .iter()
         .filter_map(|i| i.fields.get("date").map(String::as_str))
         .collect();
-    if let (Some(min), Some(max)) = (dates.iter().min(), dates.iter().max()) {
-        out.push_str(&format!("from {min} to {max}"));
-    }
+    let dates = match (dates.iter().min(), dates.iter().max()) {
+        (Some(min), Some(max)) => Some((min.to_string(), max.to_string())),
+        _ => None,
+    };
     let mut groups: Vec<(&str, usize, BTreeMap<&str, usize>)> = Vec::new();
     let mut by: Option<&str> = None;
     for item in items {
@@ -310,31 +309,19 @@ fn grouping(items: &[&EvidenceItem]) -> String {
         }
     }
     groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    if !groups.is_empty() {
-        if !out.is_empty() {
-            out.push_str(", ");
-        }
-        out.push_str(&format!("by {}: ", by.unwrap_or("group")));
-        let parts: Vec<String> = groups
-            .iter()
-            .take(TOP_GROUPS)
-            .map(|(g, n, classes)| {
-                let split: Vec<String> = classes
-                    .iter()
-                    .filter(|(c, _)| !c.is_empty())
-                    .map(|(c, k)| format!("{c} {}", count(*k)))
-                    .collect();
-                if split.len() > 1 {
-                    format!("{g} ×{} ({})", count(*n), split.join(", "))
-                } else {
-                    format!("{g} ×{}", count(*n))
-                }
+    Grouping {
+        dates,
+        by: (!groups.is_empty()).then(|| by.unwrap_or("group").to_string()),
+        groups: groups
+            .into_iter()
+            .map(|(name, items, classes)| Group {
+                name: name.to_string(),
+                items,
+                classes: classes
+                    .into_iter()
+                    .map(|(c, n)| (c.to_string(), n))
+                    .collect(),
             })
-            .collect();
-        out.push_str(&parts.join(", "));
-        if groups.len() > TOP_GROUPS {
-            out.push_str(&format!(", … {} more", count(groups.len() - TOP_GROUPS)));
-        }
+            .collect(),
     }
-    out
 }

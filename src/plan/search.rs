@@ -10,8 +10,10 @@
 //! `[ctx]` note or marker.
 
 use crate::artifact::{Artifact, Span, Stream};
+use crate::delivery_plan::{FolderCount, Note, SearchNote};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
+use crate::render::notes;
 use crate::tokens;
 use crate::words::count;
 
@@ -19,13 +21,13 @@ use super::{
     Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
 };
 
-/// How many folders the FLOOD note names before "… N more".
-const TOP_FOLDERS: usize = 8;
 /// The width of one FLOOD note listing files, in characters.
 const NOTE_WIDTH: usize = 160;
 
 /// One matching file as the plan sees it.
 struct File<'g> {
+    /// Its index in `graph.items`.
+    index: usize,
     item: &'g EvidenceItem,
     /// A heading line of its own (`--heading`, `-c`, `-l`, binary notice).
     heading: Option<usize>,
@@ -69,10 +71,12 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
     let mut files: Vec<File> = graph
         .items
         .iter()
-        .filter(|i| i.kind == ItemKind::MatchingFile && !zero(i))
-        .map(|item| {
+        .enumerate()
+        .filter(|(_, i)| i.kind == ItemKind::MatchingFile && !zero(i))
+        .map(|(index, item)| {
             let matches: Vec<usize> = item.detail.iter().map(|s| s.first).collect();
             File {
+                index,
                 item,
                 heading: item
                     .headline
@@ -86,7 +90,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
         .collect();
     let census: usize = files.iter().map(|f| p.least(f)).sum();
     if p.spent + census > budget.ceiling {
-        p.flood(&files, budget.ceiling);
+        p.flood(graph, &files, budget.ceiling);
     } else {
         p.spent += census;
         for f in files.iter_mut() {
@@ -273,39 +277,42 @@ impl Planner<'_> {
 
     /// The files named with their counts while they fit, the rest counted
     /// by folder, every one behind `--items`.
-    fn flood(&mut self, files: &[File], ceiling: usize) {
+    fn flood(&mut self, graph: &EvidenceGraph, files: &[File], ceiling: usize) {
         self.rung = Rung::Flood;
-        self.blocks.push(Block::Note(format!(
-            "{} matching files exceed the {}-token ceiling: named with their counts while they fit",
-            count(files.len()),
-            count(ceiling)
-        )));
+        self.blocks
+            .push(Block::Notice(Note::Search(SearchNote::Flood {
+                files: files.len(),
+                ceiling,
+            })));
         let mut named = 0;
-        let mut in_line = 0;
-        let mut line = String::new();
+        // The files of the note being filled, and its width as printed.
+        let mut line: Vec<usize> = Vec::new();
+        let mut width = 0;
         for f in files {
-            let entry = format!("{} ×{}", f.item.identity, f.total());
-            if !line.is_empty() && line.len() + entry.len() + 3 > NOTE_WIDTH {
-                if !self.note_within(&mut line, ceiling) {
+            let entry = notes::search::file(f.item).len();
+            if !line.is_empty() && width + entry + 3 > NOTE_WIDTH {
+                let in_line = line.len();
+                if !self.note_within(graph, &mut line, ceiling) {
                     break;
                 }
                 named += in_line;
-                in_line = 0;
+                width = 0;
             }
             if !line.is_empty() {
-                line.push_str(" · ");
+                width += notes::search::SEPARATOR.len();
             }
-            line.push_str(&entry);
-            in_line += 1;
+            width += entry;
+            line.push(f.index);
         }
-        if in_line > 0 && self.note_within(&mut line, ceiling) {
+        let in_line = line.len();
+        if in_line > 0 && self.note_within(graph, &mut line, ceiling) {
             named += in_line;
         }
         if named < files.len() {
-            self.blocks.push(Block::Note(format!(
-                "not named, by folder: {}",
-                folders(&files[named..])
-            )));
+            self.blocks
+                .push(Block::Notice(Note::Search(SearchNote::Folders {
+                    folders: folders(&files[named..]),
+                })));
             self.omit(
                 Omitted::Items("more matching files".into()),
                 files.len() - named,
@@ -314,22 +321,32 @@ impl Planner<'_> {
         }
     }
 
-    /// Pushes `line` as a note when it fits under the ceiling with room
-    /// left for the closing lines; empties it when it does.
-    fn note_within(&mut self, line: &mut String, ceiling: usize) -> bool {
-        let cost = tokens::estimate(line.as_bytes()) + 3;
+    /// Pushes a note naming the files `line` holds when it fits under the
+    /// ceiling with room left for the closing lines; empties it when it does.
+    fn note_within(
+        &mut self,
+        graph: &EvidenceGraph,
+        line: &mut Vec<usize>,
+        ceiling: usize,
+    ) -> bool {
+        let note = Note::Search(SearchNote::Files {
+            indices: line.clone(),
+        });
+        let words = notes::words(&note, self.artifact, graph);
+        let cost = tokens::estimate(words.as_bytes()) + 3;
         if self.spent + cost + MARKER_TOKENS * 3 > ceiling {
             return false;
         }
         self.spent += cost;
-        self.blocks.push(Block::Note(std::mem::take(line)));
+        line.clear();
+        self.blocks.push(Block::Notice(note));
         true
     }
 }
 
-/// `src/builder ×40 files (1,200 matches), …`: folders by file count.
-fn folders(files: &[File]) -> String {
-    let mut dirs: Vec<(&str, usize, u64)> = Vec::new();
+/// The files' folders, most files first (the output's order among equals).
+fn folders(files: &[File]) -> Vec<FolderCount> {
+    let mut dirs: Vec<FolderCount> = Vec::new();
     for f in files {
         let path = f.item.identity.as_str();
         let dir = path.rsplit_once('/').map_or(".", |(d, _)| d);
@@ -339,31 +356,18 @@ fn folders(files: &[File]) -> String {
             .get("matches")
             .and_then(|m| m.parse().ok())
             .unwrap_or(0);
-        match dirs.iter_mut().find(|d| d.0 == dir) {
+        match dirs.iter_mut().find(|d| d.dir == dir) {
             Some(d) => {
-                d.1 += 1;
-                d.2 += n;
+                d.files += 1;
+                d.matches += n;
             }
-            None => dirs.push((dir, 1, n)),
+            None => dirs.push(FolderCount {
+                dir: dir.to_string(),
+                files: 1,
+                matches: n,
+            }),
         }
     }
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.1));
-    let mut parts: Vec<String> = dirs
-        .iter()
-        .take(TOP_FOLDERS)
-        .map(|(d, files, matches)| {
-            format!(
-                "{d}/ ×{} ({} matches)",
-                count(*files),
-                count(*matches as usize)
-            )
-        })
-        .collect();
-    if dirs.len() > TOP_FOLDERS {
-        parts.push(format!(
-            "… {} more folders",
-            count(dirs.len() - TOP_FOLDERS)
-        ));
-    }
-    parts.join(", ")
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.files));
+    dirs
 }

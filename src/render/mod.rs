@@ -3,8 +3,8 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
-use crate::delivery_plan::{Block, DeliveryPlan, Omission, Omitted};
-use crate::evidence::{EvidenceGraph, Location};
+use crate::delivery_plan::{Address, Block, DeliveryPlan, Omission, Omitted};
+use crate::evidence::{EvidenceGraph, EvidenceItem, Location};
 use crate::normalize;
 use crate::store::{ArchiveKey, zoom};
 use crate::words::agree;
@@ -12,7 +12,9 @@ pub use crate::words::{CTX_PREFIX, count, counted};
 
 pub mod census;
 pub mod delta;
+pub mod formats;
 pub mod notes;
+pub mod workflow;
 
 /// Where a rendered line came from, so the guard can check invariant 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,67 +68,91 @@ pub fn render(
     let key = key.map_or_else(|| "<not archived>".to_string(), |k| k.short());
     let mut out = Rendered::default();
     for block in &plan.blocks {
-        match block {
-            Block::Header => header(&mut out, artifact, graph, plan),
-            Block::Item {
-                index,
-                detail: false,
-            } => out
-                .lines
-                .push(census::item_line(artifact, &graph.items[*index])),
-            Block::Census { entries, unit } => out
-                .lines
-                .extend(census::compact(artifact, graph, entries, unit)),
-            Block::Item {
-                index,
-                detail: true,
-            } => raw_spans(&mut out, artifact, &graph.items[*index].detail),
-            Block::Detail(index) => {
-                let item = &graph.items[*index];
-                // The place, unless the identity already says it.
-                let location = item
-                    .location
-                    .as_ref()
-                    .map(location)
-                    .filter(|l| !item.identity.contains(l.as_str()))
-                    .map(|l| format!(" ({l})"));
-                out.push(
-                    Origin::Ctx,
-                    format!(
-                        "{CTX_PREFIX} --- {}{}",
-                        item.identity,
-                        location.unwrap_or_default()
-                    ),
-                );
-                raw_spans(&mut out, artifact, &item.detail);
-            }
-            Block::Next(address) => out.push(
-                Origin::Ctx,
-                format!("{CTX_PREFIX} next: ctx expand {key} {}", address.args()),
-            ),
-            Block::Raw(span) => {
-                for n in span.first..=span.last {
-                    out.push(
-                        Origin::Raw(n),
-                        normalize::line(artifact.line(n)).into_owned(),
-                    );
-                }
-            }
-            Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
-            Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
-            Block::Notice(note) => out.push(
-                Origin::Ctx,
-                format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
-            ),
-            Block::Delta(d) => {
-                for line in delta::lines(d) {
-                    out.push(Origin::Ctx, line);
-                }
-            }
-            Block::Footer => out.push(Origin::Ctx, footer(artifact, &key)),
-        }
+        block_lines(&mut out, artifact, graph, plan, &key, block);
     }
     out
+}
+
+/// `[ctx] --- identity (location)`: the line above an item's detail, the
+/// place left out when the identity already says it.
+pub fn detail_heading(item: &EvidenceItem) -> String {
+    let location = item
+        .location
+        .as_ref()
+        .map(location)
+        .filter(|l| !item.identity.contains(l.as_str()))
+        .map(|l| format!(" ({l})"));
+    format!(
+        "{CTX_PREFIX} --- {}{}",
+        item.identity,
+        location.unwrap_or_default()
+    )
+}
+
+/// `[ctx] next: ctx expand H <address>`: the step the digest suggests.
+pub fn next_line(key: &str, address: &Address) -> String {
+    format!("{CTX_PREFIX} next: ctx expand {key} {}", address.args())
+}
+
+/// The lines of one block of the plan, as the text digest prints them
+/// (`key` the short archive key). Other shapes (`formats::markdown`) take
+/// their words from here, block by block, so that they say what the text
+/// says.
+pub fn block_lines(
+    out: &mut Rendered,
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    plan: &DeliveryPlan,
+    key: &str,
+    block: &Block,
+) {
+    match block {
+        Block::Header => header(out, artifact, graph, plan),
+        Block::Item {
+            index,
+            detail: false,
+        } => out
+            .lines
+            .push(census::item_line(artifact, &graph.items[*index])),
+        Block::Census { entries, unit } => out
+            .lines
+            .extend(census::compact(artifact, graph, entries, unit)),
+        Block::Item {
+            index,
+            detail: true,
+        } => raw_spans(out, artifact, &graph.items[*index].detail),
+        Block::Detail(index) => {
+            let item = &graph.items[*index];
+            out.push(Origin::Ctx, detail_heading(item));
+            raw_spans(out, artifact, &item.detail);
+        }
+        Block::Next(address) => out.push(Origin::Ctx, next_line(key, address)),
+        Block::Raw(span) => {
+            for n in span.first..=span.last {
+                out.push(
+                    Origin::Raw(n),
+                    normalize::line(artifact.line(n)).into_owned(),
+                );
+            }
+        }
+        Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], key)),
+        Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
+        Block::Notice(note) => out.push(
+            Origin::Ctx,
+            format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
+        ),
+        Block::Delta(d) => {
+            for line in delta::lines(d) {
+                let origin = if line.starts_with(CTX_PREFIX) {
+                    Origin::Ctx
+                } else {
+                    Origin::Census
+                };
+                out.push(origin, line);
+            }
+        }
+        Block::Footer => out.push(Origin::Ctx, footer(artifact, key)),
+    }
 }
 
 /// The last line: how long the output is and what `ctx expand H` returns.
@@ -191,16 +217,25 @@ fn location(loc: &Location) -> String {
 }
 
 fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) {
+    let words = header_words(artifact, graph, plan);
+    if graph.tool.is_empty() {
+        out.push(Origin::Ctx, format!("{CTX_PREFIX} {words}"));
+    } else {
+        out.push(Origin::Header, words);
+    }
+}
+
+/// The header's words: `<tool>: <OUTCOME> · <counts> · exit N`, or for
+/// output no family reads, `<command>: N lines · exit N` (which the
+/// digest prints as a ctx line). A CI log's digest names the family that
+/// read its failing step with them.
+pub fn header_words(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> String {
     let exit = artifact.exit.describe();
     if graph.tool.is_empty() {
         let mut parts = vec![format!("{} lines", count(artifact.line_count()))];
         parts.extend(exit);
         let name = clip(&artifact.display_command(), 80);
-        out.push(
-            Origin::Ctx,
-            format!("{CTX_PREFIX} {name}: {}", parts.join(" · ")),
-        );
-        return;
+        return format!("{name}: {}", parts.join(" · "));
     }
     let outcome = plan.outcome.unwrap_or(graph.outcome);
     let mut parts = vec![outcome.word().to_string()];
@@ -213,10 +248,7 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: 
         parts.push(counts.join(", "));
     }
     parts.extend(exit);
-    out.push(
-        Origin::Header,
-        format!("{}: {}", graph.tool, parts.join(" · ")),
-    );
+    format!("{}: {}", graph.tool, parts.join(" · "))
 }
 
 fn marker(omission: &Omission, key: &str) -> String {

@@ -6,6 +6,12 @@ use crate::delivery_plan::{Coverage, Note, Tally};
 use crate::evidence::EvidenceGraph;
 use crate::words::{count, counted};
 
+pub mod diff;
+pub mod install;
+pub mod listing;
+pub mod roster;
+pub mod search;
+
 /// How many values a tally names before "… N more".
 const TOP: usize = 8;
 
@@ -76,6 +82,11 @@ pub fn words(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> String 
             };
             format!("{label}: {}", top_list(counts, noun))
         }
+        Note::Diff(n) => diff::words(n, graph),
+        Note::Search(n) => search::words(n, graph),
+        Note::Listing(n) => listing::words(n, graph),
+        Note::Roster(n) => roster::words(n, graph),
+        Note::Install(n) => install::words(n),
     }
 }
 

@@ -14,12 +14,14 @@ pub mod expand;
 pub mod explain;
 pub mod fast_run;
 pub mod filters;
+pub mod format;
 pub mod gain;
 pub mod hook;
 pub mod init;
 pub mod mcp;
 pub mod pipe;
 pub mod profiles;
+pub mod read;
 pub mod rewrite;
 pub mod run;
 pub mod shims;
@@ -49,6 +51,8 @@ pub enum Verb {
     Digest(digest::Args),
     /// Bring back archived output, whole or zoomed.
     Expand(expand::Args),
+    /// Read a file: outline, signatures, one symbol or section, lines, or verbatim.
+    Read(read::Args),
     /// Inspect and maintain the archive.
     Store(store::Args),
     /// Tokens saved, per command and in total.
@@ -98,6 +102,7 @@ pub fn main() -> i32 {
         Verb::Pipe(args) => pipe::execute(args),
         Verb::Digest(args) => digest::execute(args),
         Verb::Expand(args) => expand::execute(args),
+        Verb::Read(args) => read::execute(args),
         Verb::Store(args) => store::execute(args),
         Verb::Gain(args) => gain::execute(args),
         Verb::Profiles(args) => profiles::execute(args),

@@ -16,11 +16,11 @@ impl Planner<'_> {
     pub(super) fn flood(&mut self, census: &[usize], ceiling: usize) {
         self.rung = Rung::Flood;
         let unit = self.unit;
-        self.blocks.push(Block::Notice(Note::Grouped {
+        self.notice(Note::Grouped {
             items: census.len(),
             unit: unit.to_string(),
             ceiling,
-        }));
+        });
         // Tests group by file and failure class; diagnostics by code.
         let by_file = census.iter().any(|&i| {
             matches!(
@@ -79,11 +79,11 @@ impl Planner<'_> {
         }
         if shown < groups.len() {
             let rest: usize = groups[shown..].iter().map(|g| g.1.len()).sum();
-            self.blocks.push(Block::Notice(Note::MoreGroups {
+            self.notice(Note::MoreGroups {
                 groups: groups.len() - shown,
                 items: rest,
                 unit: unit.to_string(),
-            }));
+            });
         }
         self.top_files(census, Tally::TopFiles);
         let listed = census.len() - examples;

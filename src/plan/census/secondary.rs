@@ -24,10 +24,10 @@ impl Planner<'_> {
         };
         let classes = tally(items.iter().filter_map(|&i| self.item(i).class.as_deref()));
         if !classes.is_empty() {
-            self.blocks.push(Block::Notice(Note::Tally {
+            self.notice(Note::Tally {
                 of: Tally::ByCode(noun.to_string()),
                 counts: classes,
-            }));
+            });
         }
         self.top_files(&items, Tally::ByFile(noun.to_string()));
         // Identical findings (one header's warning from 40 translation

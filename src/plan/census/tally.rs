@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::Planner;
-use crate::delivery_plan::{Block, Note, Tally};
+use crate::delivery_plan::{Note, Tally};
 
 impl Planner<'_> {
     /// The files of `items` by how many each holds, when more than one.
@@ -15,8 +15,7 @@ impl Planner<'_> {
                 .filter_map(|&i| self.item(i).location.as_ref().map(|l| l.file.as_str())),
         );
         if files.len() > 1 {
-            self.blocks
-                .push(Block::Notice(Note::Tally { of, counts: files }));
+            self.notice(Note::Tally { of, counts: files });
         }
     }
 }

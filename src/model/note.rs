@@ -1,0 +1,139 @@
+//! What the non-census planners' notes say, as facts (numbers, item
+//! indices, paths): each planner has its own enum, `Note` carries them,
+//! and only the renderer words them (`render::notes`). A planner prices a
+//! note with those same words, so its estimate is the line printed.
+
+use serde::Serialize;
+
+/// A diff's notes (`plan::diff`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum DiffNote {
+    /// One changed file's census line (`graph.items[index]`): path, status,
+    /// +/- counts, hunks.
+    File { index: usize },
+    /// Whole hunks were shown of `shown` of `files` changed files; `hunks`
+    /// were left out, in `left_files` files.
+    Shown {
+        shown: usize,
+        files: usize,
+        hunks: usize,
+        left_files: usize,
+    },
+    /// FLOOD: the file census exceeds `ceiling`; files by top directory follow.
+    Grouped { ceiling: usize },
+    /// One top directory (`.` for files at the root) of a FLOOD census.
+    Directory {
+        dir: String,
+        files: usize,
+        insertions: usize,
+        deletions: usize,
+    },
+    /// FLOOD directories not shown.
+    MoreDirectories { count: usize },
+    /// The extractor's precision was degraded (a diff cut short).
+    Degraded { why: String },
+}
+
+/// A search's notes (`plan::search`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum SearchNote {
+    /// FLOOD: `files` matching files exceed `ceiling`.
+    Flood { files: usize, ceiling: usize },
+    /// Matching files (`graph.items` indices), each with its match count.
+    Files { indices: Vec<usize> },
+    /// Files not named, counted by folder, most files first.
+    Folders { folders: Vec<FolderCount> },
+}
+
+/// One folder's matching files and their matches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FolderCount {
+    pub dir: String,
+    pub files: usize,
+    pub matches: u64,
+}
+
+/// A listing's notes (`plan::listing`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum ListingNote {
+    /// Files by type, most files first.
+    Types { types: Vec<TypeCount> },
+    /// Anomalies kept whole, by kind, in order of first occurrence.
+    KeptWhole { kinds: Vec<(String, usize)> },
+    /// FLOOD: `folders` folders exceed `ceiling`; named while they fit.
+    FoldersFlood { folders: usize, ceiling: usize },
+    /// `folders` folders named in notes, in the listing's order.
+    FoldersInOrder { folders: usize },
+    /// Folders (`graph.items` indices), each with its entry count.
+    Folders { indices: Vec<usize> },
+    /// Folders not named, counted by parent, most first.
+    Parents { parents: Vec<(String, usize)> },
+}
+
+/// One file type of a listing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TypeCount {
+    pub name: String,
+    pub files: usize,
+    pub bytes: Option<u64>,
+}
+
+/// A roster's notes (`plan::roster`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum RosterNote {
+    /// One item's entry: the compact line its extractor wrote, or its identity.
+    Entry { index: usize },
+    /// Bulk items of one group collapsed: the group, the first member, how many.
+    Bulk {
+        group: String,
+        first: usize,
+        members: usize,
+    },
+    /// FLOOD: `items` items (`noun` agrees with the number) exceed
+    /// `ceiling`; `listed` are listed above, `more` are not.
+    Flood {
+        items: usize,
+        noun: String,
+        ceiling: usize,
+        listed: usize,
+        more: usize,
+        grouping: Grouping,
+    },
+}
+
+/// The items a roster's FLOOD leaves unlisted, grouped.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Grouping {
+    /// Their earliest and latest `date`.
+    pub dates: Option<(String, String)>,
+    /// What the groups are by (`author`), when any item has a group.
+    pub by: Option<String>,
+    /// Each group, most items first.
+    pub groups: Vec<Group>,
+}
+
+/// One group of a roster's FLOOD.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Group {
+    pub name: String,
+    pub items: usize,
+    /// Its items by class, classes in order.
+    pub classes: Vec<(String, usize)>,
+}
+
+/// An install's notes (`plan::install`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum InstallNote {
+    /// `total` warnings, by class in order of first occurrence.
+    Warnings {
+        total: usize,
+        classes: Vec<(String, usize)>,
+    },
+    /// A failure, and no line of it was recognised: the output's end follows.
+    NoFailureLine,
+}
