@@ -20,8 +20,15 @@ use tempfile::TempDir;
 type Client = RunningService<RoleClient, ()>;
 
 async fn connect(home: &Path) -> Client {
+    connect_with(home, None).await
+}
+
+async fn connect_with(home: &Path, session: Option<&str>) -> Client {
     let mut command = support::ctx_cmd(home, &["mcp"]);
-    command.stderr(Stdio::null());
+    command.stderr(Stdio::null()).env_remove("CTX_SESSION");
+    if let Some(session) = session {
+        command.env("CTX_SESSION", session);
+    }
     let transport =
         TokioChildProcess::new(tokio::process::Command::from(command)).expect("spawn ctx mcp");
     ().serve(transport).await.expect("initialize")
@@ -304,6 +311,33 @@ async fn a_command_over_its_timeout_is_stopped_and_its_output_kept() {
     assert!(shown.contains("[ctx] timed out after 1 s"), "{shown}");
     assert_eq!(meta(&result, "ctx/timed_out"), json!(true));
     assert_eq!(meta(&result, "ctx/signal"), json!(15), "{shown}");
+    client.cancel().await.expect("close");
+}
+
+/// One server is one agent session: its calls share a `CTX_SESSION` (for
+/// ctx read's re-read stubs), the agent's own when it set one.
+#[tokio::test]
+async fn calls_share_the_servers_session() {
+    let home = TempDir::new().expect("tempdir");
+    let show = json!({"argv": ["sh", "-c", "echo session=$CTX_SESSION"]});
+    let client = connect(home.path()).await;
+    let first = text(
+        &call(&client, "ctx_run", show.clone())
+            .await
+            .expect("result"),
+    );
+    let second = text(
+        &call(&client, "ctx_run", show.clone())
+            .await
+            .expect("result"),
+    );
+    assert!(first.starts_with("session=mcp-"), "{first}");
+    assert_eq!(first, second);
+    client.cancel().await.expect("close");
+
+    let client = connect_with(home.path(), Some("agent-7")).await;
+    let given = text(&call(&client, "ctx_run", show).await.expect("result"));
+    assert!(given.starts_with("session=agent-7\n"), "{given}");
     client.cancel().await.expect("close");
 }
 

@@ -46,6 +46,7 @@ pub fn serve(program: PathBuf, run_timeout: Duration) -> Result<(), ServeError> 
     let handler = CtxServer {
         program,
         run_timeout,
+        session: own_session(),
     };
     runtime.block_on(async move {
         let output = tokio::fs::File::from_std(std::fs::File::from(protocol_out));
@@ -59,6 +60,19 @@ pub fn serve(program: PathBuf, run_timeout: Duration) -> Result<(), ServeError> 
             .map_err(|e| ServeError::Protocol(e.to_string()))?;
         Ok(())
     })
+}
+
+/// A session name for this server's calls, unless the agent set
+/// `CTX_SESSION` itself: unique to this process and its start.
+fn own_session() -> Option<String> {
+    if std::env::var_os("CTX_SESSION").is_some_and(|s| !s.is_empty()) {
+        return None;
+    }
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    Some(format!("mcp-{}-{started}", std::process::id()))
 }
 
 /// A copy of stdout for the protocol (close-on-exec: no command a call

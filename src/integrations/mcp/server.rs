@@ -19,12 +19,16 @@ use rmcp::service::{RequestContext, RoleServer};
 use super::calls::{self, BadArguments};
 use super::{reply, subprocess, tools};
 
-/// The server: which ctx binary serves the calls and `ctx_run`'s
-/// default timeout.
+/// The server: which ctx binary serves the calls, `ctx_run`'s default
+/// timeout, and the session the calls belong to.
 #[derive(Clone, Debug)]
 pub struct CtxServer {
     pub program: PathBuf,
     pub run_timeout: Duration,
+    /// `CTX_SESSION` for the calls when the server was started without
+    /// one: one server process serves one agent session, so `ctx read`'s
+    /// re-read stubs work across its calls.
+    pub session: Option<String>,
 }
 
 impl CtxServer {
@@ -51,7 +55,13 @@ impl CtxServer {
             Ok(invocation) => invocation,
             Err(BadArguments { tool, why }) => return Ok(tool_error(format!("{tool}: {why}"))),
         };
-        let finished = match subprocess::run(&self.program, &invocation).await {
+        let env: Vec<(&str, &str)> = self
+            .session
+            .as_deref()
+            .map(|session| ("CTX_SESSION", session))
+            .into_iter()
+            .collect();
+        let finished = match subprocess::run(&self.program, &env, &invocation).await {
             Ok(finished) => finished,
             Err(e) => return Ok(tool_error(self.launch_failure(name, &e))),
         };

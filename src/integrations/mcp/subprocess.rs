@@ -74,8 +74,13 @@ impl Drop for Group {
     }
 }
 
-/// Runs `program` (ctx) as `invocation` says and collects what it prints.
-pub async fn run(program: &Path, invocation: &Invocation) -> io::Result<Finished> {
+/// Runs `program` (ctx) as `invocation` says, with `env` added to the
+/// server's environment, and collects what it prints.
+pub async fn run(
+    program: &Path,
+    env: &[(&str, &str)],
+    invocation: &Invocation,
+) -> io::Result<Finished> {
     let (read_end, write_end) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
     let stderr_end = write_end.try_clone()?;
     let mut command = tokio::process::Command::new(program);
@@ -85,6 +90,7 @@ pub async fn run(program: &Path, invocation: &Invocation) -> io::Result<Finished
         .stdout(Stdio::from(write_end))
         .stderr(Stdio::from(stderr_end))
         .process_group(0);
+    command.envs(env.iter().copied());
     if let Some(dir) = &invocation.cwd {
         command.current_dir(dir);
     }
