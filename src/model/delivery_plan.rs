@@ -11,8 +11,8 @@ use crate::evidence::Outcome;
 use crate::words::shell_quote;
 
 pub use crate::model::note::{
-    DiffNote, FolderCount, Group, Grouping, InstallNote, ListingNote, RosterNote, SearchNote,
-    TypeCount,
+    DiffNote, FolderCount, Group, Grouping, InstallNote, ListingNote, LogNote, RosterNote,
+    SearchNote, TypeCount,
 };
 
 /// The rungs of the degradation ladder, least lossy first.
@@ -246,6 +246,8 @@ pub enum Note {
     Roster(RosterNote),
     /// An install's note (`plan::install`).
     Install(InstallNote),
+    /// A log's note (`plan::log`).
+    Log(LogNote),
 }
 
 impl Note {
@@ -254,7 +256,9 @@ impl Note {
     pub fn names(&self) -> Vec<usize> {
         match self {
             Note::Group { examples, .. } => examples.clone(),
-            Note::Diff(DiffNote::File { index }) | Note::Roster(RosterNote::Entry { index }) => {
+            Note::Diff(DiffNote::File { index })
+            | Note::Roster(RosterNote::Entry { index })
+            | Note::Log(LogNote::Endpoint { index } | LogNote::CountedTemplate { index, .. }) => {
                 vec![*index]
             }
             Note::Search(SearchNote::Files { indices })

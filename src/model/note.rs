@@ -137,3 +137,41 @@ pub enum InstallNote {
     /// A failure, and no line of it was recognised: the output's end follows.
     NoFailureLine,
 }
+
+/// A log's notes (`plan::log`). Items are `graph.items` indices; the
+/// renderer reads their counts and line numbers from their fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum LogNote {
+    /// The time the log covers (its first and last timestamps).
+    Time { from: String, to: String },
+    /// `endpoints` endpoints answered 4xx/5xx, `requests` requests in all.
+    FailingEndpoints { endpoints: usize, requests: usize },
+    /// One failing endpoint with its count and line range.
+    Endpoint { index: usize },
+    /// Failing endpoints of one status, counted.
+    ByStatus {
+        status: String,
+        endpoints: usize,
+        requests: usize,
+    },
+    /// `events` error events in `templates` templates follow, the first of
+    /// each whole while they fit.
+    ErrorTemplates { events: usize, templates: usize },
+    /// An error template counted only: `index` is its first event; it
+    /// occurs `events` times, from line `first` to line `last`.
+    CountedTemplate {
+        index: usize,
+        events: usize,
+        first: usize,
+        last: usize,
+    },
+    /// The slowest request alone (`index`), at line `line`.
+    SlowestRequest { index: usize, line: usize },
+    /// The `count` slowest requests' lines follow.
+    SlowestRequests { count: usize },
+    /// `count` templates by count follow.
+    Templates { count: usize },
+    /// One template with its count and line range.
+    Template { index: usize },
+}

@@ -9,6 +9,7 @@ use crate::words::{count, counted};
 pub mod diff;
 pub mod install;
 pub mod listing;
+pub mod log;
 pub mod roster;
 pub mod search;
 
@@ -87,6 +88,7 @@ pub fn words(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> String 
         Note::Listing(n) => listing::words(n, graph),
         Note::Roster(n) => roster::words(n, graph),
         Note::Install(n) => install::words(n),
+        Note::Log(n) => log::words(n, graph),
     }
 }
 
