@@ -11,8 +11,8 @@ use crate::evidence::Outcome;
 use crate::words::shell_quote;
 
 pub use crate::model::note::{
-    DiffNote, FolderCount, Group, Grouping, InstallNote, ListingNote, LogNote, RosterNote,
-    SearchNote, TypeCount,
+    DataNote, DiffNote, FolderCount, Group, Grouping, InstallNote, ListingNote, LogNote,
+    RosterNote, SearchNote, TypeCount,
 };
 
 /// The rungs of the degradation ladder, least lossy first.
@@ -248,6 +248,8 @@ pub enum Note {
     Install(InstallNote),
     /// A log's note (`plan::log`).
     Log(LogNote),
+    /// A data set's note (`plan::data`).
+    Data(DataNote),
 }
 
 impl Note {
@@ -258,7 +260,8 @@ impl Note {
             Note::Group { examples, .. } => examples.clone(),
             Note::Diff(DiffNote::File { index })
             | Note::Roster(RosterNote::Entry { index })
-            | Note::Log(LogNote::Endpoint { index } | LogNote::CountedTemplate { index, .. }) => {
+            | Note::Log(LogNote::Endpoint { index } | LogNote::CountedTemplate { index, .. })
+            | Note::Data(DataNote::Anomaly { index } | DataNote::AnomalyByItem { index }) => {
                 vec![*index]
             }
             Note::Search(SearchNote::Files { indices })

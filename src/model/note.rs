@@ -175,3 +175,51 @@ pub enum LogNote {
     /// One template with its count and line range.
     Template { index: usize },
 }
+
+/// A data set's notes (`plan::data`). Items are `graph.items` indices;
+/// the renderer reads their values (minified JSON, statistics) from their
+/// fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum DataNote {
+    /// The minified document follows.
+    LosslessHeading,
+    /// The minified document (`index`'s value).
+    Lossless { index: usize },
+    /// The document's identity fields.
+    Identity { indices: Vec<usize> },
+    /// A dependency list, whole.
+    Dependencies { index: usize },
+    /// A dependency list, counted, listed by `--item`.
+    DependenciesByItem { index: usize },
+    /// A collection (or a table's rows) with its exact length.
+    Collection { index: usize },
+    /// One field's or column's statistics.
+    Stats { index: usize },
+    /// An anomalous record, whole.
+    Anomaly { index: usize },
+    /// An anomalous record named with its reason, whole by `--item`.
+    AnomalyByItem { index: usize },
+    /// Anomalies not named, by reason, most first.
+    Reasons { reasons: Vec<(String, usize)> },
+    /// A sample record, whole.
+    Sample { index: usize },
+    /// A sample record too large to show whole: its opening.
+    SampleOpening { index: usize },
+    /// Of collection `index`, `shown` items were shown: `samples` samples
+    /// and `anomalies` anomalies.
+    CollectionShown {
+        index: usize,
+        shown: usize,
+        samples: usize,
+        anomalies: usize,
+    },
+    /// Of a table's `rows` rows, `shown` were shown: `first_last` first and
+    /// last rows, `anomalies` anomalous ones.
+    RowsShown {
+        shown: usize,
+        rows: usize,
+        first_last: usize,
+        anomalies: usize,
+    },
+}

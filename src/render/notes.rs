@@ -6,6 +6,7 @@ use crate::delivery_plan::{Coverage, Note, Tally};
 use crate::evidence::EvidenceGraph;
 use crate::words::{count, counted};
 
+pub mod data;
 pub mod diff;
 pub mod install;
 pub mod listing;
@@ -89,6 +90,7 @@ pub fn words(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> String 
         Note::Roster(n) => roster::words(n, graph),
         Note::Install(n) => install::words(n),
         Note::Log(n) => log::words(n, graph),
+        Note::Data(n) => data::words(n, graph),
     }
 }
 
