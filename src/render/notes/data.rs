@@ -30,7 +30,7 @@ fn unescaped(note: &DataNote, graph: &EvidenceGraph) -> String {
         DataNote::Identity { indices } => {
             let ids: Vec<String> = indices
                 .iter()
-                .filter_map(|i| item(i))
+                .filter_map(item)
                 .map(|i| format!("{} = {}", i.identity, get(i, "value")))
                 .collect();
             format!("identity: {}", ids.join(" · "))
