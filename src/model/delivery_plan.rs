@@ -101,10 +101,8 @@ pub enum Block {
     },
     /// `items[index]`'s detail under a `[ctx] --- identity (location)` line.
     Detail(usize),
-    /// A ctx line whose words the planner chose (the diff, search and
-    /// line planners; the census planner uses `Notice`).
-    Note(String),
-    /// A ctx line of typed facts, worded by the renderer (`render::notes`).
+    /// A ctx line of typed facts, worded by the renderer (`render::notes`):
+    /// no planner words a line itself.
     Notice(Note),
     /// What changed since the last run of the same command: typed, worded
     /// by `render::delta`.

@@ -96,7 +96,6 @@ pub fn render(
                 }
             }
             Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
-            Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
             Block::Notice(note) => out.push(
                 Origin::Ctx,
                 format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
