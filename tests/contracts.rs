@@ -1,14 +1,13 @@
-//! Every required class of every contract is checked:
-//!
-//! - some captured fixture holds an item of that class, and a digest of it
-//!   that leaves those items out unnamed is rejected by the census guard
-//!   (so `census_guard` and the `digests` survival tests fail on it);
-//! - the planner reads the requirement from the contract: a contract with
-//!   the class dropped makes the digest of one of those fixtures lose an
-//!   identity the real contract requires. The few classes a planner still
-//!   names by its own rule, or that every fixture names by another route,
-//!   are listed in `NOT_CONTRACT_DRIVEN` with why; the test fails when that
-//!   list is wrong either way.
+//! The planner reads each requirement from the contract: for every
+//! required class of every contract, a contract with that class dropped
+//! makes the digest of some fixture holding one lose an identity the real
+//! contract requires (which the census guard rejects, so `census_guard`
+//! and the `digests` survival tests would fail). That a fixture holds
+//! each class and that the guard catches its loss is
+//! `census_guard::every_required_class_is_guarded_by_a_fixture`. The few
+//! classes a planner still names by its own rule, or that every fixture
+//! names by another route, are listed in `NOT_CONTRACT_DRIVEN` with why;
+//! the test fails when that list is wrong either way.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +15,7 @@ use ctx::classify;
 use ctx::contract::{self, Contract};
 use ctx::evidence::{CoverageReceipt, EvidenceGraph};
 use ctx::guard;
-use ctx::plan::{self, Block, Budget};
+use ctx::plan::{self, Budget};
 use ctx::tokens;
 
 fn dirs() -> Vec<PathBuf> {
@@ -101,66 +100,6 @@ fn cases() -> Vec<Case> {
             (dir, profile.family().to_string(), artifact, graph, receipt)
         })
         .collect()
-}
-
-#[test]
-fn every_required_class_is_exercised_and_guarded() {
-    let cases = cases();
-    let mut unchecked = Vec::new();
-    for real in contracts() {
-        for class in &real.census.required {
-            let of_class = |g: &EvidenceGraph, i: usize| {
-                real.requires(&g.items[i]) && class.matches(&g.items[i])
-            };
-            let holders: Vec<&Case> = cases
-                .iter()
-                .filter(|c| c.1 == real.family)
-                .filter(|c| (0..c.3.items.len()).any(|i| of_class(&c.3, i)))
-                .collect();
-            let guarded = holders.iter().any(|(_, _, artifact, graph, receipt)| {
-                let raw = tokens::estimate_bulk(artifact.bytes());
-                let budget = Budget::from_contract(&real, None);
-                let mut plan = plan::resolve(
-                    artifact,
-                    graph,
-                    receipt,
-                    &real,
-                    budget,
-                    raw.max(budget.target + 1),
-                );
-                // Every block naming an item of the class, left out.
-                let headlines: Vec<usize> = (0..graph.items.len())
-                    .filter(|&i| of_class(graph, i))
-                    .filter_map(|i| graph.items[i].headline.map(|h| h.first))
-                    .collect();
-                plan.blocks.retain(|b| match b {
-                    Block::Item { index, .. } | Block::Detail(index) => !of_class(graph, *index),
-                    Block::Raw(span) => !headlines.iter().any(|&n| span.contains(n)),
-                    Block::Notice(note) => !note.names().iter().any(|&i| of_class(graph, i)),
-                    _ => true,
-                });
-                for block in &mut plan.blocks {
-                    if let Block::Census { entries, .. } = block {
-                        entries.retain(|e| !of_class(graph, e.index));
-                    }
-                }
-                guard::check_census(&real, graph, &plan).is_err()
-            });
-            if !guarded {
-                unchecked.push(format!(
-                    "{}: required {:?} ({} fixtures hold one)",
-                    real.family,
-                    class.kind,
-                    holders.len()
-                ));
-            }
-        }
-    }
-    assert!(
-        unchecked.is_empty(),
-        "required classes no fixture exercises, or whose loss the guard misses:\n{}",
-        unchecked.join("\n")
-    );
 }
 
 #[test]
