@@ -110,8 +110,9 @@ pub fn accept(
 /// a line of a compact census block, nor the header — which may only be
 /// the first line, once, in the documented form (docs/invariants.md):
 /// `<tool>: <OUTCOME>[ · <counts>][ · <exit>]`. A census block is visibly
-/// ctx's by its shape: a `[ctx] census` opening line, then only indented
-/// census lines until the first line of any other kind.
+/// ctx's by its shape: a `[ctx] census` opening line (or a re-run delta's
+/// list opening, `render::delta`), then only indented census lines until
+/// the first line of any other kind.
 fn first_untruthful_line(artifact: &Artifact, rendered: &Rendered) -> Option<usize> {
     let mut in_census = false;
     rendered.lines.iter().enumerate().find_map(|(i, line)| {
@@ -127,7 +128,10 @@ fn first_untruthful_line(artifact: &Artifact, rendered: &Rendered) -> Option<usi
                 Origin::Header => i == 0 && is_header_form(&line.text),
             };
         in_census = match line.origin {
-            Origin::Ctx => line.text.starts_with(census::CENSUS_OPENING),
+            Origin::Ctx => {
+                line.text.starts_with(census::CENSUS_OPENING)
+                    || crate::render::delta::opens_a_list(&line.text)
+            }
             Origin::Census => in_census,
             _ => false,
         };
@@ -218,6 +222,10 @@ pub fn check_census(
             if let Some(item) = graph.items.get(index) {
                 shown.insert(item.identity.as_str());
             }
+        }
+        // A re-run delta names the unchanged failures itself.
+        if let Block::Delta(d) = block {
+            shown.extend(d.still.iter().map(String::as_str));
         }
     }
     let raw = |n: usize| {

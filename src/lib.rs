@@ -14,8 +14,8 @@
 // Shared types and text rules every stage reads.
 pub mod model;
 pub use model::{
-    artifact, command, contract, delivery, delivery_plan, evidence, line_index, mapped, normalize,
-    retention, words,
+    artifact, command, contract, delivery, delivery_plan, evidence, format, line_index, mapped,
+    normalize, retention, words, workspace,
 };
 
 // The stages (capture → classify → profiles or filters → plan → render
@@ -40,10 +40,13 @@ pub use runtime::{config, fault, home, tokens, trust};
 
 // Integrations: the CLI, PATH shims, `ctx rewrite`, agent hooks.
 pub mod integrations;
-pub use integrations::{agents, cli, rewrite, shim};
+pub use integrations::{agents, cli, mcp, rewrite, shim};
 
 // Test support: recorded fixtures and synthetic samples, used by the
 // tests, benches and examples, never by the binary.
 #[doc(hidden)]
 pub mod testing;
 pub use testing::fixture;
+
+// `ctx read`: views of a file through its syntax tree.
+pub mod read;

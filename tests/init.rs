@@ -450,3 +450,143 @@ fn the_hook_reads_user_rules_from_claude_config_dir() {
     // Without it, ~/.claude/settings.json (absent here) is the user file.
     assert_eq!(run(None).as_deref(), Some("ask"));
 }
+
+/// `ctx init AGENT --mcp --write FILE` for the agents that take an MCP
+/// server: merged into the file the person has (their content and layout
+/// kept), created when missing, and a second run changes nothing.
+#[test]
+fn mcp_entries_merge_into_each_agents_file() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let json_before = "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"docs\": {\"command\": \"docs-mcp\"}\n  }\n}\n";
+    let opencode_before =
+        "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"model\": \"x/y\"\n}\n";
+    let codex_before =
+        "# my settings\nmodel = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"  # kept\n";
+    let cases = [
+        ("claude-code", ".mcp.json", json_before),
+        ("cursor", ".cursor/mcp.json", json_before),
+        ("gemini", ".gemini/settings.json", json_before),
+        ("opencode", "opencode.json", opencode_before),
+        ("codex", ".codex/config.toml", codex_before),
+    ];
+    for (agent, name, before) in cases {
+        let file = home.path().join(name);
+        fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        fs::write(&file, before).expect("write");
+        let settings = file.to_str().expect("utf-8 path");
+        let args = ["init", agent, "--mcp", "--write", "--settings", settings];
+        let out = ctx(&args, home.path());
+        assert!(
+            out.status.success(),
+            "{agent}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let written = fs::read_to_string(&file).expect("read");
+        if agent == "codex" {
+            assert!(written.starts_with(codex_before), "{agent}: {written}");
+            let value: toml::Table = toml::from_str(&written).expect("toml");
+            assert_eq!(value["mcp_servers"]["ctx"]["args"][0].as_str(), Some("mcp"));
+            assert_eq!(
+                value["mcp_servers"]["docs"]["command"].as_str(),
+                Some("docs-mcp")
+            );
+        } else {
+            let value: Value = serde_json::from_str(&written).expect("json");
+            let original: Value = serde_json::from_str(before).expect("json");
+            for (key, kept) in original.as_object().expect("object") {
+                if key != "mcpServers" {
+                    assert_eq!(&value[key], kept, "{agent}: {written}");
+                }
+            }
+            if agent == "opencode" {
+                let entry = &value["mcp"]["ctx"];
+                assert_eq!(entry["type"], "local", "{written}");
+                assert_eq!(entry["command"][1], "mcp", "{written}");
+            } else {
+                assert_eq!(value["mcpServers"]["ctx"]["args"][0], "mcp", "{written}");
+                assert_eq!(
+                    value["mcpServers"]["docs"]["command"], "docs-mcp",
+                    "{written}"
+                );
+                // The person's lines are still there as they wrote them.
+                assert!(
+                    written.contains("    \"docs\": {\"command\": \"docs-mcp\"}"),
+                    "{written}"
+                );
+            }
+        }
+        // Idempotent: the second run leaves the bytes alone.
+        assert!(ctx(&args, home.path()).status.success());
+        assert_eq!(fs::read_to_string(&file).expect("read"), written, "{agent}");
+
+        // A missing file is created, folder included.
+        let fresh = home.path().join("fresh").join(agent).join(name);
+        let fresh_arg = fresh.to_str().expect("utf-8 path");
+        let out = ctx(
+            &["init", agent, "--mcp", "--write", "--settings", fresh_arg],
+            home.path(),
+        );
+        assert!(
+            out.status.success(),
+            "{agent}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(fs::read_to_string(&fresh).expect("created").contains("mcp"));
+    }
+}
+
+/// A file ctx cannot merge into safely is never rewritten: JSON with
+/// comments, or a `ctx` server the person set up differently.
+#[test]
+fn mcp_write_never_clobbers_what_it_cannot_merge() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        (
+            "cursor",
+            "mcp.json",
+            "{\n  // my servers\n  \"mcpServers\": {}\n}\n",
+            "not plain JSON",
+        ),
+        (
+            "claude-code",
+            ".mcp.json",
+            "{\"mcpServers\": {\"ctx\": {\"command\": \"ctx\", \"args\": [\"mcp\", \"--timeout\", \"60\"]}}}",
+            "set up differently",
+        ),
+        (
+            "codex",
+            "config.toml",
+            "[mcp_servers.ctx]\ncommand = \"other\"\n",
+            "set up differently",
+        ),
+    ];
+    for (agent, name, before, why) in cases {
+        let file = home.path().join(agent).join(name);
+        fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        fs::write(&file, before).expect("write");
+        let settings = file.to_str().expect("utf-8 path");
+        let out = ctx(
+            &["init", agent, "--mcp", "--write", "--settings", settings],
+            home.path(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{agent}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(why), "{agent}: {said}");
+        assert!(said.contains("Add this entry by hand"), "{agent}: {said}");
+        assert_eq!(fs::read_to_string(&file).expect("read"), before, "{agent}");
+    }
+}
+
+#[test]
+fn mcp_entry_is_printed_for_agents_that_take_one() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = ctx(&["init", "codex", "--mcp"], home.path());
+    assert!(out.status.success());
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("[mcp_servers.ctx]"), "{shown}");
+    assert!(shown.contains("args = [\"mcp\"]"), "{shown}");
+    assert!(shown.contains("codex mcp add ctx -- "), "{shown}");
+    let out = ctx(&["init", "aider", "--mcp"], home.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("takes no MCP server entry"));
+}

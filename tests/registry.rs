@@ -97,6 +97,9 @@ fn no_contract_docs_page_or_fixtures_folder_names_an_unregistered_family() {
     // The declarative filters' captures, one folder per filter (checked
     // against filters/*.toml by tests/filters.rs).
     fixtures.remove("filters");
+    // Re-run sequences across families, one folder per sequence (checked
+    // by tests/delta_sequences.rs).
+    fixtures.remove("deltas");
     for (what, found) in [
         ("contracts/*.toml", contracts),
         ("docs/profiles/*.md", docs),

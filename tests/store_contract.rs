@@ -545,6 +545,105 @@ fn a_namespace_never_sees_another() {
     );
 }
 
+/// The size cap reads running totals (schema v3) instead of summing the
+/// namespace: they must equal the records' own sums after puts, repeated
+/// and concurrent puts of one record, an eviction and a purge.
+#[test]
+fn the_running_totals_match_the_records() {
+    let Some(pg) = Postgres::new("running_totals") else {
+        return;
+    };
+    let mut c = ::postgres::Client::connect(&pg.url, ::postgres::NoTls).expect("connect");
+    let mut check = |when: &str| {
+        let real = c
+            .query_one(
+                "SELECT count(*), coalesce(sum(stored_bytes), 0)::bigint FROM ctx_records
+                 WHERE namespace = $1",
+                &[&pg.namespace.as_str()],
+            )
+            .expect("records");
+        let kept = c
+            .query_one(
+                "SELECT coalesce(sum(records), 0)::bigint, coalesce(sum(stored_bytes), 0)::bigint
+                 FROM ctx_usage WHERE namespace = $1",
+                &[&pg.namespace.as_str()],
+            )
+            .expect("usage");
+        let (real, kept): ((i64, i64), (i64, i64)) =
+            ((real.get(0), real.get(1)), (kept.get(0), kept.get(1)));
+        assert_eq!(kept, real, "{when}");
+        real
+    };
+    let s = pg.open(Retention::default());
+    for i in 0..20 {
+        s.put(&artifact(noise(20_000, i))).expect("put");
+    }
+    assert_eq!(check("after 20 puts").0, 20);
+    s.put(&artifact(noise(20_000, 3))).expect("repeat");
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                pg.open(Retention::default())
+                    .put(&artifact(noise(20_000, 99)))
+                    .expect("concurrent put");
+            });
+        }
+    });
+    assert_eq!(check("after a repeat and 4 racing writers").0, 21);
+    pg.age(&s, 100 * HOUR);
+    let report = s.gc(retention(100_000)).expect("gc");
+    assert!(!report.evicted.is_empty());
+    assert_eq!(check("after gc").0 as u64, report.records_left);
+    s.purge(None).expect("purge");
+    assert_eq!(check("after purge"), (0, 0));
+}
+
+/// A server at schema v2 that already holds records migrates to v3 with
+/// totals that count them (the migration's backfill).
+#[test]
+fn the_v3_migration_counts_the_records_already_there() {
+    let Some(pg) = Postgres::new("usage_backfill") else {
+        return;
+    };
+    let mut c = ::postgres::Client::connect(&pg.url, ::postgres::NoTls).expect("connect");
+    let schema = pg.namespace.replace('-', "_");
+    c.batch_execute(&format!("CREATE SCHEMA \"{schema}\""))
+        .expect("schema");
+    let sep = if pg.url.contains('?') { '&' } else { '?' };
+    let url = format!("{}{sep}options=-csearch_path%3D{schema}", pg.url);
+    let s = PgStore::open(&url, pg.options(Retention::default())).expect("open");
+    for i in 0..5 {
+        s.put(&artifact(noise(10_000, i))).expect("put");
+    }
+    drop(s);
+    // Back to what a v2 server looks like: no totals, version 2.
+    c.batch_execute(&format!(
+        "SET search_path = \"{schema}\";
+         DROP TRIGGER ctx_usage_track ON ctx_records; DROP FUNCTION ctx_usage_track();
+         DROP TABLE ctx_usage; UPDATE ctx_schema SET version = 2; RESET search_path;"
+    ))
+    .expect("downgrade");
+    let s = PgStore::open(&url, pg.options(Retention::default())).expect("migrate");
+    s.put(&artifact(noise(10_000, 5))).expect("put after");
+    let row = c
+        .query_one(
+            &format!(
+                "SELECT (SELECT sum(records) FROM \"{schema}\".ctx_usage)::bigint,
+                        (SELECT count(*) FROM \"{schema}\".ctx_records)::bigint,
+                        (SELECT sum(stored_bytes) FROM \"{schema}\".ctx_usage)::bigint,
+                        (SELECT sum(stored_bytes) FROM \"{schema}\".ctx_records)::bigint"
+            ),
+            &[],
+        )
+        .expect("totals");
+    let (kept, real): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!((kept, real), (6, 6));
+    assert_eq!(row.get::<_, i64>(2), row.get::<_, i64>(3));
+    drop(s);
+    c.batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .expect("clean");
+}
+
 /// A server whose schema is newer than this ctx is refused, with a
 /// message that says so.
 #[test]

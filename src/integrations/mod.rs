@@ -4,5 +4,6 @@
 
 pub mod agents;
 pub mod cli;
+pub mod mcp;
 pub mod rewrite;
 pub mod shim;

@@ -119,14 +119,15 @@ pub fn comparison_key(artifact: &Artifact, family: &str) -> String {
 }
 
 /// What the ledger keeps of a delivered run, or None when the run has no
-/// census a later run could be compared with (raw output, a verbatim fit,
-/// a grouped flood, a census that may be incomplete, no archived record).
+/// census a later run could be compared with (raw output, a grouped
+/// flood, a census that may be incomplete, no archived record: a verbatim
+/// fit is archived for this only when deltas are on and it has failures).
 pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Option<LastRun> {
     let trace = delivery.trace.as_ref()?;
     let key = delivery.key?;
     let comparable = matches!(
         trace.plan.rung,
-        Rung::PassSummary | Rung::FailCensus | Rung::Dense
+        Rung::PassSummary | Rung::FailCensus | Rung::Dense | Rung::Verbatim
     ) && trace.plan.outcome.is_none()
         && trace.receipt.is_complete()
         && !artifact.truncated;

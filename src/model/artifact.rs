@@ -275,6 +275,24 @@ impl Artifact {
         self.bytes.release(range);
     }
 
+    /// Calls `f` with every line in order (1-based number, bytes without
+    /// `\n`, as [`Artifact::line`] gives them). A mapped input is released
+    /// behind the scan a window at a time, so a pass over every line keeps
+    /// a bounded part of the input resident whatever its size.
+    pub fn for_each_line(&self, mut f: impl FnMut(usize, &[u8])) {
+        let mut released = 0;
+        for n in 1..=self.line_count() {
+            f(n, self.line(n));
+            if let Some(next) = self.line_start(n + 1)
+                && next - released >= SCAN_WINDOW
+            {
+                self.release(released..next);
+                released = next;
+            }
+        }
+        self.release(released..self.bytes().len());
+    }
+
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
@@ -363,6 +381,19 @@ mod tests {
         let c = art("ab\ncd\n\nef");
         let at: Vec<usize> = (0..c.bytes().len()).map(|o| c.line_at(o)).collect();
         assert_eq!(at, vec![1, 1, 1, 2, 2, 2, 3, 4, 4]);
+    }
+
+    #[test]
+    fn for_each_line_yields_what_line_gives() {
+        for text in ["", "a", "a\n", "a\n\n", "one\ntwo\nthree", "x\r\n\ny\n"] {
+            let a = art(text);
+            let mut seen = Vec::new();
+            a.for_each_line(|n, line| seen.push((n, line.to_vec())));
+            let want: Vec<(usize, Vec<u8>)> = (1..=a.line_count())
+                .map(|n| (n, a.line(n).to_vec()))
+                .collect();
+            assert_eq!(seen, want, "{text:?}");
+        }
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub enum Planner {
     /// Data sets (JSON, tables): anomalous records, exact lengths,
     /// statistics and disclosed samples.
     Data,
+    /// CI job logs: one line per step, the failing step's content planned
+    /// by the family that reads it, every annotation.
+    CiLog,
 }
 
 /// The order census items are listed in.

@@ -72,6 +72,14 @@ pub enum ItemKind {
     /// field's or column's statistics, an identity field of the document.
     /// Never census: the planner shows it while the budget allows.
     Field,
+    /// A step of a CI job (a GitHub Actions step, a GitLab section):
+    /// identity its name, class its outcome (`failed`, `succeeded`),
+    /// block its lines.
+    Step,
+    /// A CI annotation (`##[error]`, `##[warning]`, `::error file=…::`,
+    /// GitLab's `ERROR:` line): identity the step's name and the line,
+    /// severity its level, headline the line itself.
+    Annotation,
 }
 
 /// How serious a finding is, for ordering and grouping.

@@ -5,6 +5,10 @@
 
 use serde::Serialize;
 
+use crate::artifact::{Artifact, Exit};
+use crate::delivery_plan::DeliveryPlan;
+use crate::evidence::{EvidenceGraph, Outcome};
+
 /// A diff's notes (`plan::diff`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "says")]
@@ -222,4 +226,48 @@ pub enum DataNote {
         first_last: usize,
         anomalies: usize,
     },
+}
+
+/// A CI log's notes (`plan::ci_log`). Items are `graph.items` indices.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum CiLogNote {
+    /// A step's line; `top` for a failing (or windowed) step up front,
+    /// which says its number and whether it failed.
+    Step { index: usize, top: bool },
+    /// Every step (`steps` of them) follows.
+    AllSteps { steps: usize },
+    /// The steps with annotations follow.
+    StepsWithAnnotations,
+    /// A step's window could not be read again: its lines follow raw.
+    LinesFollow { first: usize, last: usize },
+    /// A step's window, read by another family: that family's header.
+    ReadAs(Header),
+}
+
+/// What a digest's header says, as facts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Header {
+    /// The family's tool name; empty when no family read the output.
+    pub tool: String,
+    pub outcome: Outcome,
+    pub counts: Vec<(String, u64)>,
+    pub exit: Exit,
+    pub lines: usize,
+    /// The command as typed, for output no family read.
+    pub command: String,
+}
+
+impl Header {
+    /// The header facts of `plan` over `artifact` and `graph`.
+    pub fn of(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> Header {
+        Header {
+            tool: graph.tool.clone(),
+            outcome: plan.outcome.unwrap_or(graph.outcome),
+            counts: graph.counts.clone(),
+            exit: artifact.exit,
+            lines: artifact.line_count(),
+            command: artifact.display_command(),
+        }
+    }
 }

@@ -13,10 +13,12 @@ use crate::capture::{Captured, CutShort};
 use crate::delivery::Delivery;
 use crate::emit::{self, RawTo};
 use crate::fault;
+use crate::format::Formatting;
 use crate::guard::{self, Rejection};
 use crate::ledger::last_run::DeltaSource;
 use crate::ledger::{self, LedgerSink};
-use crate::pipeline::{self, Options};
+use crate::pipeline::{self, Options, Output};
+use crate::render::formats::{self, Delivered, Facts, Report};
 
 /// Exit status for ctx's own failures (bad usage, unreadable input).
 pub const EXIT_CTX_ERROR: i32 = 2;
@@ -26,6 +28,8 @@ pub struct Sinks<'a> {
     pub archive: &'a dyn Archive,
     pub ledger: &'a dyn LedgerSink,
     pub raw_to: RawTo,
+    /// The shape the reader asked for (`--format`).
+    pub formatting: &'a Formatting,
 }
 
 /// Digests, emits and records one artifact, every stage (classify,
@@ -40,8 +44,11 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
     let outcome = guard::isolate("the pipeline", || {
         let delivery = pipeline::digest(artifact, sinks.archive, options)
             .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
+        let shaped = (!sinks.formatting.is_text())
+            .then(|| Output::Digest(shape(artifact, &delivery, sinks.formatting)));
         emitting.set(true);
-        emit::write(artifact, &delivery.output, delivery.note(), sinks.raw_to);
+        let output = shaped.as_ref().unwrap_or(&delivery.output);
+        emit::write(artifact, output, delivery.note(), sinks.raw_to);
         fault::point("ledger");
         sinks.ledger.record(artifact, &delivery);
         Ok(delivery)
@@ -54,11 +61,78 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
         emit::note(&format!(
             "[ctx] {fault} after the output was written; exit status kept"
         ));
-    } else {
+    } else if sinks.formatting.is_text() {
         emit::write_raw_now(artifact, sinks.raw_to);
+        emit::note(&format!("[ctx] {fault}; output not shortened"));
+    } else {
+        fallback(artifact, &fault.to_string(), sinks.formatting);
         emit::note(&format!("[ctx] {fault}; output not shortened"));
     }
     Err(fault)
+}
+
+/// The delivery in a shape other than text, made from the same facts and
+/// plan as the text digest (`render::formats`).
+pub fn shape(
+    artifact: &Artifact,
+    delivery: &crate::delivery::Delivery,
+    formatting: &Formatting,
+) -> Vec<u8> {
+    with_report(artifact, delivery, |report| {
+        formats::render(formatting, report)
+    })
+}
+
+/// Calls `f` with the `render::formats` report of a delivery.
+pub fn with_report<T>(
+    artifact: &Artifact,
+    delivery: &crate::delivery::Delivery,
+    f: impl FnOnce(&Report) -> T,
+) -> T {
+    let reason = delivery.rejection.as_ref().map(ToString::to_string);
+    let delivered = match (&delivery.output, &delivery.rejection) {
+        (Output::Digest(bytes), _) => Delivered::Digest(bytes),
+        (Output::Raw, None | Some(Rejection::NotSmaller)) => Delivered::Verbatim,
+        (Output::Raw, Some(_)) => Delivered::Fallback(reason.as_deref().unwrap_or_default()),
+    };
+    let report = Report {
+        artifact,
+        profile: delivery.profile,
+        facts: delivery.trace.as_ref().map(|t| Facts {
+            graph: &t.graph,
+            receipt: &t.receipt,
+            plan: &t.plan,
+            contract: &t.contract,
+        }),
+        key: delivery.key.as_ref(),
+        delivered,
+        raw_tokens: delivery.raw_tokens,
+        text_tokens: delivery.delivered_tokens,
+    };
+    f(&report)
+}
+
+/// After a fault, the raw output in the shape asked for: a document that
+/// says it is the raw output and why, holding it whole. Should even that
+/// fail, the raw bytes themselves: output is never lost.
+fn fallback(artifact: &Artifact, why: &str, formatting: &Formatting) {
+    let shaped = guard::isolate("the fallback document", || {
+        let raw_tokens = crate::tokens::estimate_bulk(artifact.bytes());
+        let report = Report {
+            artifact,
+            profile: "",
+            facts: None,
+            key: None,
+            delivered: Delivered::Fallback(why),
+            raw_tokens,
+            text_tokens: raw_tokens,
+        };
+        formats::render(formatting, &report)
+    });
+    match shaped {
+        Ok(bytes) => emit::write(artifact, &Output::Digest(bytes), None, RawTo::Stdout),
+        _ => emit::write_raw_now(artifact, RawTo::Stdout),
+    }
 }
 
 /// Digests and prints (or, for a capture cut short, replays); returns how
@@ -71,6 +145,7 @@ pub fn captured(
     label: Option<String>,
     budget: Option<usize>,
     delta: bool,
+    formatting: &Formatting,
 ) -> Exit {
     let mut artifact = match captured {
         Captured::Complete(artifact) => artifact,
@@ -93,9 +168,15 @@ pub fn captured(
         archive: &*archive,
         ledger: &*ledger,
         raw_to: RawTo::Split,
+        formatting,
     };
+    // Re-run deltas are a text digest's: the other shapes always carry
+    // the whole census.
     let options = Options {
-        delta: delta.then(DeltaSource::from_env).flatten(),
+        delta: (delta && formatting.is_text())
+            .then(DeltaSource::from_env)
+            .flatten(),
+        read_small: !formatting.is_text(),
         ..Options::configured(budget)
     };
     let _ = run(&artifact, &sinks, &options);
@@ -105,15 +186,20 @@ pub fn captured(
 /// Runs the pipeline on an ingested artifact with the default archive and
 /// ledger, writing raw output (when it goes raw) to stdout. A fault in any
 /// stage prints the raw output (`run` is the isolation boundary).
-pub fn ingested(artifact: &Artifact, budget: Option<usize>) {
+pub fn ingested(artifact: &Artifact, budget: Option<usize>, formatting: &Formatting) {
     let archive = crate::archive::open_default();
     let ledger = crate::ledger::open_default();
     let sinks = Sinks {
         archive: &*archive,
         ledger: &*ledger,
         raw_to: RawTo::Stdout,
+        formatting,
     };
-    let _ = run(artifact, &sinks, &Options::configured(budget));
+    let options = Options {
+        read_small: !formatting.is_text(),
+        ..Options::configured(budget)
+    };
+    let _ = run(artifact, &sinks, &options);
 }
 
 /// How long ctx keeps writing the raw output after a stop request: the

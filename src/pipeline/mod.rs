@@ -12,6 +12,7 @@
 
 pub mod deliver;
 pub mod emit;
+mod rerun;
 
 use crate::archive::Archive;
 use crate::artifact::Artifact;
@@ -20,10 +21,9 @@ use crate::contract;
 use crate::fault;
 use crate::guard::{self, Rejection};
 use crate::ledger::last_run::DeltaSource;
-use crate::plan::{self, Budget, DeliveryPlan};
+use crate::plan::{self, Budget};
 use crate::profiles::MatchedBy;
 use crate::render;
-use crate::store::ArchiveKey;
 use crate::tokens;
 
 /// What the caller may choose.
@@ -37,6 +37,10 @@ pub struct Options {
     /// delta; None turns deltas off (`--no-delta`, `CTX_DELTA=0`, and
     /// every verb but `ctx run` and the shims).
     pub delta: Option<DeltaSource>,
+    /// Read the facts of output too small to digest (printed verbatim):
+    /// the JSON and markdown shapes list its census items whatever its
+    /// size. The delivery is still the raw output.
+    pub read_small: bool,
 }
 
 impl Options {
@@ -47,6 +51,7 @@ impl Options {
             budget: budget.or(config.budget.value),
             disabled: config.disabled_families.value.clone(),
             delta: None,
+            read_small: false,
         }
     }
 }
@@ -64,7 +69,7 @@ pub fn digest(
     // Output within every contract's evidence floor is printed verbatim
     // whichever profile reads it: classify it by command only, and stop.
     let small = raw_tokens <= contract::SMALL_OUTPUT_TOKENS;
-    let (profile, matched) = if small {
+    let (profile, matched) = if small && !options.read_small {
         classify::choose_by_command_except(artifact, artifact.family.as_deref(), &options.disabled)?
     } else {
         classify::choose_except(artifact, artifact.family.as_deref(), &options.disabled)?
@@ -81,7 +86,7 @@ pub fn digest(
         compared: options.delta.is_some(),
         delta: None,
     };
-    if small {
+    if small && !options.read_small {
         return Ok(delivery);
     }
     // Declarative filters (`filters/`) read what no typed profile claims,
@@ -105,6 +110,17 @@ pub fn digest(
         }
     };
     let budget = Budget::from_contract(&contract, options.budget);
+    // What the digest shows: the captured lines, or the profile's view of
+    // them (a CI log without its timestamps); the archive keeps the
+    // original either way.
+    let view = match guard::isolate(profile.version(), || profile.view(artifact)) {
+        Ok(view) => view,
+        Err(rejection) => {
+            delivery.rejection = Some(rejection);
+            return Ok(delivery);
+        }
+    };
+    let shown = view.as_ref().unwrap_or(artifact);
 
     // The plan omits exactly when the output exceeds the target (see
     // `plan::resolve`), so the archive write — the largest cost of a big
@@ -117,7 +133,7 @@ pub fn digest(
                 fault::point("extract");
                 let (graph, receipt) = profile.extract(artifact);
                 fault::point("plan");
-                let plan = plan::resolve(artifact, &graph, &receipt, &contract, budget, raw_tokens);
+                let plan = plan::resolve(shown, &graph, &receipt, &contract, budget, raw_tokens);
                 (graph, receipt, plan)
             })
         });
@@ -154,6 +170,9 @@ pub fn digest(
         return Ok(delivery);
     }
     let Some(archived) = archived else {
+        if let Some(source) = &options.delta {
+            rerun::verbatim(artifact, shown, archive, source, &contract, &mut delivery);
+        }
         return Ok(delivery);
     };
     let key = match archived {
@@ -168,9 +187,9 @@ pub fn digest(
 
     let rendered = guard::isolate("render", || {
         fault::point("render");
-        render::render(artifact, &trace.graph, &trace.plan, Some(&key))
+        render::render(shown, &trace.graph, &trace.plan, Some(&key))
     });
-    match rendered.and_then(|r| guard::accept(artifact, &trace.plan, &r, Some(&key), raw_tokens)) {
+    match rendered.and_then(|r| guard::accept(shown, &trace.plan, &r, Some(&key), raw_tokens)) {
         Ok(bytes) => {
             delivery.delivered_tokens = tokens::estimate(&bytes);
             delivery.output = Output::Digest(bytes);
@@ -178,66 +197,16 @@ pub fn digest(
         Err(rejection) => delivery.rejection = Some(rejection),
     }
     if let (Output::Digest(_), Some(source)) = (&delivery.output, &options.delta) {
-        rerun_delta(artifact, source, &contract, &key, &mut delivery);
+        let budget = trace.budget;
+        rerun::delta(
+            artifact,
+            shown,
+            source,
+            &contract,
+            &key,
+            budget,
+            &mut delivery,
+        );
     }
     Ok(delivery)
-}
-
-/// Replaces a delivered digest by its re-run delta when the same command
-/// ran recently (`plan::delta`), and only when the delta is smaller
-/// (never worse). Any doubt — no previous run, a failed check, a fault —
-/// keeps the normal digest.
-fn rerun_delta(
-    artifact: &Artifact,
-    source: &DeltaSource,
-    contract: &contract::Contract,
-    key: &ArchiveKey,
-    delivery: &mut Delivery,
-) {
-    let Some(trace) = delivery.trace.as_ref() else {
-        return;
-    };
-    let normal = delivery.delivered_tokens;
-    let made = guard::isolate("delta", || {
-        fault::point("delta");
-        let previous = source.previous(artifact, delivery.profile)?;
-        let finish = |base_plan: &DeliveryPlan, base| {
-            let plan = plan::delta::apply(contract, &trace.graph, base_plan, base, &previous)?;
-            guard::check_census(contract, &trace.graph, &plan).ok()?;
-            let rendered = render::render(artifact, &trace.graph, &plan, Some(key));
-            let bytes =
-                guard::accept(artifact, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
-            let tokens = tokens::estimate(&bytes);
-            (tokens < normal).then_some((plan, bytes, tokens))
-        };
-        // First planned again with the still-failing detail set aside, so
-        // that the budget goes to the new failures' detail; when that is
-        // not smaller than the normal digest, the normal plan without the
-        // still-failing detail.
-        let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
-        let replanned = plan::resolve(
-            artifact,
-            &deferred,
-            &trace.receipt,
-            contract,
-            trace.budget,
-            delivery.raw_tokens,
-        );
-        let made = finish(&replanned, plan::delta::Base::Deferred)
-            .or_else(|| finish(&trace.plan, plan::delta::Base::Normal))?;
-        Some((previous.key.clone(), previous.age_secs, made))
-    });
-    let Ok(Some((against, age_secs, (plan, bytes, tokens)))) = made else {
-        return;
-    };
-    delivery.delta = Some(DeltaUse {
-        against,
-        age_secs,
-        normal_tokens: normal,
-    });
-    delivery.delivered_tokens = tokens;
-    delivery.output = Output::Digest(bytes);
-    if let Some(trace) = delivery.trace.as_mut() {
-        trace.plan = plan;
-    }
 }

@@ -15,7 +15,7 @@
 
 use std::collections::HashSet;
 
-use super::{Address, Block, DeliveryPlan, Omission, Omitted, Rung};
+use super::{Address, Block, DeliveryPlan, Rung};
 use crate::contract::Contract;
 use crate::evidence::EvidenceGraph;
 
@@ -78,27 +78,15 @@ pub fn deferring(contract: &Contract, graph: &EvidenceGraph, previous: &[String]
     deferred
 }
 
-/// How the plan a delta is made from was planned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Base {
-    /// From [`deferring`]`(graph)`: no still-failing detail in it, none
-    /// counted by its markers.
-    Deferred,
-    /// The normal plan: its still-failing detail blocks are removed here,
-    /// and those left out for the budget are already counted.
-    Normal,
-}
-
 /// The delta plan made from a census plan, or None when the plan is not
 /// one a delta can improve (verbatim, a green summary, a grouped flood, an
 /// outcome the planner corrected) or the run has no census. The
-/// still-failing detail left out is declared in the `--details` marker's
-/// count.
+/// still-failing items leave the body for the delta's own list, which
+/// names each of them and points at their detail in the earlier record.
 pub fn apply(
     contract: &Contract,
     graph: &EvidenceGraph,
     plan: &DeliveryPlan,
-    base: Base,
     previous: &Previous,
 ) -> Option<DeliveryPlan> {
     if !matches!(plan.rung, Rung::FailCensus | Rung::Dense) || plan.outcome.is_some() {
@@ -126,28 +114,39 @@ pub fn apply(
         new,
     };
 
+    // Still-failing items leave the body: the delta names them by
+    // identity, with the pointer to their earlier detail. What stays is
+    // the news: the new failures' census lines and detail.
     let mut blocks = Vec::with_capacity(plan.blocks.len() + 1);
-    let mut removed = 0usize;
+    let mut dropped_item = false;
     for (at, block) in plan.blocks.iter().enumerate() {
+        let was_dropped = std::mem::take(&mut dropped_item);
         match block {
             Block::Header => {
                 blocks.push(Block::Header);
                 blocks.push(Block::Delta(delta.clone()));
             }
+            Block::Item { index, .. } if is_still(index) => dropped_item = true,
+            // The delta is only made of a complete census (the caller
+            // checks the receipt), which the coverage line would repeat.
+            Block::Notice(Note::Coverage(_)) => {}
+            // "×N" says how often the census line above occurred.
+            Block::Notice(Note::Repeats { .. }) if was_dropped => {}
             // A detail block shared by several failures ("same cause in
             // N …") stays: its members may include new ones.
-            Block::Detail(index) if is_still(index) && !after_shared_cause(&plan.blocks, at) => {
-                removed += 1;
-            }
-            Block::Item {
-                index,
-                detail: true,
-            } if is_still(index) => {
-                removed += 1;
-                blocks.push(Block::Item {
-                    index: *index,
-                    detail: false,
-                });
+            Block::Detail(index) if is_still(index) && !after_shared_cause(&plan.blocks, at) => {}
+            Block::Census { entries, unit } => {
+                let entries: Vec<_> = entries
+                    .iter()
+                    .filter(|e| !is_still(&e.index))
+                    .copied()
+                    .collect();
+                if !entries.is_empty() {
+                    blocks.push(Block::Census {
+                        entries,
+                        unit: unit.clone(),
+                    });
+                }
             }
             Block::Next(Address::Item(id)) if still_set.contains(id) => {
                 if let Some(id) = &first_new {
@@ -160,65 +159,15 @@ pub fn apply(
     if !blocks.iter().any(|b| matches!(b, Block::Delta(_))) {
         return None;
     }
-    // Still-failing items with detail that no block shows: their detail
-    // left with `deferring` (or above).
-    let shown: HashSet<usize> = blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Detail(i)
-            | Block::Item {
-                index: i,
-                detail: true,
-            } => Some(*i),
-            _ => None,
-        })
-        .collect();
-    let deferred = delta
-        .still
-        .iter()
-        .filter(|id| {
-            graph.items.iter().enumerate().any(|(i, item)| {
-                contract.requires(item)
-                    && item.identity == **id
-                    && !item.detail.is_empty()
-                    && !shown.contains(&i)
-            })
-        })
-        .count();
-    if base == Base::Deferred {
-        removed += deferred;
-    }
-    let mut omissions = plan.omissions.clone();
-    if removed > 0 {
-        match omissions.iter_mut().find(|o| o.address == Address::Details) {
-            Some(o) => o.count += removed,
-            None => {
-                omissions.push(Omission {
-                    what: Omitted::Items(format!("{} without their detail", delta.unit)),
-                    count: removed,
-                    address: Address::Details,
-                });
-                let marker = Block::Marker(omissions.len() - 1);
-                let at = blocks
-                    .iter()
-                    .position(|b| {
-                        matches!(b, Block::Next(_) | Block::Footer)
-                            || matches!(b, Block::Notice(Note::Coverage(_)))
-                    })
-                    .unwrap_or(blocks.len());
-                blocks.insert(at, marker);
-            }
-        }
-    }
     Some(DeliveryPlan {
         rung: plan.rung,
         outcome: plan.outcome,
         blocks,
-        omissions,
+        omissions: plan.omissions.clone(),
         budget: plan.budget,
         estimate: plan.estimate,
         why: format!(
-            "{}; re-run: detail of unchanged failures deferred",
+            "{}; re-run: unchanged failures by identity, their detail in the last run's record",
             plan.why
         ),
     })
@@ -252,7 +201,7 @@ mod tests {
     /// The real pytest fixture, planned normally and as a delta against
     /// its own tests/test_params.py failures.
     #[test]
-    fn a_delta_plan_keeps_the_census_and_counts_its_deferred_detail() {
+    fn a_delta_plan_names_unchanged_failures_once_and_keeps_the_news() {
         use crate::contract;
         use crate::pipeline::{Options, digest};
         use crate::store::ArchiveKey;
@@ -275,57 +224,90 @@ mod tests {
         let big = super::super::Budget::from_contract(&contract, Some(2500));
         let raw = crate::tokens::estimate_bulk(artifact.bytes());
         let deferred = deferring(&contract, &trace.graph, &previous.identities);
-        for (base_plan, base) in [
-            (
-                super::super::resolve(&artifact, &deferred, &trace.receipt, &contract, big, raw),
-                Base::Deferred,
-            ),
-            (
-                super::super::resolve(&artifact, &trace.graph, &trace.receipt, &contract, big, raw),
-                Base::Normal,
-            ),
+        for base_plan in [
+            super::super::resolve(&artifact, &deferred, &trace.receipt, &contract, big, raw),
+            super::super::resolve(&artifact, &trace.graph, &trace.receipt, &contract, big, raw),
         ] {
-            let plan =
-                apply(&contract, &trace.graph, &base_plan, base, &previous).expect("a delta");
+            let plan = apply(&contract, &trace.graph, &base_plan, &previous).expect("a delta");
             crate::guard::check_census(&contract, &trace.graph, &plan).expect("census complete");
             let Some(Block::Delta(d)) = plan.blocks.get(1) else {
                 panic!("the delta opens the digest: {:?}", plan.blocks);
             };
             assert_eq!((d.fixed.len(), d.still.len(), d.new.len()), (1, 4, 11));
-            let shown: Vec<&str> = plan
+            // Still-failing items are the delta's to name: no census line
+            // or detail of theirs is left in the body; every new one is.
+            let body: Vec<&str> = plan
                 .blocks
                 .iter()
-                .filter_map(|b| match b {
-                    Block::Detail(i) => Some(trace.graph.items[*i].identity.as_str()),
-                    _ => None,
+                .flat_map(|b| match b {
+                    Block::Item { index, .. } | Block::Detail(index) => vec![*index],
+                    Block::Census { entries, .. } => entries.iter().map(|e| e.index).collect(),
+                    _ => Vec::new(),
                 })
+                .map(|i| trace.graph.items[i].identity.as_str())
                 .collect();
             assert!(
-                shown.iter().all(|id| !still.iter().any(|s| s == id)),
-                "{base:?}: {shown:?}"
+                body.iter().all(|id| !still.iter().any(|s| s == id)),
+                "{body:?}"
             );
-            // Every census item with detail is shown or counted by the marker.
-            let with_detail = contract
-                .census(&trace.graph)
-                .filter(|i| !i.detail.is_empty())
-                .count();
-            let counted: usize = plan
-                .omissions
+            assert!(
+                d.new.iter().all(|id| body.contains(&id.as_str())),
+                "{body:?}"
+            );
+        }
+    }
+
+    /// A real fixture's graph and normal plan, for the properties below.
+    fn planned(case: &str) -> (crate::artifact::Artifact, crate::delivery::Trace) {
+        use crate::pipeline::{Options, digest};
+        use crate::store::ArchiveKey;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(case);
+        let artifact = crate::fixture::load(&dir).expect("fixture");
+        let known = crate::archive::Known(ArchiveKey([7; 32]));
+        let delivery = digest(&artifact, &known, &Options::default()).expect("digest");
+        (artifact, delivery.trace.expect("planned"))
+    }
+
+    const CASES: [&str; 4] = [
+        "fixtures/pytest/default",
+        "fixtures/deltas/cargo-ledger/step-0",
+        "fixtures/deltas/jest-shop/step-0",
+        "fixtures/ruff/full",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Whatever the last run's identities (some of this run's, some
+        /// gone), the delta digest names every current failure identity
+        /// and passes the census guard.
+        #[test]
+        fn every_current_identity_is_in_the_delta_digest(
+            case in 0..CASES.len(),
+            keep in proptest::collection::vec(any::<bool>(), 64),
+            gone in proptest::collection::vec("[a-z]{1,6}(::[a-z]{1,4})?", 0..5),
+        ) {
+            let (artifact, trace) = planned(CASES[case]);
+            let current = identities(&trace.contract, &trace.graph);
+            let mut before: Vec<String> = current
                 .iter()
-                .filter(|o| o.address == Address::Details)
-                .map(|o| o.count)
-                .sum();
-            // A detail shared by N failures ("same cause in N …") shows N.
-            let shared: usize = plan
-                .blocks
-                .iter()
-                .filter_map(|b| match b {
-                    Block::Notice(Note::SameCause { members, .. }) => Some(*members),
-                    _ => None,
-                })
-                .map(|n| n - 1)
-                .sum();
-            assert_eq!(shown.len() + shared + counted, with_detail, "{base:?}");
+                .zip(keep.iter().cycle())
+                .filter(|(_, k)| **k)
+                .map(|(id, _)| id.clone())
+                .collect();
+            before.extend(gone);
+            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities: before };
+            if let Some(plan) = apply(&trace.contract, &trace.graph, &trace.plan, &previous) {
+                prop_assert!(crate::guard::check_census(&trace.contract, &trace.graph, &plan).is_ok());
+                let key = crate::store::ArchiveKey([9; 32]);
+                let text = String::from_utf8_lossy(
+                    &crate::render::render(&artifact, &trace.graph, &plan, Some(&key)).to_bytes(),
+                )
+                .into_owned();
+                let spelled = crate::testing::sequence::spelled_out(&text);
+                for id in &current {
+                    prop_assert!(spelled.contains(id.as_str()), "{id:?} missing from\n{text}");
+                }
+            }
         }
     }
 

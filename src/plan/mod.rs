@@ -12,6 +12,7 @@ use crate::contract::{Contract, Planner};
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
 pub mod census;
+pub mod ci_log;
 pub mod data;
 pub mod delta;
 pub mod diff;
@@ -90,6 +91,7 @@ pub fn resolve(
         Planner::Log => log::plan(artifact, graph, budget),
         Planner::Roster => roster::plan(artifact, graph, contract, budget),
         Planner::Data => data::plan(artifact, graph, contract, budget, raw_tokens),
+        Planner::CiLog => ci_log::plan(artifact, graph, contract, budget),
         Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
         Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }

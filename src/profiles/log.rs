@@ -35,7 +35,7 @@
 //! templates exceed the ceiling: the rest named with counts or counted
 //! behind `--items`; endpoints past the ceiling counted by status).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{
@@ -93,9 +93,7 @@ impl Profile for Log {
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let mut r = Reader::default();
-        for n in 1..=artifact.line_count() {
-            r.line(n, super::window(artifact.line(n)));
-        }
+        artifact.for_each_line(|n, line| r.line(n, super::window(line)));
         r.finish();
         graph(artifact, r)
     }
@@ -178,6 +176,16 @@ impl Event {
     }
 }
 
+/// A stamped line: its number and its stamp's byte range in the line.
+type Stamped = (usize, usize, usize);
+
+/// The text of a stamp, read back from the line it was found on (the
+/// line as the reader saw it is a prefix of the artifact's line).
+fn stamp_text(artifact: &Artifact, (n, from, to): Stamped) -> String {
+    let line = artifact.line(n);
+    String::from_utf8_lossy(line.get(from..to).unwrap_or_default()).into_owned()
+}
+
 /// One failing endpoint's tally.
 struct Tally {
     count: u64,
@@ -201,7 +209,9 @@ struct Reader {
     endpoint_order: Vec<(u16, String, String)>,
     endpoints_dropped: u64,
     slowest: Vec<(f64, usize, String)>,
-    period: Option<(usize, String, usize, String)>,
+    /// The first and last stamped lines with their stamps' byte ranges
+    /// (the text is read back once, not copied per line).
+    period: Option<(Stamped, Stamped)>,
     /// Lines before the first event.
     unmatched: u64,
     scratch: Vec<u8>,
@@ -225,7 +235,7 @@ impl Reader {
                     (_, Some((_, end))) => raw[end..].trim_ascii_start(),
                 };
                 if let Some((from, to)) = stamp {
-                    self.stamp(n, &raw[from..to]);
+                    self.stamp((n, from, to));
                 }
                 if format == Format::Access
                     && let Some((_, close)) = stamp
@@ -255,14 +265,10 @@ impl Reader {
         }
     }
 
-    fn stamp(&mut self, n: usize, stamp: &[u8]) {
-        let text = String::from_utf8_lossy(stamp).into_owned();
+    fn stamp(&mut self, stamped: Stamped) {
         match &mut self.period {
-            None => self.period = Some((n, text.clone(), n, text)),
-            Some(p) => {
-                p.2 = n;
-                p.3 = text;
-            }
+            None => self.period = Some((stamped, stamped)),
+            Some(p) => p.1 = stamped,
         }
     }
 
@@ -376,12 +382,17 @@ fn graph(artifact: &Artifact, r: Reader) -> (EvidenceGraph, CoverageReceipt) {
     }
 
     let mut items = Vec::new();
-    if let Some((first, from, last, to)) = &r.period {
+    if let Some((first_stamp, last_stamp)) = r.period {
+        let (first, last) = (&first_stamp.0, &last_stamp.0);
+        let (from, to) = (
+            stamp_text(artifact, first_stamp),
+            stamp_text(artifact, last_stamp),
+        );
         let mut item = EvidenceItem::new(ItemKind::Period, Severity::Info, "period");
         item.headline = Some(Span::line(*first));
         item.block = Some(Span::new(*first, *last));
-        item.fields.insert("from".into(), from.clone());
-        item.fields.insert("to".into(), to.clone());
+        item.fields.insert("from".into(), from);
+        item.fields.insert("to".into(), to);
         items.push(item);
     }
     for key in &r.endpoint_order {

@@ -48,6 +48,10 @@ registry! {
     git_sync: GitSync,
     git_refs: GitRefs,
     git_blame: GitBlame,
+    // A CI job log holds every other family's output, each line behind a
+    // timestamp or inside a GitLab section: before the logs (its lines
+    // are timestamped) and before the families its steps run.
+    ci_log: CiLog,
     // Before the test and build families: a log quotes their lines (a
     // traceback, a panic), but its head is unmistakably a log's.
     log: Log,
@@ -147,6 +151,16 @@ pub trait Profile: Sync {
     /// (a located compiler diagnostic, a test verdict, a test summary):
     /// such a line claims the output however late it comes.
     fn decisive_line(&self, _line: &str) -> Option<String> {
+        None
+    }
+
+    /// The artifact as the digest shows it, when it differs from the
+    /// captured one by a prefix on each line only (a CI log's timestamps):
+    /// the same lines in the same numbering, so every `--lines` address
+    /// holds for the archived original, which keeps the prefixes. The plan,
+    /// the renderer and the guard read the view; extraction reads the
+    /// original. None: the captured artifact is shown as it is.
+    fn view(&self, _artifact: &Artifact) -> Option<Artifact> {
         None
     }
 

@@ -464,6 +464,20 @@ fn item(entry: &SummaryEntry, block: Option<&Block>, rebuilt: bool) -> EvidenceI
     it
 }
 
+/// `rest` without a leading `[1.25s] ` duration.
+fn strip_duration(rest: &str) -> &str {
+    let Some(inner) = rest.strip_prefix('[') else {
+        return rest;
+    };
+    let Some((number, after)) = inner.split_once("s] ") else {
+        return rest;
+    };
+    let numeric = !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && number.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    if numeric { after } else { rest }
+}
+
 /// The block title pytest prints for a summary entry's node id.
 fn title_of(id: &str, error: bool) -> String {
     if error && !id.contains("::") {
@@ -474,7 +488,11 @@ fn title_of(id: &str, error: bool) -> String {
 
 /// `FAILED <nodeid> - <message>`: the node id ends at the first ` - ` that
 /// is outside its parameter brackets (ids may contain ` - ` themselves).
+///
+/// A duration a plugin prints before the node id (`FAILED [0.0114s]
+/// t.py::test - …`, PyTorch's CI) is the run's, not the test's name.
 fn split_summary(rest: &str) -> (String, Option<String>) {
+    let rest = strip_duration(rest);
     let mut depth = 0i32;
     let bytes = rest.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
@@ -571,6 +589,11 @@ mod tests {
         assert_eq!(id, "t.py::test_a[x - y]");
         assert_eq!(msg.as_deref(), Some("KeyError: 'k'"));
         assert_eq!(split_summary("tests/test_x.py").0, "tests/test_x.py");
+        let (id, msg) = split_summary("[0.0114s] t.py::K::test_b - TypeError: x");
+        assert_eq!(id, "t.py::K::test_b");
+        assert_eq!(msg.as_deref(), Some("TypeError: x"));
+        // A parameter that looks like a duration is the test's own.
+        assert_eq!(split_summary("[1s]").0, "[1s]");
     }
 
     #[test]

@@ -128,6 +128,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::RefUpdate | ItemKind::RefName => "ref",
         ItemKind::Record => "record",
         ItemKind::Field => "field",
+        ItemKind::Step => "step",
         ItemKind::Endpoint
         | ItemKind::LogTemplate
         | ItemKind::Period
@@ -135,6 +136,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         | ItemKind::Diagnostic
         | ItemKind::Warning
         | ItemKind::DecisiveLine
+        | ItemKind::Annotation
         | ItemKind::MatchingFile => item.severity.word(),
     };
     let mut line = format!("{CTX_PREFIX} {word} {}", item.identity);

@@ -1,21 +1,42 @@
 //! The words of a re-run delta (`plan::delta`): one opening line with the
-//! counts, then the identities that are not in the census (fixed ones),
-//! the new ones by name, and where the earlier detail of the unchanged
-//! ones is. Every line is ctx's own (`[ctx]`).
+//! counts, the fixed identities, and every still-failing identity with
+//! where its earlier detail is. The new failures are the census that
+//! follows in the body. Every line is ctx's own: `[ctx]` lines, and lists
+//! indented under a `[ctx]` line that opens them (`opens_a_list`), one
+//! line per file: `  tests/a.py: test_x, test_y[1]` names
+//! `tests/a.py::test_x` and `tests/a.py::test_y[1]`.
 
 use super::{CTX_PREFIX, count, counted};
 use crate::delivery_plan::{Address, Delta};
 
-/// Identities named on one line before the rest are counted.
+/// Fixed identities named before the rest are counted (still-failing ones
+/// are all named: they are current failures).
 pub const NAMED_AT_MOST: usize = 10;
+
+/// The `[ctx]` lines under which a delta's indented lists stand.
+const OPENINGS: [&str; 3] = ["[ctx] fixed:", "[ctx] still failing", "[ctx] same "];
+
+/// True when `line` is a delta line that indented list lines may follow
+/// (the guard's invariant 9: they are visibly ctx's by it).
+pub fn opens_a_list(line: &str) -> bool {
+    OPENINGS.iter().any(|o| line.starts_with(o))
+}
 
 /// The delta's lines, in order.
 pub fn lines(d: &Delta) -> Vec<String> {
     let age = age(d.age_secs);
+    let pointer = match d.still.as_slice() {
+        [only] => format!(
+            "ctx expand {} {}",
+            d.previous,
+            Address::Item(only.clone()).args()
+        ),
+        _ => format!("ctx expand {} --details", d.previous),
+    };
     let mut out = Vec::new();
     if d.unchanged() {
         out.push(format!(
-            "{CTX_PREFIX} same {} as the last run ({age} ago)",
+            "{CTX_PREFIX} same {} as the last run ({age} ago), detail as before: {pointer}",
             counted(d.still.len(), &d.unit)
         ));
     } else {
@@ -26,61 +47,96 @@ pub fn lines(d: &Delta) -> Vec<String> {
             count(d.new.len())
         ));
     }
-    if !d.fixed.is_empty() {
-        out.push(format!(
-            "{CTX_PREFIX} fixed: {}",
-            named(&d.fixed, &d.previous, "--items")
-        ));
-    }
-    // Both kinds are in the census; the shorter list says which is which.
-    let name_new = !d.new.is_empty() && !d.still.is_empty() && d.new.len() <= d.still.len();
-    let name_still = !d.new.is_empty() && d.still.len() < d.new.len();
-    if name_new {
-        out.push(format!(
-            "{CTX_PREFIX} new: {}",
-            named(&d.new, &d.previous, "")
-        ));
-    }
-    let still = if name_still {
-        format!("still failing: {} ·", named(&d.still, &d.previous, ""))
-    } else {
-        "still failing,".to_string()
-    };
-    match d.still.as_slice() {
+    match d.fixed.as_slice() {
         [] => {}
-        [only] => out.push(format!(
-            "{CTX_PREFIX} {still} detail as before: ctx expand {} {}",
-            d.previous,
-            Address::Item(only.clone()).args()
+        [only] => out.push(format!("{CTX_PREFIX} fixed: {only}")),
+        many => {
+            out.push(format!("{CTX_PREFIX} fixed:"));
+            let named = &many[..many.len().min(NAMED_AT_MOST)];
+            out.extend(grouped(named));
+            if many.len() > NAMED_AT_MOST {
+                out.push(format!(
+                    "{CTX_PREFIX} … {} more fixed: ctx expand {} --items",
+                    count(many.len() - NAMED_AT_MOST),
+                    d.previous
+                ));
+            }
+        }
+    }
+    match (d.still.as_slice(), d.unchanged()) {
+        ([], _) => {}
+        // The pointer names the one still failing.
+        ([_], false) => out.push(format!(
+            "{CTX_PREFIX} still failing, detail as before: {pointer}"
         )),
-        _ => out.push(format!(
-            "{CTX_PREFIX} {still} detail as before: ctx expand {} --details",
-            d.previous
-        )),
+        (_, false) => {
+            out.push(format!(
+                "{CTX_PREFIX} still failing, detail as before: {pointer}"
+            ));
+            out.extend(grouped(&d.still));
+        }
+        // The pointer on the opening line names the one still failing.
+        ([_], true) => {}
+        (_, true) => out.extend(grouped(&d.still)),
     }
     out
 }
 
-/// Up to [`NAMED_AT_MOST`] identities, then how many more (and, when
-/// `more_args` is given, where the earlier run lists them all).
-fn named(ids: &[String], previous: &str, more_args: &str) -> String {
-    let mut s = ids
-        .iter()
-        .take(NAMED_AT_MOST)
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if ids.len() > NAMED_AT_MOST {
-        let more = count(ids.len() - NAMED_AT_MOST);
-        if more_args.is_empty() {
-            s.push_str(&format!(", … {more} more in the census above"));
-        } else {
-            s.push_str(&format!(
-                ", … {more} more: ctx expand {previous} {more_args}"
-            ));
+/// Identities one line per file, in order of first appearance: a file of
+/// several items is named once, `  FILE: rest, rest`; an item alone keeps
+/// its whole identity. The file is what an identity starts with, up to its
+/// first separator (`::`, ` > `, `:`, ` `).
+pub fn grouped(ids: &[String]) -> Vec<String> {
+    let mut groups: Vec<(Option<&str>, Vec<&str>)> = Vec::new();
+    for id in ids {
+        let file = split(id).0;
+        match file.and_then(|f| groups.iter_mut().find(|g| g.0 == Some(f))) {
+            Some(g) => g.1.push(id),
+            None => groups.push((file, vec![id])),
         }
     }
-    s
+    let mut out = Vec::new();
+    for (file, members) in groups {
+        match (file, members.as_slice()) {
+            (Some(file), [_, _, ..]) => {
+                let rests: Vec<&str> = members.iter().map(|id| split(id).1).collect();
+                out.push(format!("  {file}: {}", cases(&rests).join(", ")));
+            }
+            _ => out.extend(members.iter().map(|id| format!("  {id}"))),
+        }
+    }
+    out
+}
+
+/// Parametrized cases of one test after each other share its name:
+/// `t[a], t[b]` is written `t[a], [b]`.
+fn cases(rests: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut name: Option<&str> = None;
+    for rest in rests {
+        let this = rest
+            .find('[')
+            .filter(|_| rest.ends_with(']'))
+            .map(|i| &rest[..i]);
+        match (this, name) {
+            (Some(t), Some(n)) if t == n => out.push(rest[t.len()..].to_string()),
+            _ => out.push(rest.to_string()),
+        }
+        name = this;
+    }
+    out
+}
+
+/// An identity's file and the rest after the separator, or no file.
+fn split(id: &str) -> (Option<&str>, &str) {
+    let at = ["::", " > ", ":", " "]
+        .iter()
+        .filter_map(|sep| id.find(sep).map(|i| (i, sep.len())))
+        .min_by_key(|&(i, len)| (i, std::cmp::Reverse(len)));
+    match at {
+        Some((i, len)) if i > 0 && i + len < id.len() => (Some(&id[..i]), &id[i + len..]),
+        _ => (None, id),
+    }
 }
 
 /// `12 s`, `4 min`, `1 h 5 min`: whole units, rounded down.
@@ -109,53 +165,106 @@ mod tests {
     }
 
     #[test]
-    fn counts_then_fixed_new_and_the_earlier_detail() {
+    fn counts_then_fixed_and_the_still_failing_by_identity() {
         let lines = lines(&delta(&["a::x", "a::y"], &["b::z"], &["c::w[1 2]"]));
         assert_eq!(
             lines,
             [
                 "[ctx] since the last run 4 min ago: 2 fixed, 1 still failing, 1 new",
-                "[ctx] fixed: a::x, a::y",
-                "[ctx] new: c::w[1 2]",
+                "[ctx] fixed:",
+                "  a: x, y",
                 "[ctx] still failing, detail as before: ctx expand c0ffee12ab34 --item b::z",
             ]
         );
     }
 
     #[test]
-    fn the_shorter_of_new_and_still_is_named() {
-        let lines = lines(&delta(&[], &["b::z"], &["c::w", "c::v"]));
+    fn still_failing_ones_are_listed_under_their_file() {
+        let lines = lines(&delta(
+            &["src/a.ts:3:1 TS2322"],
+            &[
+                "src/a.ts:9:2 TS2345",
+                "src/b.ts:1:1 TS6133",
+                "src/a.ts:12:5 TS2304",
+            ],
+            &["src/c.ts:4:4 TS2554"],
+        ));
         assert_eq!(
             lines,
             [
-                "[ctx] since the last run 4 min ago: 0 fixed, 1 still failing, 2 new",
-                "[ctx] still failing: b::z · detail as before: ctx expand c0ffee12ab34 --item b::z",
+                "[ctx] since the last run 4 min ago: 1 fixed, 3 still failing, 1 new",
+                "[ctx] fixed: src/a.ts:3:1 TS2322",
+                "[ctx] still failing, detail as before: ctx expand c0ffee12ab34 --details",
+                "  src/a.ts: 9:2 TS2345, 12:5 TS2304",
+                "  src/b.ts:1:1 TS6133",
             ]
         );
     }
 
     #[test]
     fn the_same_failures_again() {
-        let lines = lines(&delta(&[], &["b::z", "b::q"], &[]));
+        let lines = lines(&delta(&[], &["t/b.py::z", "t/b.py::q[1]", "lonely"], &[]));
         assert_eq!(
             lines,
             [
-                "[ctx] same 2 failures as the last run (4 min ago)",
-                "[ctx] still failing, detail as before: ctx expand c0ffee12ab34 --details",
+                "[ctx] same 3 failures as the last run (4 min ago), detail as before: ctx expand c0ffee12ab34 --details",
+                "  t/b.py: z, q[1]",
+                "  lonely",
             ]
         );
+        // The pointer names the one still failing: no list repeats it.
         assert_eq!(
-            super::lines(&delta(&[], &["b::z"], &[]))[0],
-            "[ctx] same 1 failure as the last run (4 min ago)"
+            super::lines(&delta(&[], &["b::z"], &[])),
+            [
+                "[ctx] same 1 failure as the last run (4 min ago), detail as before: ctx expand c0ffee12ab34 --item b::z"
+            ]
         );
     }
 
     #[test]
-    fn long_lists_are_counted_past_ten() {
+    fn long_fixed_lists_are_counted_past_ten() {
         let many: Vec<String> = (0..13).map(|i| format!("t{i}")).collect();
         let refs: Vec<&str> = many.iter().map(String::as_str).collect();
         let lines = lines(&delta(&refs, &[], &["n"]));
-        assert!(lines[1].ends_with(", t9, … 3 more: ctx expand c0ffee12ab34 --items"));
+        assert_eq!(lines.len(), 2 + 10 + 1);
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("[ctx] … 3 more fixed: ctx expand c0ffee12ab34 --items")
+        );
+    }
+
+    #[test]
+    fn every_list_line_is_opened_by_a_ctx_line() {
+        for l in lines(&delta(&["a::x", "a::y"], &["b::z", "b::w"], &["n"])) {
+            assert!(l.starts_with("[ctx] ") || l.starts_with("  "), "{l}");
+        }
+        assert!(opens_a_list("[ctx] still failing, detail as before: …"));
+        assert!(!opens_a_list("FAILED tests/a.py::t"));
+    }
+
+    #[test]
+    fn parametrized_cases_share_their_test_name() {
+        let ids: Vec<String> = ["t.py::a[1]", "t.py::a[x y]", "t.py::b", "t.py::a[2]"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(grouped(&ids), ["  t.py: a[1], [x y], b, a[2]"]);
+    }
+
+    #[test]
+    fn identities_split_at_their_first_separator() {
+        assert_eq!(split("tests/a.py::T::t"), (Some("tests/a.py"), "T::t"));
+        assert_eq!(
+            split("src/lib.rs tests::x"),
+            (Some("src/lib.rs"), "tests::x")
+        );
+        assert_eq!(
+            split("src/a.ts:3:1 TS2322"),
+            (Some("src/a.ts"), "3:1 TS2322")
+        );
+        assert_eq!(split("a.js > d > t"), (Some("a.js"), "d > t"));
+        assert_eq!(split("lonely"), (None, "lonely"));
+        assert_eq!(split("trailing::"), (None, "trailing::"));
     }
 
     #[test]

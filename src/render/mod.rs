@@ -3,7 +3,7 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
-use crate::delivery_plan::{Address, Block, DeliveryPlan, Omission, Omitted};
+use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Omission, Omitted};
 use crate::evidence::{EvidenceGraph, EvidenceItem, Location};
 use crate::normalize;
 use crate::store::{ArchiveKey, zoom};
@@ -12,7 +12,9 @@ pub use crate::words::{CTX_PREFIX, count, counted};
 
 pub mod census;
 pub mod delta;
+pub mod formats;
 pub mod notes;
+pub mod workflow;
 
 /// Where a rendered line came from, so the guard can check invariant 9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,47 +68,7 @@ pub fn render(
     let key = key.map_or_else(|| "<not archived>".to_string(), |k| k.short());
     let mut out = Rendered::default();
     for block in &plan.blocks {
-        match block {
-            Block::Header => header(&mut out, artifact, graph, plan),
-            Block::Item {
-                index,
-                detail: false,
-            } => out
-                .lines
-                .push(census::item_line(artifact, &graph.items[*index])),
-            Block::Census { entries, unit } => out
-                .lines
-                .extend(census::compact(artifact, graph, entries, unit)),
-            Block::Item {
-                index,
-                detail: true,
-            } => raw_spans(&mut out, artifact, &graph.items[*index].detail),
-            Block::Detail(index) => {
-                let item = &graph.items[*index];
-                out.push(Origin::Ctx, detail_heading(item));
-                raw_spans(&mut out, artifact, &item.detail);
-            }
-            Block::Next(address) => out.push(Origin::Ctx, next_line(&key, address)),
-            Block::Raw(span) => {
-                for n in span.first..=span.last {
-                    out.push(
-                        Origin::Raw(n),
-                        normalize::line(artifact.line(n)).into_owned(),
-                    );
-                }
-            }
-            Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], &key)),
-            Block::Notice(note) => out.push(
-                Origin::Ctx,
-                format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
-            ),
-            Block::Delta(d) => {
-                for line in delta::lines(d) {
-                    out.push(Origin::Ctx, line);
-                }
-            }
-            Block::Footer => out.push(Origin::Ctx, footer(artifact, &key)),
-        }
+        block_lines(&mut out, artifact, graph, plan, &key, block);
     }
     out
 }
@@ -130,6 +92,66 @@ pub fn detail_heading(item: &EvidenceItem) -> String {
 /// `[ctx] next: ctx expand H <address>`: the step the digest suggests.
 pub fn next_line(key: &str, address: &Address) -> String {
     format!("{CTX_PREFIX} next: ctx expand {key} {}", address.args())
+}
+
+/// The lines of one block of the plan, as the text digest prints them
+/// (`key` the short archive key). Other shapes (`formats::markdown`) take
+/// their words from here, block by block, so that they say what the text
+/// says.
+pub fn block_lines(
+    out: &mut Rendered,
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    plan: &DeliveryPlan,
+    key: &str,
+    block: &Block,
+) {
+    match block {
+        Block::Header => header(out, artifact, graph, plan),
+        Block::Item {
+            index,
+            detail: false,
+        } => out
+            .lines
+            .push(census::item_line(artifact, &graph.items[*index])),
+        Block::Census { entries, unit } => out
+            .lines
+            .extend(census::compact(artifact, graph, entries, unit)),
+        Block::Item {
+            index,
+            detail: true,
+        } => raw_spans(out, artifact, &graph.items[*index].detail),
+        Block::Detail(index) => {
+            let item = &graph.items[*index];
+            out.push(Origin::Ctx, detail_heading(item));
+            raw_spans(out, artifact, &item.detail);
+        }
+        Block::Next(address) => out.push(Origin::Ctx, next_line(key, address)),
+        Block::Raw(span) => {
+            for n in span.first..=span.last {
+                out.push(
+                    Origin::Raw(n),
+                    normalize::line(artifact.line(n)).into_owned(),
+                );
+            }
+        }
+        Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], key)),
+        Block::Notice(note) => out.push(
+            Origin::Ctx,
+            format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
+        ),
+        Block::Delta(d) => {
+            for line in delta::lines(d) {
+                let origin = if line.starts_with(CTX_PREFIX) {
+                    Origin::Ctx
+                } else {
+                    Origin::Census
+                };
+                out.push(origin, line);
+            }
+        }
+        Block::Footer => out.push(Origin::Ctx, footer(artifact, key)),
+    }
 }
 
 /// The last line: how long the output is and what `ctx expand H` returns.
@@ -194,21 +216,34 @@ fn location(loc: &Location) -> String {
 }
 
 fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) {
-    let exit = artifact.exit.describe();
+    let words = header_words(artifact, graph, plan);
     if graph.tool.is_empty() {
-        let mut parts = vec![format!("{} lines", count(artifact.line_count()))];
-        parts.extend(exit);
-        let name = clip(&artifact.display_command(), 80);
-        out.push(
-            Origin::Ctx,
-            format!("{CTX_PREFIX} {name}: {}", parts.join(" · ")),
-        );
-        return;
+        out.push(Origin::Ctx, format!("{CTX_PREFIX} {words}"));
+    } else {
+        out.push(Origin::Header, words);
     }
-    let outcome = plan.outcome.unwrap_or(graph.outcome);
-    let mut parts = vec![outcome.word().to_string()];
-    if !graph.counts.is_empty() {
-        let counts: Vec<String> = graph
+}
+
+/// The header's words: `<tool>: <OUTCOME> · <counts> · exit N`, or for
+/// output no family reads, `<command>: N lines · exit N` (which the
+/// digest prints as a ctx line). A CI log's digest names the family that
+/// read its failing step with them.
+pub fn header_words(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> String {
+    header_text(&Header::of(artifact, graph, plan))
+}
+
+/// A header's words from its facts (also a CI step's `read as` note).
+pub fn header_text(h: &Header) -> String {
+    let exit = h.exit.describe();
+    if h.tool.is_empty() {
+        let mut parts = vec![format!("{} lines", count(h.lines))];
+        parts.extend(exit);
+        let name = clip(&h.command, 80);
+        return format!("{name}: {}", parts.join(" · "));
+    }
+    let mut parts = vec![h.outcome.word().to_string()];
+    if !h.counts.is_empty() {
+        let counts: Vec<String> = h
             .counts
             .iter()
             .map(|(what, n)| format!("{} {}", count(*n as usize), agree_first(what, *n)))
@@ -216,10 +251,7 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: 
         parts.push(counts.join(", "));
     }
     parts.extend(exit);
-    out.push(
-        Origin::Header,
-        format!("{}: {}", graph.tool, parts.join(" · ")),
-    );
+    format!("{}: {}", h.tool, parts.join(" · "))
 }
 
 fn marker(omission: &Omission, key: &str) -> String {

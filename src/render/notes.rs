@@ -6,6 +6,7 @@ use crate::delivery_plan::{Coverage, Note, Tally};
 use crate::evidence::EvidenceGraph;
 use crate::words::{count, counted};
 
+pub mod ci_log;
 pub mod data;
 pub mod diff;
 pub mod install;
@@ -91,6 +92,7 @@ pub fn words(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> String 
         Note::Install(n) => install::words(n),
         Note::Log(n) => log::words(n, graph),
         Note::Data(n) => data::words(n, graph),
+        Note::CiLog(n) => ci_log::words(n, graph),
     }
 }
 

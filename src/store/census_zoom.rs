@@ -186,6 +186,8 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::RefName => "listed",
         ItemKind::Record => "anomalous record",
         ItemKind::Field => "field",
+        ItemKind::Step => "step of the job",
+        ItemKind::Annotation => "annotation",
     }
 }
 

@@ -3,4 +3,5 @@
 //! reaches it.
 
 pub mod fixture;
+pub mod sequence;
 pub mod synthetic;

@@ -3,6 +3,8 @@
 //! docs/agents.md has the configurations and the protocol's sources.
 
 pub mod claude;
+pub mod mcp;
+mod splice;
 
 use std::path::Path;
 

@@ -12,11 +12,8 @@ pub struct Args {
     pub format: Format,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
-}
+/// ctx's own reports print as text or JSON (`crate::format`).
+pub use crate::format::ReportFormat as Format;
 
 /// Exit 0, or 1 when the file or a variable has a problem (each named on
 /// stderr; the affected keys fell back to the next source).

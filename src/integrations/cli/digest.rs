@@ -19,6 +19,8 @@ pub struct Args {
         help = super::budget::SHORT_HELP
     )]
     pub budget: Option<usize>,
+    #[command(flatten)]
+    pub output: super::format::FormatArgs,
 }
 
 /// Exit 0 when every file was digested, 2 when any could not be read (the
@@ -29,7 +31,9 @@ pub struct Args {
 /// that no place can keep is passed through raw with one note, never lost.
 pub fn execute(args: Args) -> anyhow::Result<i32> {
     super::pipe::check_family(args.family.as_deref())?;
-    let many = args.files.len() > 1;
+    // The `==>` lines separate text digests; a JSON document or a
+    // markdown digest names its input itself.
+    let many = args.files.len() > 1 && args.output.format == crate::format::Format::Text;
     let mut status = 0;
     for file in &args.files {
         let ingested = if file == "-" {
@@ -60,7 +64,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         };
         artifact.label = Some(file.clone());
         artifact.family = args.family.clone();
-        crate::deliver::ingested(&artifact, args.budget);
+        crate::deliver::ingested(&artifact, args.budget, &args.output.formatting());
         if emit::reader_gone() {
             return Ok(super::pipe::reader_left());
         }

@@ -3,7 +3,7 @@
 //! Building clap's command tree (every verb, every flag, every help text)
 //! costs more instructions than everything else `ctx run` does on a small
 //! output. `ctx run` is the hot path, so its usual argv is read here: the
-//! five flags in their `--flag VALUE` / `--flag=VALUE` forms, then `--` or
+//! seven flags in their `--flag VALUE` / `--flag=VALUE` forms, then `--` or
 //! the first word that is not a flag, then the command. Anything else
 //! (`--help`, a short flag, a repeated or unknown flag, a value clap would
 //! refuse, no command) returns `None` and clap reads the argv as before,
@@ -12,7 +12,9 @@
 
 use std::ffi::{OsStr, OsString};
 
+use super::format::FormatArgs;
 use super::run::Args;
+use crate::format::Format;
 
 /// `args` without the program name: `["run", "--", "pytest", …]`.
 pub fn parse(args: &[OsString]) -> Option<Args> {
@@ -26,8 +28,10 @@ pub fn parse(args: &[OsString]) -> Option<Args> {
         budget: None,
         label: None,
         no_delta: false,
+        output: FormatArgs::default(),
         command: Vec::new(),
     };
+    let mut format_seen = false;
     let mut i = 0;
     while i < rest.len() {
         let word = rest[i].to_str();
@@ -56,6 +60,15 @@ pub fn parse(args: &[OsString]) -> Option<Args> {
                     "--label" if parsed.label.is_none() => parsed.label = Some(value.to_owned()),
                     "--budget" if parsed.budget.is_none() => {
                         parsed.budget = Some(plain_number(value)?);
+                    }
+                    // Only before the command: the command's own
+                    // `--format` is one of its words, never read here.
+                    "--format" if !format_seen => {
+                        parsed.output.format = Format::from_word(value)?;
+                        format_seen = true;
+                    }
+                    "--link-base" if parsed.output.link_base.is_none() => {
+                        parsed.output.link_base = Some(value.to_owned());
                     }
                     _ => return None,
                 }
@@ -110,9 +123,9 @@ mod tests {
 
     fn same(a: &Args, b: &Args) -> bool {
         (
-            a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.command,
+            a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.output, &a.command,
         ) == (
-            b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.command,
+            b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.output, &b.command,
         )
     }
 
@@ -136,6 +149,17 @@ mod tests {
             ],
             &["run", "--label", "unit tests", "--", "--weird-name"],
             &["run", "--", "--"],
+            &["run", "--format", "json", "--", "pytest"],
+            &[
+                "run",
+                "--format=markdown",
+                "--link-base",
+                "https://x/y",
+                "make",
+            ],
+            &["run", "--format", "json", "--", "cargo", "--format", "text"],
+            &["run", "--", "tool", "--format", "json"],
+            &["run", "tool", "--format=markdown"],
         ] {
             let args = os(words);
             let fast = parse(&args).unwrap_or_else(|| panic!("not read: {words:?}"));
@@ -161,6 +185,9 @@ mod tests {
             &["run", "--as", "a", "--as", "b", "--", "x"],
             &["run", "--nope", "--", "x"],
             &["run", "--as=", "--", "x"],
+            &["run", "--format", "yaml", "--", "x"],
+            &["run", "--format", "json", "--format", "text", "--", "x"],
+            &["run", "--format=", "--", "x"],
             &["pipe"],
             &["expand", "abc123"],
             &["--version"],
@@ -169,6 +196,19 @@ mod tests {
             let args = os(words);
             assert!(parse(&args).is_none(), "read without clap: {words:?}");
         }
+    }
+
+    /// `--format` before the command is ctx's; after it, the command's.
+    #[test]
+    fn format_is_read_only_before_the_command() {
+        let args = os(&["run", "--format", "json", "--", "tool", "--format", "text"]);
+        let fast = parse(&args).expect("read");
+        assert_eq!(fast.output.format, Format::Json);
+        assert_eq!(fast.command, os(&["tool", "--format", "text"]));
+        let args = os(&["run", "tool", "--format", "json"]);
+        let fast = parse(&args).expect("read");
+        assert_eq!(fast.output.format, Format::Text);
+        assert_eq!(fast.command, os(&["tool", "--format", "json"]));
     }
 
     /// A command that is not UTF-8 starts the command like any other word.

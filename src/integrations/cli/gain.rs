@@ -37,11 +37,8 @@ pub struct Args {
     pub estimate: bool,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
-}
+/// ctx's own reports print as text or JSON (`crate::format`).
+pub use crate::format::ReportFormat as Format;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ByArg {

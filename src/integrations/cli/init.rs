@@ -1,12 +1,14 @@
-//! `ctx init AGENT [--write | --uninstall] [--settings FILE]`: prints how
-//! AGENT reaches ctx; `--write` applies what can be applied (Claude Code's
-//! hook) after backing up the file, `--uninstall` undoes it.
+//! `ctx init AGENT [--mcp] [--write | --uninstall] [--settings FILE]`:
+//! prints how AGENT reaches ctx; `--write` applies what can be applied
+//! (Claude Code's hook) after backing up the file, `--uninstall` undoes
+//! it. With `--mcp`, the agent's MCP server entry for `ctx mcp` instead:
+//! printed, or with `--write` merged into the agent's file.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use crate::agents::{self, Agent, claude};
+use crate::agents::{self, Agent, claude, mcp};
 use crate::shim::install;
 
 #[derive(clap::Args, Debug)]
@@ -20,9 +22,14 @@ pub struct Args {
     /// Undo `--write`: the original file comes back byte for byte.
     #[arg(long)]
     pub uninstall: bool,
-    /// The settings file to change (Claude Code: ~/.claude/settings.json).
+    /// The settings file to change (Claude Code: ~/.claude/settings.json;
+    /// with --mcp, the agent's MCP file: docs/mcp.md lists them).
     #[arg(long, value_name = "FILE")]
     pub settings: Option<PathBuf>,
+    /// The MCP server entry (`ctx mcp`) for Claude Code, Codex, Cursor,
+    /// Gemini CLI or OpenCode, instead of the shims and hook.
+    #[arg(long, conflicts_with = "uninstall")]
+    pub mcp: bool,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
@@ -33,9 +40,18 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             agents::NAMES.join(", ")
         );
     };
+    if args.mcp {
+        return mcp_entry(agent, &args);
+    }
     if !args.write && !args.uninstall {
         let dir = install::default_dir().context("finding the data directory")?;
         print!("{}", agents::instructions(agent, &dir));
+        if mcp::supported(agent) {
+            println!(
+                "\n# Or over MCP (`ctx mcp`: tools ctx_run, ctx_expand, ctx_read): `ctx init {} --mcp`",
+                args.agent
+            );
+        }
         println!("\n# A note for AGENTS.md / CLAUDE.md, if you want one (not written anywhere):");
         println!("{}", agents::NOTE);
         return Ok(0);
@@ -78,6 +94,58 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
                 .unwrap_or_default()
         ),
         claude::Outcome::NothingToRemove => eprintln!("{shown} has no ctx hook"),
+    }
+    Ok(0)
+}
+
+/// `ctx init AGENT --mcp [--write] [--settings FILE]`.
+fn mcp_entry(agent: Agent, args: &Args) -> anyhow::Result<i32> {
+    if !mcp::supported(agent) {
+        eprintln!(
+            "ctx init {}: {} takes no MCP server entry (see `ctx init {}`)",
+            args.agent,
+            agent.title(),
+            args.agent
+        );
+        return Ok(1);
+    }
+    let ctx = crate::shim::locate::ctx_binary().context("finding the ctx binary")?;
+    let program = mcp::program(&ctx);
+    let project = std::env::current_dir().context("reading the current directory")?;
+    let file = match &args.settings {
+        Some(file) => file.clone(),
+        None => mcp::default_file(agent, &project).context("no home directory")?,
+    };
+    if !args.write {
+        println!(
+            "# {}: ctx's MCP server (tools ctx_run, ctx_expand, ctx_read).",
+            agent.title()
+        );
+        println!(
+            "# `ctx init {} --mcp --write` merges it into {}:",
+            args.agent,
+            file.display()
+        );
+        print!("{}", mcp::snippet(agent, &program).unwrap_or_default());
+        if let Some(command) = mcp::add_command(agent, &program) {
+            println!("# or let {} add it: {command}", agent.title());
+        }
+        return Ok(0);
+    }
+    let shown = file.display();
+    let outcome = match mcp::write(agent, &file, &program) {
+        Ok(outcome) => outcome,
+        // The entry to add by hand is part of the message: not cut short.
+        Err(refused @ mcp::McpConfigError::Refused { .. }) => {
+            eprintln!("ctx: {refused}");
+            return Ok(1);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    match outcome {
+        mcp::Outcome::Created => eprintln!("created {shown} with ctx's MCP server"),
+        mcp::Outcome::Added => eprintln!("added ctx's MCP server to {shown}"),
+        mcp::Outcome::AlreadyThere => eprintln!("{shown} already has ctx's MCP server"),
     }
     Ok(0)
 }

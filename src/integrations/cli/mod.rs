@@ -14,11 +14,14 @@ pub mod expand;
 pub mod explain;
 pub mod fast_run;
 pub mod filters;
+pub mod format;
 pub mod gain;
 pub mod hook;
 pub mod init;
+pub mod mcp;
 pub mod pipe;
 pub mod profiles;
+pub mod read;
 pub mod rewrite;
 pub mod run;
 pub mod shims;
@@ -48,6 +51,8 @@ pub enum Verb {
     Digest(digest::Args),
     /// Bring back archived output, whole or zoomed.
     Expand(expand::Args),
+    /// Read a file: outline, signatures, one symbol or section, lines, or verbatim.
+    Read(read::Args),
     /// Inspect and maintain the archive.
     Store(store::Args),
     /// Tokens saved, per command and in total.
@@ -68,6 +73,8 @@ pub enum Verb {
     Rewrite(rewrite::Args),
     /// Print (or apply with --write) the setup that lets an agent use ctx.
     Init(init::Args),
+    /// Serve ctx_run, ctx_expand and ctx_read to an agent over MCP (stdio).
+    Mcp(mcp::Args),
     /// Print the effective configuration and where each value came from.
     Config(config::Args),
     /// Print a shell completion script: `ctx completions bash > …`.
@@ -95,6 +102,7 @@ pub fn main() -> i32 {
         Verb::Pipe(args) => pipe::execute(args),
         Verb::Digest(args) => digest::execute(args),
         Verb::Expand(args) => expand::execute(args),
+        Verb::Read(args) => read::execute(args),
         Verb::Store(args) => store::execute(args),
         Verb::Gain(args) => gain::execute(args),
         Verb::Profiles(args) => profiles::execute(args),
@@ -106,6 +114,7 @@ pub fn main() -> i32 {
         Verb::Rewrite(args) => rewrite::execute(args),
         Verb::Init(args) => init::execute(args),
         Verb::Hook(args) => hook::execute(args),
+        Verb::Mcp(args) => mcp::execute(args),
         Verb::Config(args) => config::execute(args),
         Verb::Completions(args) => completions::execute(args),
     };
@@ -127,7 +136,7 @@ impl Verb {
     fn prints_its_own_report(&self) -> bool {
         !matches!(
             self,
-            Verb::Run(_) | Verb::Pipe(_) | Verb::Digest(_) | Verb::Hook(_)
+            Verb::Run(_) | Verb::Pipe(_) | Verb::Digest(_) | Verb::Hook(_) | Verb::Mcp(_)
         )
     }
 }

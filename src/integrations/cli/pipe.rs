@@ -24,6 +24,8 @@ pub struct Args {
         help = super::budget::SHORT_HELP
     )]
     pub budget: Option<usize>,
+    #[command(flatten)]
+    pub output: super::format::FormatArgs,
 }
 
 /// How much input stays in memory before it is spilled.
@@ -38,7 +40,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     };
     artifact.label = args.label;
     artifact.family = args.family;
-    crate::deliver::ingested(&artifact, args.budget);
+    crate::deliver::ingested(&artifact, args.budget, &args.output.formatting());
     Ok(ended())
 }
 

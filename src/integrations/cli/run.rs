@@ -1,4 +1,4 @@
-//! `ctx run [--digest] [--as FAMILY] [--budget N] [--label NAME] -- CMD…`
+//! `ctx run [--digest] [--as FAMILY] [--budget N] [--label NAME] [--format F] -- CMD…`
 //!
 //! A person at a terminal sees the command live: with stdout a terminal and
 //! no `--digest`, ctx execs the command in place, so colours, progress bars
@@ -37,6 +37,8 @@ pub struct Args {
     /// recently (docs/deltas.md).
     #[arg(long)]
     pub no_delta: bool,
+    #[command(flatten)]
+    pub output: super::format::FormatArgs,
     /// The command and its arguments.
     #[arg(
         value_name = "CMD",
@@ -63,7 +65,10 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let secret = crate::command::secrets::prints_secrets(&words).is_some();
-    if secret || (!args.digest && (io::stdout().is_terminal() || downstream().is_some())) {
+    // A shape other than text is asked for by name, for a reader that
+    // parses it (`| jq`): it digests wherever stdout leads, as --digest.
+    let digest = args.digest || args.output.format != crate::format::Format::Text;
+    if secret || (!digest && (io::stdout().is_terminal() || downstream().is_some())) {
         let failure = capture::exec(&args.command);
         eprintln!("ctx: {failure}");
         return Ok(failure.status());
@@ -83,6 +88,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         args.label,
         args.budget,
         !args.no_delta,
+        &args.output.formatting(),
     );
     Ok(capture::exit_like(exit))
 }

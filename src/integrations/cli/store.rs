@@ -60,11 +60,8 @@ pub enum Action {
     },
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
-}
+/// ctx's own reports print as text or JSON (`crate::format`).
+pub use crate::format::ReportFormat as Format;
 
 fn parse_size(s: &str) -> Result<u64, String> {
     retention::parse_bytes(s)

@@ -151,7 +151,14 @@ fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
         }
     };
     // The budget comes from the configuration (`CTX_BUDGET` included).
-    let exit = crate::deliver::captured(captured, None, None, None, true);
+    let exit = crate::deliver::captured(
+        captured,
+        None,
+        None,
+        None,
+        true,
+        &crate::format::Formatting::text(),
+    );
     capture::exit_like(exit)
 }
 

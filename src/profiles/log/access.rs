@@ -20,13 +20,18 @@ pub fn read(line: &[u8], close: usize) -> Option<Request<'_>> {
     let rest = line.get(close + 1..)?.strip_prefix(b" \"")?;
     let end = quote_end(rest)?;
     let request = std::str::from_utf8(&rest[..end]).ok()?;
-    let mut words = request.split(' ');
-    let (method, target) = match (words.next(), words.next()) {
-        (Some(m), Some(t)) => (m, t),
+    // Split on bytes (every request passes here); the cuts are at ASCII
+    // bytes, so the pieces stay valid text.
+    let (method, target) = match memchr::memchr(b' ', request.as_bytes()) {
+        Some(sp) => {
+            let after = &request[sp + 1..];
+            let t_end = memchr::memchr(b' ', after.as_bytes()).unwrap_or(after.len());
+            (&request[..sp], &after[..t_end])
+        }
         // A request line that is not HTTP (a scanner's garbage, `-`).
-        _ => (request, ""),
+        None => (request, ""),
     };
-    let path = target.split_once('?').map_or(target, |(p, _)| p);
+    let path = memchr::memchr(b'?', target.as_bytes()).map_or(target, |q| &target[..q]);
     let after = rest.get(end + 1..)?.strip_prefix(b" ")?;
     let status_end = after.iter().position(|&b| b == b' ').unwrap_or(after.len());
     let status: u16 = std::str::from_utf8(&after[..status_end])

@@ -10,7 +10,7 @@
 //! so a template changes only when the statement that wrote the line does:
 //! the same log with other timestamps has the same templates.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The placeholder of an abstracted part.
 pub const HOLE: &[u8] = b"<*>";

@@ -56,11 +56,13 @@ impl PgStore {
         Ok(())
     }
 
+    /// The namespace's record count and stored size, from the running
+    /// totals the schema's trigger keeps (schema v3).
     fn total(&self, c: &mut impl GenericClient) -> Result<(i64, i64), StoreError> {
         let row = c
             .query_one(
-                "SELECT count(*), coalesce(sum(stored_bytes), 0)::bigint FROM ctx_records
-                 WHERE namespace = $1",
+                "SELECT coalesce(sum(records), 0)::bigint, coalesce(sum(stored_bytes), 0)::bigint
+                 FROM ctx_usage WHERE namespace = $1",
                 &[&self.ns()],
             )
             .map_err(describe)?;

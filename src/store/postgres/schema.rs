@@ -10,10 +10,10 @@ use crate::store::StoreError;
 
 /// Bump with a migration whenever the schema changes. A server whose
 /// schema is newer than this is refused (never misread).
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: [&str; 2] = [V1, V2];
+const MIGRATIONS: [&str; 3] = [V1, V2, V3];
 
 /// Hex keys use the C collation so that a prefix is a plain byte range
 /// whatever the database's locale. Times are unix milliseconds of the
@@ -72,6 +72,44 @@ CREATE TABLE ctx_gone (
     why          text    NOT NULL,
     PRIMARY KEY (namespace, hex)
 );
+"#;
+
+/// v3: each namespace's record count and stored size, kept by a trigger
+/// on every insert and delete, so the size cap is checked without summing
+/// the namespace's records on every put. Sixteen stripes per namespace
+/// (by key) so that concurrent writers rarely wait on one row; the total
+/// is the sum of at most sixteen rows. The trigger sees every path that
+/// adds or removes a record (put, eviction, purge, copy) and fires only
+/// for rows really inserted (`ON CONFLICT DO NOTHING` inserts none).
+const V3: &str = r#"
+CREATE TABLE ctx_usage (
+    namespace    text     NOT NULL,
+    stripe       smallint NOT NULL,
+    records      bigint   NOT NULL,
+    stored_bytes bigint   NOT NULL,
+    PRIMARY KEY (namespace, stripe)
+);
+INSERT INTO ctx_usage (namespace, stripe, records, stored_bytes)
+    SELECT namespace, (hashtext(hex) & 15)::smallint, count(*), sum(stored_bytes)
+    FROM ctx_records GROUP BY 1, 2;
+CREATE FUNCTION ctx_usage_track() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO ctx_usage (namespace, stripe, records, stored_bytes)
+            VALUES (NEW.namespace, (hashtext(NEW.hex) & 15)::smallint, 1, NEW.stored_bytes)
+            ON CONFLICT (namespace, stripe) DO UPDATE
+            SET records = ctx_usage.records + 1,
+                stored_bytes = ctx_usage.stored_bytes + EXCLUDED.stored_bytes;
+        RETURN NEW;
+    END IF;
+    UPDATE ctx_usage
+        SET records = records - 1, stored_bytes = stored_bytes - OLD.stored_bytes
+        WHERE namespace = OLD.namespace AND stripe = (hashtext(OLD.hex) & 15)::smallint;
+    RETURN OLD;
+END
+$$;
+CREATE TRIGGER ctx_usage_track AFTER INSERT OR DELETE ON ctx_records
+    FOR EACH ROW EXECUTE FUNCTION ctx_usage_track();
 "#;
 
 /// The schema version the server has: 0 when ctx never ran there.

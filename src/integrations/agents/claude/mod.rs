@@ -14,7 +14,6 @@
 pub mod permissions;
 mod settings;
 pub mod sources;
-mod splice;
 
 use std::path::Path;
 

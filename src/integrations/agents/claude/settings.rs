@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::splice::{self, Style};
 use super::{HOOK_COMMAND, hook_entry};
+use crate::agents::splice::{self, Style};
 
 /// The default settings file: `$HOME/.claude/settings.json`.
 pub fn default_settings() -> Option<PathBuf> {

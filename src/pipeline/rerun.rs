@@ -1,0 +1,122 @@
+//! Re-run deltas inside the pipeline (`plan::delta` plans them): a
+//! delivered digest replaced by its delta when the same command ran
+//! recently, and a run that fitted the budget (printed verbatim) kept as
+//! a last run and, when a delta is smaller than its output, delivered as
+//! one. Any doubt — no previous run, a failed check, a fault — keeps the
+//! normal delivery.
+
+use crate::archive::Archive;
+use crate::artifact::Artifact;
+use crate::contract::Contract;
+use crate::delivery::{Delivery, DeltaUse, Output};
+use crate::fault;
+use crate::guard;
+use crate::ledger::last_run::DeltaSource;
+use crate::plan::{self, Budget, DeliveryPlan};
+use crate::render;
+use crate::store::ArchiveKey;
+use crate::tokens;
+
+/// Replaces a delivered digest by its re-run delta, planned within
+/// `budget`, and only when the delta is smaller (never worse). `shown`
+/// is what the digest shows (the profile's view of `artifact`, or
+/// `artifact` itself); the comparison reads the captured run.
+pub(super) fn delta(
+    artifact: &Artifact,
+    shown: &Artifact,
+    source: &DeltaSource,
+    contract: &Contract,
+    key: &ArchiveKey,
+    budget: Budget,
+    delivery: &mut Delivery,
+) {
+    let Some(trace) = delivery.trace.as_ref() else {
+        return;
+    };
+    // A census that may be incomplete is never compared: a missing
+    // failure would read as fixed.
+    if !trace.receipt.is_complete() || artifact.truncated {
+        return;
+    }
+    let normal = delivery.delivered_tokens;
+    let made = guard::isolate("delta", || {
+        fault::point("delta");
+        let previous = source.previous(artifact, delivery.profile)?;
+        let finish = |base_plan: &DeliveryPlan| {
+            let plan = plan::delta::apply(contract, &trace.graph, base_plan, &previous)?;
+            guard::check_census(contract, &trace.graph, &plan).ok()?;
+            let rendered = render::render(shown, &trace.graph, &plan, Some(key));
+            let bytes =
+                guard::accept(shown, &plan, &rendered, Some(key), delivery.raw_tokens).ok()?;
+            let tokens = tokens::estimate(&bytes);
+            (tokens < normal).then_some((plan, bytes, tokens))
+        };
+        // First planned again with the still-failing detail set aside, so
+        // that the budget goes to the new failures' detail; when that is
+        // not smaller than the normal digest, the normal plan without the
+        // still-failing items.
+        let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
+        let replanned = plan::resolve(
+            shown,
+            &deferred,
+            &trace.receipt,
+            contract,
+            budget,
+            delivery.raw_tokens,
+        );
+        let made = finish(&replanned).or_else(|| finish(&trace.plan))?;
+        Some((previous.key.clone(), previous.age_secs, made))
+    });
+    let Ok(Some((against, age_secs, (plan, bytes, tokens)))) = made else {
+        return;
+    };
+    delivery.delta = Some(DeltaUse {
+        against,
+        age_secs,
+        normal_tokens: normal,
+    });
+    delivery.delivered_tokens = tokens;
+    delivery.output = Output::Digest(bytes);
+    if let Some(trace) = delivery.trace.as_mut() {
+        trace.plan = plan;
+    }
+}
+
+/// A run that fitted the budget and has failures to compare: archived, so
+/// that the next run of the command can point at its detail (the ledger
+/// keeps it as the last run), and delivered as a delta when the same
+/// command ran recently and the delta is smaller than the output. The
+/// delta is planned as if the output did not fit: a census plan within
+/// the contract's budget, its still-failing items named by identity.
+pub(super) fn verbatim(
+    artifact: &Artifact,
+    shown: &Artifact,
+    archive: &dyn Archive,
+    source: &DeltaSource,
+    contract: &Contract,
+    delivery: &mut Delivery,
+) {
+    let Some(trace) = delivery.trace.as_ref() else {
+        return;
+    };
+    if !trace.receipt.is_complete()
+        || artifact.truncated
+        || plan::delta::identities(contract, &trace.graph).is_empty()
+    {
+        return;
+    }
+    let archived = guard::isolate("archive", || {
+        fault::point("archive");
+        archive.put(artifact)
+    });
+    let Ok(Ok(key)) = archived else {
+        return;
+    };
+    delivery.key = Some(key);
+    // Below the output's own size, so that the planner makes a census.
+    let budget = Budget {
+        target: delivery.raw_tokens.saturating_sub(1),
+        ..trace.budget
+    };
+    delta(artifact, shown, source, contract, &key, budget, delivery);
+}

@@ -1,0 +1,372 @@
+//! Planning for CI job logs (ci_log/v1): the failing steps first, each
+//! with its own output planned by the family that reads it and every
+//! annotation it raised; then one line per step with its outcome and the
+//! other steps' annotations.
+//!
+//! - A failing step's window (its lines after the step's header group)
+//!   is planned as its family would plan it alone (`plan::resolve` with
+//!   that family's contract), on the budget the required lines leave;
+//!   its blocks are moved to the log's line numbers and item indices, its
+//!   header becomes a `read as` note, its typed notes are worded against
+//!   the window.
+//! - Annotations are required: each is its raw line, or, when the
+//!   window's plan left its line behind a marker, its census line. Past
+//!   the ceiling the rest are counted behind `--items`.
+//! - The step list is preferred: whole when it fits, else the steps that
+//!   failed or raised annotations, the others counted behind `--items
+//!   --code succeeded`.
+//!
+//! The plan reads the view (lines without timestamps): what it prices is
+//! what is printed.
+
+use crate::artifact::{Artifact, Exit, Span};
+use crate::contract::{self, Contract};
+use crate::delivery_plan::{CiLogNote, Header, Note};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::normalize;
+use crate::profiles::ci_log::{
+    self, CONTENT_FIRST, EXIT, FAILED, FAMILY, ITEMS_COUNT, ITEMS_FROM, NUMBER, STEP, SUCCEEDED,
+};
+use crate::render;
+use crate::tokens;
+
+use super::{
+    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+};
+
+/// The least a window's digest is given, whatever the steps cost.
+const WINDOW_FLOOR: usize = 256;
+
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    _contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
+    let mut p = Planner {
+        artifact,
+        graph,
+        blocks: vec![Block::Header],
+        omissions: Vec::new(),
+        spent: FRAME_TOKENS,
+        shown: Vec::new(),
+        hidden: Vec::new(),
+    };
+    let steps: Vec<usize> = of(graph, ItemKind::Step);
+    let annotations: Vec<usize> = of(graph, ItemKind::Annotation);
+    let windows: Vec<usize> = steps
+        .iter()
+        .copied()
+        .filter(|&i| graph.items[i].fields.contains_key(FAMILY))
+        .collect();
+    let first: Vec<usize> = steps
+        .iter()
+        .copied()
+        .filter(|&i| is_failed(&graph.items[i]) || windows.contains(&i))
+        .collect();
+
+    // What must be printed whatever the windows cost.
+    let required: usize = first
+        .iter()
+        .map(|&i| {
+            p.note_cost(&CiLogNote::Step {
+                index: i,
+                top: true,
+            })
+        })
+        .sum::<usize>()
+        + annotations
+            .iter()
+            .map(|&i| p.line_cost(graph.items[i].headline.map_or(1, |h| h.first)))
+            .sum::<usize>()
+        + MARKER_TOKENS * 2;
+    let left = budget.target.saturating_sub(FRAME_TOKENS + required);
+    let per_window = (left / windows.len().max(1)).max(WINDOW_FLOOR);
+
+    let mut annotation_room = budget.ceiling / 2;
+    let mut unshown_annotations = 0;
+    for &i in &first {
+        p.note(CiLogNote::Step {
+            index: i,
+            top: true,
+        });
+        if windows.contains(&i) {
+            p.window(i, per_window);
+        }
+        p.annotations(
+            i,
+            &annotations,
+            &mut annotation_room,
+            &mut unshown_annotations,
+        );
+    }
+
+    // The step list: whole when it fits what the target leaves.
+    let list: Vec<usize> = steps
+        .iter()
+        .copied()
+        .filter(|i| !first.contains(i))
+        .collect();
+    let list_cost: usize = list
+        .iter()
+        .map(|&i| {
+            p.note_cost(&CiLogNote::Step {
+                index: i,
+                top: false,
+            })
+        })
+        .sum();
+    let whole = p.spent + list_cost <= budget.target;
+    let mut left_out = Vec::new();
+    let raised = |i: usize| {
+        annotations
+            .iter()
+            .any(|&a| step_of(&graph.items[a]) == number(&graph.items[i]))
+    };
+    let (one, many) = nouns(graph);
+    if whole && !list.is_empty() {
+        p.note(CiLogNote::AllSteps { steps: steps.len() });
+    } else if list.iter().any(|&i| raised(i)) {
+        p.note(CiLogNote::StepsWithAnnotations);
+    }
+    for &i in &list {
+        if whole || raised(i) {
+            p.note(CiLogNote::Step {
+                index: i,
+                top: false,
+            });
+            p.annotations(
+                i,
+                &annotations,
+                &mut annotation_room,
+                &mut unshown_annotations,
+            );
+        } else {
+            left_out.push(i);
+        }
+    }
+    if !left_out.is_empty() {
+        let noun = if left_out.len() == 1 { one } else { many };
+        p.omit(
+            Omitted::Items(format!("other {noun} that succeeded")),
+            left_out.len(),
+            Address::Items(Some(format!("--code {SUCCEEDED}"))),
+        );
+    }
+    if unshown_annotations > 0 {
+        p.omit(
+            Omitted::Items("annotations".into()),
+            unshown_annotations,
+            Address::Items(None),
+        );
+    }
+    p.blocks.push(Block::Footer);
+    DeliveryPlan {
+        rung: Rung::Dense,
+        outcome: None,
+        blocks: p.blocks,
+        omissions: p.omissions,
+        budget: budget.target,
+        estimate: p.spent,
+        why: "the failing steps with their family's digest and every annotation; the steps by outcome"
+            .into(),
+    }
+}
+
+fn of(graph: &EvidenceGraph, kind: ItemKind) -> Vec<usize> {
+    (0..graph.items.len())
+        .filter(|&i| graph.items[i].kind == kind)
+        .collect()
+}
+
+fn is_failed(item: &EvidenceItem) -> bool {
+    item.class.as_deref() == Some(FAILED)
+}
+
+fn number(item: &EvidenceItem) -> &str {
+    item.fields.get(NUMBER).map_or("", String::as_str)
+}
+
+fn step_of(item: &EvidenceItem) -> &str {
+    item.fields.get(STEP).map_or("", String::as_str)
+}
+
+fn field(item: &EvidenceItem, key: &str) -> Option<usize> {
+    item.fields.get(key).and_then(|v| v.parse().ok())
+}
+
+/// `step`/`steps` or, for GitLab, `section`/`sections`.
+fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
+    if graph.tool.starts_with("gitlab") {
+        ("section", "sections")
+    } else {
+        ("step", "steps")
+    }
+}
+
+struct Planner<'a> {
+    artifact: &'a Artifact,
+    graph: &'a EvidenceGraph,
+    blocks: Vec<Block>,
+    omissions: Vec<Omission>,
+    spent: usize,
+    /// Lines a window's plan prints raw.
+    shown: Vec<Span>,
+    /// Lines a window's plan leaves behind a marker.
+    hidden: Vec<Span>,
+}
+
+impl Planner<'_> {
+    fn line_cost(&self, n: usize) -> usize {
+        tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1
+    }
+
+    /// Tokens of a note as the renderer words it.
+    fn note_cost(&self, note: &CiLogNote) -> usize {
+        let note = Note::CiLog(note.clone());
+        tokens::estimate(render::notes::words(&note, self.artifact, self.graph).as_bytes()) + 3
+    }
+
+    fn note(&mut self, note: CiLogNote) {
+        self.spent += self.note_cost(&note);
+        self.blocks.push(Block::Notice(Note::CiLog(note)));
+    }
+
+    fn omit(&mut self, what: Omitted, count: usize, address: Address) {
+        self.blocks.push(Block::Marker(self.omissions.len()));
+        self.omissions.push(Omission {
+            what,
+            count,
+            address,
+        });
+        self.spent += MARKER_TOKENS;
+    }
+
+    /// The step's annotations, each its raw line (or its census line when
+    /// the window's plan hid that line), while `room` lasts.
+    fn annotations(&mut self, step: usize, all: &[usize], room: &mut usize, unshown: &mut usize) {
+        let n = number(&self.graph.items[step]).to_string();
+        for &a in all {
+            let item = &self.graph.items[a];
+            if step_of(item) != n {
+                continue;
+            }
+            let Some(line) = item.headline.map(|h| h.first) else {
+                continue;
+            };
+            if self.shown.iter().any(|s| s.contains(line)) {
+                continue;
+            }
+            let cost = self.line_cost(line);
+            if cost > *room {
+                *unshown += 1;
+                continue;
+            }
+            *room -= cost;
+            self.spent += cost;
+            if self.hidden.iter().any(|s| s.contains(line)) {
+                self.blocks.push(Block::Item {
+                    index: a,
+                    detail: false,
+                });
+            } else {
+                self.blocks.push(Block::Raw(Span::line(line)));
+            }
+        }
+    }
+
+    /// The step's window, planned by its family on `target` tokens, its
+    /// blocks moved into the log.
+    fn window(&mut self, step: usize, target: usize) {
+        let item = &self.graph.items[step];
+        let (Some(first), Some(block), Some(from), Some(count)) = (
+            field(item, CONTENT_FIRST),
+            item.block,
+            field(item, ITEMS_FROM),
+            field(item, ITEMS_COUNT),
+        ) else {
+            return;
+        };
+        let family = item.fields.get(FAMILY).map_or("text", String::as_str);
+        let exit = field(item, EXIT).map_or(Exit::Unknown, |c| Exit::Code(c as i32));
+        let last = block.last;
+        if first > last {
+            return;
+        }
+        let w = ci_log::window::artifact(self.artifact, first, last, exit, false);
+        let profile = ci_log::window_profile(family);
+        let (graph, receipt) = profile.extract(&w);
+        let Ok(contract) = contract::for_family(profile.family()) else {
+            return;
+        };
+        // The window's items are the log's `from..from + count`: the same
+        // extraction over the same lines. Anything else: its lines raw.
+        if graph.items.len() != count {
+            self.note(CiLogNote::LinesFollow { first, last });
+            self.raw(Span::new(first, last));
+            return;
+        }
+        let raw = tokens::estimate_bulk(w.bytes());
+        let budget = Budget::from_contract(&contract, Some(target));
+        let plan = super::resolve(&w, &graph, &receipt, &contract, budget, raw);
+        self.note(CiLogNote::ReadAs(Header::of(&w, &graph, &plan)));
+        if plan.rung == Rung::Verbatim {
+            self.raw(Span::new(first, last));
+            return;
+        }
+        let offset = first - 1;
+        let moved = |s: Span| Span::new(s.first + offset, s.last + offset);
+        let base = self.omissions.len();
+        for o in &plan.omissions {
+            let address = match &o.address {
+                Address::Lines(s) => {
+                    self.hidden.push(moved(*s));
+                    Address::Lines(moved(*s))
+                }
+                other => other.clone(),
+            };
+            self.omissions.push(Omission {
+                what: o.what.clone(),
+                count: o.count,
+                address,
+            });
+        }
+        for b in plan.blocks {
+            let block = match b {
+                Block::Header | Block::Footer | Block::Delta(_) => continue,
+                Block::Raw(s) => {
+                    self.shown.push(moved(s));
+                    Block::Raw(moved(s))
+                }
+                Block::Marker(i) => Block::Marker(base + i),
+                Block::Item { index, detail } => Block::Item {
+                    index: from + index,
+                    detail,
+                },
+                Block::Census { entries, unit } => Block::Census {
+                    entries: entries
+                        .into_iter()
+                        .map(|mut e| {
+                            e.index += from;
+                            e
+                        })
+                        .collect(),
+                    unit,
+                },
+                Block::Detail(i) => Block::Detail(from + i),
+                // The window's items are the log's from `from` on.
+                Block::Notice(note) => Block::Notice(note.shifted(from)),
+                Block::Next(Address::Lines(s)) => Block::Next(Address::Lines(moved(s))),
+                Block::Next(a) => Block::Next(a),
+            };
+            self.blocks.push(block);
+        }
+        self.spent += plan.estimate;
+    }
+
+    fn raw(&mut self, s: Span) {
+        self.spent += (s.first..=s.last).map(|n| self.line_cost(n)).sum::<usize>();
+        self.shown.push(s);
+        self.blocks.push(Block::Raw(s));
+    }
+}

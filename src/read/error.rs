@@ -1,0 +1,31 @@
+//! Why a read cannot give the view asked for.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0} is a directory; ctx read reads files")]
+    Directory(PathBuf),
+    #[error("bad --mode {0}")]
+    Mode(String),
+    #[error("bad --verify anchor {0:?}: anchors are LINE:HASH, as `--anchors` prints them")]
+    Anchor(String),
+    /// The mode needs a syntax tree (or Markdown headings) the file does
+    /// not have; the message names the read that works instead.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Nothing by that name; the message lists the names that come close.
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{path} has {lines} lines; line {asked} is past its end")]
+    PastEnd {
+        path: String,
+        lines: usize,
+        asked: usize,
+    },
+}
