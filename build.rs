@@ -12,7 +12,7 @@ fn main() {
 }
 
 /// Writes `$OUT_DIR/filter_index.rs`: each built-in filter's file name,
-/// name, version and `[match] command`, so that choosing a filter at run
+/// name, version, `[match] command` and `[match] rewrite` (empty when none), so that choosing a filter at run
 /// time compiles 30 small patterns and parses only the file that matched
 /// (parsing every file, inline tests and all, took milliseconds). A file
 /// without those keys fails the build.
@@ -25,9 +25,9 @@ fn index_filters() {
         .collect();
     names.sort();
     let mut out = String::from(
-        "/// (file name, name, version, command pattern) of every built-in filter, in file-name order.\n",
+        "/// (file name, name, version, command pattern, rewrite pattern) of every built-in filter, in file-name order.\n",
     );
-    out.push_str("pub static INDEX: &[(&str, &str, u32, &str)] = &[\n");
+    out.push_str("pub static INDEX: &[(&str, &str, u32, &str, &str)] = &[\n");
     for file in &names {
         let text = std::fs::read_to_string(Path::new("filters").join(file)).expect("filter file");
         let table: toml::Table = text
@@ -46,8 +46,16 @@ fn index_filters() {
             .and_then(|m| m.get("command"))
             .and_then(|c| c.as_str())
             .unwrap_or_else(|| panic!("filters/{file}: no [match] command"));
-        writeln!(out, "    ({file:?}, {name:?}, {version}, {command:?}),")
-            .expect("writing to a String");
+        let rewrite = table
+            .get("match")
+            .and_then(|m| m.get("rewrite"))
+            .and_then(|c| c.as_str())
+            .unwrap_or("");
+        writeln!(
+            out,
+            "    ({file:?}, {name:?}, {version}, {command:?}, {rewrite:?}),"
+        )
+        .expect("writing to a String");
     }
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("filter_index.rs");

@@ -196,8 +196,8 @@ fn check_markers(artifact: &Artifact, plan: &DeliveryPlan) -> Result<(), Rejecti
 }
 
 /// Invariant 4 with 5: every census identity of the graph is named by the
-/// plan (its census line or detail, a raw span holding its headline, a ctx
-/// note naming it), or counted by a declared omission of items that `ctx
+/// plan (its census line or detail, a raw span holding its headline, a
+/// typed note naming it by index: `Note::names`), or counted by a declared omission of items that `ctx
 /// expand … --items` / `--details` brings back. A plan that drops an
 /// identity with no marker is rejected, so the raw output goes instead.
 pub fn check_census(
@@ -233,11 +233,6 @@ pub fn check_census(
             .iter()
             .any(|b| matches!(b, Block::Raw(span) if span.contains(n)))
     };
-    let noted = |id: &str| {
-        plan.blocks
-            .iter()
-            .any(|b| matches!(b, Block::Note(text) if text.contains(id)))
-    };
     // An identity is named once any of its occurrences is (a log's
     // repeated error: its first event whole, the others counted by
     // template with `--item`).
@@ -249,7 +244,7 @@ pub fn check_census(
     let mut unnamed: Vec<&str> = Vec::new();
     for item in contract.census(graph) {
         let id = item.identity.as_str();
-        let named = shown.contains(id) || noted(id);
+        let named = shown.contains(id);
         if !named && !unnamed.contains(&id) {
             unnamed.push(id);
         }

@@ -209,7 +209,6 @@ fn drop_is_caught(case: &Case, pick: impl Fn(&ctx::evidence::EvidenceItem) -> bo
     plan.blocks.retain(|b| match b {
         Block::Item { index, .. } | Block::Detail(index) => !same(index),
         Block::Raw(span) => !headline.is_some_and(|h| span.contains(h.first)),
-        Block::Note(text) => !text.contains(identity.as_str()),
         Block::Notice(note) => !note.names().iter().any(same),
         _ => true,
     });

@@ -342,6 +342,39 @@ fn every_conflicted_path_and_error_line_survives() {
     assert!(conflicts >= 12, "{conflicts}");
 }
 
+/// A pull's or merge's diffstat names every changed file: each one is an
+/// identity of the census, listed up to the ceiling, never cut to a
+/// summary line (truth: `git diff --numstat`).
+#[test]
+fn every_file_a_pull_changed_survives() {
+    let mut files = 0;
+    for family in ["git_merge", "git_sync"] {
+        for case in cases(family) {
+            let Some(changed) = truth(&case).and_then(|t| t["changed"].as_array().cloned()) else {
+                continue;
+            };
+            let artifact = ctx::fixture::load(&case).unwrap();
+            let items = listed(&artifact);
+            for budget in BUDGETS {
+                let (text, digested) = digest_at(&artifact, budget);
+                for path in &changed {
+                    let path = path.as_str().unwrap();
+                    let named = text
+                        .lines()
+                        .any(|l| l.trim_start().starts_with(&format!("{path} ")));
+                    assert!(
+                        named
+                            || (text.contains("--items") && items.iter().any(|i| i.contains(path))),
+                        "{case:?} at {budget:?}: {path} lost (digested: {digested})\n{text}"
+                    );
+                    files += 1;
+                }
+            }
+        }
+    }
+    assert!(files >= 100, "{files}");
+}
+
 #[test]
 fn failed_merges_and_refused_pushes_never_read_as_ok() {
     for family in ["git_merge", "git_sync"] {

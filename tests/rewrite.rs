@@ -541,6 +541,33 @@ const TABLE: &[(&str, &str)] = &[
     ("rg --files", "="),
     ("rg --type-list", "="),
     ("grep -rn foo . > hits.txt", "="),
+    // Commands only a declarative filter serves, when its `[match]
+    // rewrite` names them: builds, plans, pushes that end by themselves.
+    ("cmake --build build", "ctx run -- cmake --build build"),
+    ("cmake -S . -B build", "ctx run -- cmake -S . -B build"),
+    ("cmake -P script.cmake", "="),
+    ("terraform plan", "ctx run -- terraform plan"),
+    (
+        "timeout 600 terraform plan -input=false",
+        "ctx run -- timeout 600 terraform plan -input=false",
+    ),
+    ("terraform apply", "="),
+    ("docker build -t app .", "ctx run -- docker build -t app ."),
+    ("docker compose build", "ctx run -- docker compose build"),
+    ("docker compose up", "="),
+    ("docker run -it app", "="),
+    (
+        "kubectl apply -f deploy.yaml",
+        "ctx run -- kubectl apply -f deploy.yaml",
+    ),
+    ("kubectl rollout undo deployment/app", "="),
+    (
+        "pre-commit run --all-files",
+        "ctx run -- pre-commit run --all-files",
+    ),
+    ("curl -v https://example.org", "="),
+    ("docker build -t app . > build.log", "="),
+    ("cmake --build $DIR", "="),
     // Already under ctx, or ctx turned off.
     ("ctx run -- pytest", "="),
     ("ctx run -- cargo test && ctx run -- npm test", "="),

@@ -24,6 +24,7 @@ on_empty = "project filter: everything stripped"
 
 [match]
 command = 'seq(\s|$)'
+rewrite = 'seq\s+\d+$'
 "#;
 
 impl Project {
@@ -241,4 +242,22 @@ fn project_contracts_need_trust_too() {
     assert!(!ceiling(&p), "an untrusted contract was used");
     assert_eq!(p.ctx(&["trust"]).status.code(), Some(0));
     assert!(ceiling(&p), "a trusted contract was not used");
+}
+
+/// A project filter's `[match] rewrite` changes what `ctx rewrite` (and so
+/// the agent hook) sends through ctx only once the file is trusted, and no
+/// longer once it changed.
+#[test]
+fn a_project_filter_rewrites_only_once_trusted() {
+    let p = Project::new();
+    let rewrite = |p: &Project| {
+        let out = p.ctx(&["rewrite", "seq 3000"]);
+        (text(&out.stdout), out.status.code())
+    };
+    assert_eq!(rewrite(&p), ("seq 3000\n".to_string(), Some(1)));
+    assert_eq!(p.ctx(&["trust"]).status.code(), Some(0));
+    assert_eq!(rewrite(&p), ("ctx run -- seq 3000\n".to_string(), Some(0)));
+    let changed = FILTER.replace("everything stripped", "changed");
+    std::fs::write(p.file(), changed).unwrap();
+    assert_eq!(rewrite(&p), ("seq 3000\n".to_string(), Some(1)));
 }

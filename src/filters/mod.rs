@@ -62,8 +62,11 @@ pub struct Filter {
     pub label: &'static str,
     /// The `[match] command` pattern as written.
     pub pattern: String,
+    /// The `[match] rewrite` pattern as written, when the filter has one.
+    pub rewrite: Option<String>,
     pub origin: Origin,
     command: OnceLock<Option<Regex>>,
+    rewrite_regex: OnceLock<Option<Regex>>,
     file: String,
     text: &'static str,
     spec: OnceLock<Result<Spec, String>>,
@@ -78,6 +81,7 @@ impl Filter {
             spec.name.clone(),
             spec.version,
             spec.matcher.command.clone(),
+            spec.matcher.rewrite.clone(),
             "",
             origin,
         )?;
@@ -92,6 +96,7 @@ impl Filter {
         name: String,
         version: u32,
         pattern: String,
+        rewrite: Option<String>,
         text: &'static str,
         origin: Origin,
     ) -> Result<Filter, SpecError> {
@@ -100,8 +105,10 @@ impl Filter {
             name,
             label,
             pattern,
+            rewrite,
             origin,
             command: OnceLock::new(),
+            rewrite_regex: OnceLock::new(),
             file,
             text,
             spec: OnceLock::new(),
@@ -120,6 +127,22 @@ impl Filter {
                 .is_some_and(|c| c.is_match(&command_line(argv)))
     }
 
+    /// Whether `ctx rewrite`, the agent hook and the shims send `argv`
+    /// through ctx for this filter: it reads the output, and its
+    /// `[match] rewrite` pattern names the command.
+    pub fn rewrites(&self, argv: &[String]) -> bool {
+        let Some(pattern) = &self.rewrite else {
+            return false;
+        };
+        let rewrite = self
+            .rewrite_regex
+            .get_or_init(|| spec::compile(&spec::anchored(pattern)).ok());
+        self.matches(argv)
+            && rewrite
+                .as_ref()
+                .is_some_and(|r| r.is_match(&command_line(argv)))
+    }
+
     /// The whole filter file, parsed (a built-in on first use; its
     /// patterns are compiled by the test suite, not on the hot path).
     pub fn spec(&self) -> Result<&Spec, &str> {
@@ -127,7 +150,10 @@ impl Filter {
             .get_or_init(|| {
                 let spec =
                     Spec::parse_unchecked(&self.file, self.text).map_err(|e| e.to_string())?;
-                if spec.name != self.name || spec.matcher.command != self.pattern {
+                if spec.name != self.name
+                    || spec.matcher.command != self.pattern
+                    || spec.matcher.rewrite != self.rewrite
+                {
                     return Err(format!("filter {}: index and file disagree", self.file));
                 }
                 Ok(spec)
@@ -176,6 +202,14 @@ pub fn registry() -> &'static Loaded {
         }
         loaded
     })
+}
+
+/// True when the filter that reads `argv`'s output asks for the command
+/// to be sent through ctx (`[match] rewrite`). Only filters this process
+/// may use count: a project's own filters once trusted (`crate::trust`),
+/// the user's, the built-ins.
+pub fn rewrites(argv: &[String]) -> bool {
+    for_command(argv, &[]).is_some_and(|f| f.rewrites(argv))
 }
 
 /// The first filter (not disabled) that reads `argv`'s output.
@@ -240,7 +274,9 @@ pub fn load(project: &crate::trust::ProjectFiles, user: &[SourceFile]) -> Loaded
             Err(e) => problems.push(format!("{e}; filter not used")),
         }
     }
-    for (&(file, name, version, pattern), &(_, text)) in embedded::INDEX.iter().zip(embedded()) {
+    for (&(file, name, version, pattern, rewrite), &(_, text)) in
+        embedded::INDEX.iter().zip(embedded())
+    {
         if filters.iter().any(|g| g.name == name) {
             continue;
         }
@@ -249,6 +285,7 @@ pub fn load(project: &crate::trust::ProjectFiles, user: &[SourceFile]) -> Loaded
             name.into(),
             version,
             pattern.into(),
+            (!rewrite.is_empty()).then(|| rewrite.to_string()),
             text,
             Origin::Builtin,
         ) {

@@ -81,6 +81,14 @@ pub struct Matcher {
     /// A regex matched at the start of the command line (argv[0]'s base
     /// name, then the arguments, joined by single spaces).
     pub command: String,
+    /// The commands, among those `command` matches, that `ctx rewrite`,
+    /// the agent hook and the shims send through ctx (anchored the same
+    /// way): builds, checks and deploys that end by themselves. A command
+    /// whose output is data the agent will use, that waits for a person or
+    /// runs until stopped is left out. None: the filter reads output piped
+    /// or run through ctx, and nothing is rewritten for it.
+    #[serde(default)]
+    pub rewrite: Option<String>,
 }
 
 /// Line rules: rewrite, then drop or keep.
@@ -194,6 +202,9 @@ impl Spec {
             return Err("[match] command is empty".into());
         }
         compile(&anchored(&self.matcher.command)).map_err(|e| format!("[match] command: {e}"))?;
+        if let Some(rewrite) = &self.matcher.rewrite {
+            compile(&anchored(rewrite)).map_err(|e| format!("[match] rewrite: {e}"))?;
+        }
         if patterns {
             self.validate_patterns()?;
         }

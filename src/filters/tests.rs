@@ -81,6 +81,10 @@ fn rejects_broken_files() {
         ),
         (format!("{good}\nextra = 1\n"), "unknown field"),
         (good.replace("command = 't'", "command = '('"), "[match]"),
+        (
+            good.replace("command = 't'", "command = 't'\nrewrite = '('"),
+            "[match] rewrite",
+        ),
     ];
     for (text, why) in cases {
         let err = Spec::parse("t.toml", &text).expect_err(why).to_string();
@@ -95,6 +99,18 @@ fn the_command_is_anchored_at_the_start() {
     assert!(f.matches(&["timeout".into(), "5".into(), "t".into()]));
     assert!(!f.matches(&["xt".into()]));
     assert!(!f.matches(&[]));
+}
+
+#[test]
+fn rewrite_names_a_subset_of_the_commands_read() {
+    let text = format!("{BASE}\n[match]\ncommand = 't'\nrewrite = 't\\s+build'\n");
+    let f = Filter::new(Spec::parse("t.toml", &text).unwrap(), Origin::Builtin).unwrap();
+    let argv = |s: &str| -> Vec<String> { s.split(' ').map(String::from).collect() };
+    assert!(f.rewrites(&argv("t build x")));
+    assert!(f.rewrites(&argv("timeout 5 t build")));
+    assert!(!f.rewrites(&argv("t run")));
+    // Without the pattern nothing is rewritten.
+    assert!(!filter("").rewrites(&argv("t build")));
 }
 
 #[test]

@@ -11,8 +11,8 @@ use crate::evidence::Outcome;
 use crate::words::shell_quote;
 
 pub use crate::model::note::{
-    DiffNote, FolderCount, Group, Grouping, InstallNote, ListingNote, RosterNote, SearchNote,
-    TypeCount,
+    CiLogNote, DataNote, DiffNote, FolderCount, Group, Grouping, Header, InstallNote, ListingNote,
+    LogNote, RosterNote, SearchNote, TypeCount,
 };
 
 /// The rungs of the degradation ladder, least lossy first.
@@ -101,10 +101,8 @@ pub enum Block {
     },
     /// `items[index]`'s detail under a `[ctx] --- identity (location)` line.
     Detail(usize),
-    /// A ctx line whose words the planner chose (the diff, search and
-    /// line planners; the census planner uses `Notice`).
-    Note(String),
-    /// A ctx line of typed facts, worded by the renderer (`render::notes`).
+    /// A ctx line of typed facts, worded by the renderer (`render::notes`):
+    /// no planner words a line itself.
     Notice(Note),
     /// What changed since the last run of the same command: typed, worded
     /// by `render::delta`.
@@ -246,15 +244,63 @@ pub enum Note {
     Roster(RosterNote),
     /// An install's note (`plan::install`).
     Install(InstallNote),
+    /// A log's note (`plan::log`).
+    Log(LogNote),
+    /// A data set's note (`plan::data`).
+    Data(DataNote),
+    /// A CI log's note (`plan::ci_log`).
+    CiLog(CiLogNote),
 }
 
 impl Note {
+    /// The same note with every item index moved `by` on: a plan made over
+    /// a window of the output, whose items are the whole graph's from `by`
+    /// on (`plan::ci_log`).
+    pub fn shifted(mut self, by: usize) -> Note {
+        let mv = |i: &mut usize| *i += by;
+        match &mut self {
+            Note::SameCause { index, .. } => mv(index),
+            Note::Group { examples, .. } => examples.iter_mut().for_each(mv),
+            Note::Diff(DiffNote::File { index }) => mv(index),
+            Note::Search(SearchNote::Files { indices })
+            | Note::Listing(ListingNote::Folders { indices })
+            | Note::Data(DataNote::Identity { indices }) => indices.iter_mut().for_each(mv),
+            Note::Roster(RosterNote::Entry { index } | RosterNote::Bulk { first: index, .. }) => {
+                mv(index)
+            }
+            Note::Log(
+                LogNote::Endpoint { index }
+                | LogNote::CountedTemplate { index, .. }
+                | LogNote::SlowestRequest { index, .. }
+                | LogNote::Template { index },
+            ) => mv(index),
+            Note::Data(
+                DataNote::Lossless { index }
+                | DataNote::Dependencies { index }
+                | DataNote::DependenciesByItem { index }
+                | DataNote::Collection { index }
+                | DataNote::Stats { index }
+                | DataNote::Anomaly { index }
+                | DataNote::AnomalyByItem { index }
+                | DataNote::Sample { index }
+                | DataNote::SampleOpening { index }
+                | DataNote::CollectionShown { index, .. },
+            ) => mv(index),
+            Note::CiLog(CiLogNote::Step { index, .. }) => mv(index),
+            _ => {}
+        }
+        self
+    }
+
     /// The census items (`graph.items` indices) the note names by their
     /// identity, so the guard can tell a named identity from a dropped one.
     pub fn names(&self) -> Vec<usize> {
         match self {
             Note::Group { examples, .. } => examples.clone(),
-            Note::Diff(DiffNote::File { index }) | Note::Roster(RosterNote::Entry { index }) => {
+            Note::Diff(DiffNote::File { index })
+            | Note::Roster(RosterNote::Entry { index })
+            | Note::Log(LogNote::Endpoint { index } | LogNote::CountedTemplate { index, .. })
+            | Note::Data(DataNote::Anomaly { index } | DataNote::AnomalyByItem { index }) => {
                 vec![*index]
             }
             Note::Search(SearchNote::Files { indices })

@@ -5,6 +5,10 @@
 
 use serde::Serialize;
 
+use crate::artifact::{Artifact, Exit};
+use crate::delivery_plan::DeliveryPlan;
+use crate::evidence::{EvidenceGraph, Outcome};
+
 /// A diff's notes (`plan::diff`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "says")]
@@ -136,4 +140,134 @@ pub enum InstallNote {
     },
     /// A failure, and no line of it was recognised: the output's end follows.
     NoFailureLine,
+}
+
+/// A log's notes (`plan::log`). Items are `graph.items` indices; the
+/// renderer reads their counts and line numbers from their fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum LogNote {
+    /// The time the log covers (its first and last timestamps).
+    Time { from: String, to: String },
+    /// `endpoints` endpoints answered 4xx/5xx, `requests` requests in all.
+    FailingEndpoints { endpoints: usize, requests: usize },
+    /// One failing endpoint with its count and line range.
+    Endpoint { index: usize },
+    /// Failing endpoints of one status, counted.
+    ByStatus {
+        status: String,
+        endpoints: usize,
+        requests: usize,
+    },
+    /// `events` error events in `templates` templates follow, the first of
+    /// each whole while they fit.
+    ErrorTemplates { events: usize, templates: usize },
+    /// An error template counted only: `index` is its first event; it
+    /// occurs `events` times, from line `first` to line `last`.
+    CountedTemplate {
+        index: usize,
+        events: usize,
+        first: usize,
+        last: usize,
+    },
+    /// The slowest request alone (`index`), at line `line`.
+    SlowestRequest { index: usize, line: usize },
+    /// The `count` slowest requests' lines follow.
+    SlowestRequests { count: usize },
+    /// `count` templates by count follow.
+    Templates { count: usize },
+    /// One template with its count and line range.
+    Template { index: usize },
+}
+
+/// A data set's notes (`plan::data`). Items are `graph.items` indices;
+/// the renderer reads their values (minified JSON, statistics) from their
+/// fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum DataNote {
+    /// The minified document follows.
+    LosslessHeading,
+    /// The minified document (`index`'s value).
+    Lossless { index: usize },
+    /// The document's identity fields.
+    Identity { indices: Vec<usize> },
+    /// A dependency list, whole.
+    Dependencies { index: usize },
+    /// A dependency list, counted, listed by `--item`.
+    DependenciesByItem { index: usize },
+    /// A collection (or a table's rows) with its exact length.
+    Collection { index: usize },
+    /// One field's or column's statistics.
+    Stats { index: usize },
+    /// An anomalous record, whole.
+    Anomaly { index: usize },
+    /// An anomalous record named with its reason, whole by `--item`.
+    AnomalyByItem { index: usize },
+    /// Anomalies not named, by reason, most first.
+    Reasons { reasons: Vec<(String, usize)> },
+    /// A sample record, whole.
+    Sample { index: usize },
+    /// A sample record too large to show whole: its opening.
+    SampleOpening { index: usize },
+    /// Of collection `index`, `shown` items were shown: `samples` samples
+    /// and `anomalies` anomalies.
+    CollectionShown {
+        index: usize,
+        shown: usize,
+        samples: usize,
+        anomalies: usize,
+    },
+    /// Of a table's `rows` rows, `shown` were shown: `first_last` first and
+    /// last rows, `anomalies` anomalous ones.
+    RowsShown {
+        shown: usize,
+        rows: usize,
+        first_last: usize,
+        anomalies: usize,
+    },
+}
+
+/// A CI log's notes (`plan::ci_log`). Items are `graph.items` indices.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "says")]
+pub enum CiLogNote {
+    /// A step's line; `top` for a failing (or windowed) step up front,
+    /// which says its number and whether it failed.
+    Step { index: usize, top: bool },
+    /// Every step (`steps` of them) follows.
+    AllSteps { steps: usize },
+    /// The steps with annotations follow.
+    StepsWithAnnotations,
+    /// A step's window could not be read again: its lines follow raw.
+    LinesFollow { first: usize, last: usize },
+    /// A step's window, read by another family: that family's header.
+    ReadAs(Header),
+}
+
+/// What a digest's header says, as facts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Header {
+    /// The family's tool name; empty when no family read the output.
+    pub tool: String,
+    pub outcome: Outcome,
+    pub counts: Vec<(String, u64)>,
+    pub exit: Exit,
+    pub lines: usize,
+    /// The command as typed, for output no family read.
+    pub command: String,
+}
+
+impl Header {
+    /// The header facts of `plan` over `artifact` and `graph`.
+    pub fn of(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> Header {
+        Header {
+            tool: graph.tool.clone(),
+            outcome: plan.outcome.unwrap_or(graph.outcome),
+            counts: graph.counts.clone(),
+            exit: artifact.exit,
+            lines: artifact.line_count(),
+            command: artifact.display_command(),
+        }
+    }
 }

@@ -21,6 +21,7 @@
 
 use crate::artifact::{Artifact, Exit, Span};
 use crate::contract::{self, Contract};
+use crate::delivery_plan::{CiLogNote, Header, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::profiles::ci_log::{
@@ -77,7 +78,12 @@ pub fn plan(
     // What must be printed whatever the windows cost.
     let required: usize = first
         .iter()
-        .map(|&i| p.note_cost(&step_words(graph, i, true)))
+        .map(|&i| {
+            p.note_cost(&CiLogNote::Step {
+                index: i,
+                top: true,
+            })
+        })
         .sum::<usize>()
         + annotations
             .iter()
@@ -90,7 +96,10 @@ pub fn plan(
     let mut annotation_room = budget.ceiling / 2;
     let mut unshown_annotations = 0;
     for &i in &first {
-        p.note(step_words(graph, i, true));
+        p.note(CiLogNote::Step {
+            index: i,
+            top: true,
+        });
         if windows.contains(&i) {
             p.window(i, per_window);
         }
@@ -110,7 +119,12 @@ pub fn plan(
         .collect();
     let list_cost: usize = list
         .iter()
-        .map(|&i| p.note_cost(&step_words(graph, i, false)))
+        .map(|&i| {
+            p.note_cost(&CiLogNote::Step {
+                index: i,
+                top: false,
+            })
+        })
         .sum();
     let whole = p.spent + list_cost <= budget.target;
     let mut left_out = Vec::new();
@@ -121,13 +135,16 @@ pub fn plan(
     };
     let (one, many) = nouns(graph);
     if whole && !list.is_empty() {
-        p.note(format!("all {}:", many_of(one, many, steps.len())));
+        p.note(CiLogNote::AllSteps { steps: steps.len() });
     } else if list.iter().any(|&i| raised(i)) {
-        p.note(format!("{many} with annotations:"));
+        p.note(CiLogNote::StepsWithAnnotations);
     }
     for &i in &list {
         if whole || raised(i) {
-            p.note(step_words(graph, i, false));
+            p.note(CiLogNote::Step {
+                index: i,
+                top: false,
+            });
             p.annotations(
                 i,
                 &annotations,
@@ -197,33 +214,6 @@ fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
     }
 }
 
-fn many_of(one: &str, many: &str, n: usize) -> String {
-    format!("{} {}", render::count(n), if n == 1 { one } else { many })
-}
-
-/// A step's line: `✗ Run pytest · exit 1 · lines 40–88`, with, for a
-/// failing one at the top, what it is (`step 6 failed`).
-fn step_words(graph: &EvidenceGraph, i: usize, top: bool) -> String {
-    let item = &graph.items[i];
-    let (one, _) = nouns(graph);
-    let failed = is_failed(item);
-    let mark = if failed { "✗" } else { "✓" };
-    let mut words = if top && failed {
-        format!("{mark} {one} {} failed: {}", number(item), item.identity)
-    } else if top {
-        format!("{mark} {one} {}: {}", number(item), item.identity)
-    } else {
-        format!("{mark} {}", item.identity)
-    };
-    if let Some(code) = item.fields.get(EXIT) {
-        words.push_str(&format!(" · exit {code}"));
-    }
-    if let Some(b) = item.block {
-        words.push_str(&format!(" · lines {}-{}", b.first, b.last));
-    }
-    words
-}
-
 struct Planner<'a> {
     artifact: &'a Artifact,
     graph: &'a EvidenceGraph,
@@ -243,13 +233,15 @@ impl Planner<'_> {
         tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1
     }
 
-    fn note_cost(&self, words: &str) -> usize {
-        tokens::estimate(words.as_bytes()) + 3
+    /// Tokens of a note as the renderer words it.
+    fn note_cost(&self, note: &CiLogNote) -> usize {
+        let note = Note::CiLog(note.clone());
+        tokens::estimate(render::notes::words(&note, self.artifact, self.graph).as_bytes()) + 3
     }
 
-    fn note(&mut self, words: String) {
-        self.spent += self.note_cost(&words);
-        self.blocks.push(Block::Note(words));
+    fn note(&mut self, note: CiLogNote) {
+        self.spent += self.note_cost(&note);
+        self.blocks.push(Block::Notice(Note::CiLog(note)));
     }
 
     fn omit(&mut self, what: Omitted, count: usize, address: Address) {
@@ -330,17 +322,14 @@ impl Planner<'_> {
         // The window's items are the log's `from..from + count`: the same
         // extraction over the same lines. Anything else: its lines raw.
         if graph.items.len() != count {
-            self.note(format!("its lines {first}-{last} follow"));
+            self.note(CiLogNote::LinesFollow { first, last });
             self.raw(Span::new(first, last));
             return;
         }
         let raw = tokens::estimate_bulk(w.bytes());
         let budget = Budget::from_contract(&contract, Some(target));
         let plan = super::resolve(&w, &graph, &receipt, &contract, budget, raw);
-        self.note(format!(
-            "read as {}",
-            render::header_words(&w, &graph, &plan)
-        ));
+        self.note(CiLogNote::ReadAs(Header::of(&w, &graph, &plan)));
         if plan.rung == Rung::Verbatim {
             self.raw(Span::new(first, last));
             return;
@@ -385,8 +374,8 @@ impl Planner<'_> {
                     unit,
                 },
                 Block::Detail(i) => Block::Detail(from + i),
-                Block::Note(text) => Block::Note(text),
-                Block::Notice(note) => Block::Note(render::notes::words(&note, &w, &graph)),
+                // The window's items are the log's from `from` on.
+                Block::Notice(note) => Block::Notice(note.shifted(from)),
                 Block::Next(Address::Lines(s)) => Block::Next(Address::Lines(moved(s))),
                 Block::Next(a) => Block::Next(a),
             };

@@ -14,9 +14,11 @@
 
 use crate::artifact::{Artifact, Span};
 use crate::contract::Contract;
+use crate::delivery_plan::{DataNote, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
-use crate::render::{count, counted};
+use crate::render::notes;
+use crate::render::notes::data::SAMPLE_CHARS;
 use crate::tokens;
 
 use super::{
@@ -26,11 +28,6 @@ use super::{
 /// The contract decision unit planned here (contracts/json.toml, table.toml).
 pub const DECISION_UNIT: &str = "record";
 
-/// Characters of a large sample's opening.
-const SAMPLE_CHARS: usize = 240;
-/// Anomaly reasons a FLOOD note names before "… N more".
-const TOP_REASONS: usize = 12;
-
 fn role(item: &EvidenceItem) -> &str {
     item.fields.get("role").map_or("", String::as_str)
 }
@@ -39,8 +36,12 @@ fn get<'g>(item: &'g EvidenceItem, key: &str) -> &'g str {
     item.fields.get(key).map_or("", String::as_str)
 }
 
+/// Items of `graph` with their index, as notes name them.
+type Indexed<'g> = Vec<(usize, &'g EvidenceItem)>;
+
 struct Planner<'a> {
     artifact: &'a Artifact,
+    graph: &'a EvidenceGraph,
     blocks: Vec<Block>,
     omissions: Vec<Omission>,
     spent: usize,
@@ -52,24 +53,24 @@ impl Planner<'_> {
         tokens::estimate(text.as_bytes()) + 2
     }
 
+    /// Tokens of a note as the renderer words it.
+    fn note_cost(&self, note: &DataNote) -> usize {
+        let note = Note::Data(note.clone());
+        Self::cost(&notes::words(&note, self.artifact, self.graph))
+    }
+
     fn line_cost(&self, n: usize) -> usize {
         tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1
     }
 
     /// Pushes a note when it fits under `limit`.
-    fn note(&mut self, text: String, limit: usize) -> bool {
-        // A value quoted on a ctx line stays on that line.
-        let text = if text.contains(['\n', '\r']) {
-            text.replace('\n', "\\n").replace('\r', "\\r")
-        } else {
-            text
-        };
-        let c = Self::cost(&text);
+    fn note(&mut self, note: DataNote, limit: usize) -> bool {
+        let c = self.note_cost(&note);
         if self.spent + c > limit {
             return false;
         }
         self.spent += c;
-        self.blocks.push(Block::Note(text));
+        self.blocks.push(Block::Notice(Note::Data(note)));
         true
     }
 
@@ -102,20 +103,18 @@ pub fn plan(
     }
     let mut p = Planner {
         artifact,
+        graph,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
         spent: FRAME_TOKENS,
         rung: Rung::Dense,
     };
     let mut why = "shape, exact counts, every anomaly; statistics and samples while they fit";
-    if let Some(lossless) = graph.items.iter().find(|i| role(i) == "lossless") {
-        let doc = get(lossless, "value");
+    if let Some(index) = graph.items.iter().position(|i| role(i) == "lossless") {
+        let doc = get(&graph.items[index], "value");
         if p.spent + Planner::cost(doc) + 30 <= budget.target {
-            p.note(
-                "json minified losslessly (the same value; keys and numbers as written):".into(),
-                usize::MAX,
-            );
-            p.note(doc.to_string(), usize::MAX);
+            p.note(DataNote::LosslessHeading, usize::MAX);
+            p.note(DataNote::Lossless { index }, usize::MAX);
             p.blocks.push(Block::Footer);
             return finish(
                 p,
@@ -132,24 +131,23 @@ pub fn plan(
         p.blocks.push(Block::Raw(h));
     }
     identity(&mut p, graph, budget);
-    let collections: Vec<&EvidenceItem> = graph
-        .items
-        .iter()
-        .filter(|i| role(i) == "collection")
-        .collect();
-    for c in &collections {
-        p.note(collection_line(c), budget.ceiling);
+    let indexed = |keep: &dyn Fn(&EvidenceItem) -> bool| -> Indexed {
+        graph
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| keep(i))
+            .collect()
+    };
+    let collections = indexed(&|i| role(i) == "collection");
+    for &(index, _) in &collections {
+        p.note(DataNote::Collection { index }, budget.ceiling);
     }
-    let anomalies: Vec<&EvidenceItem> = graph
-        .items
-        .iter()
-        .filter(|i| contract.requires(i))
-        .collect();
-    let stats: Vec<&EvidenceItem> = graph.items.iter().filter(|i| role(i) == "stats").collect();
+    let anomalies = indexed(&|i| contract.requires(i));
     // Statistics get a share of the target before records do.
     let stats_room = p.spent + budget.target / 3;
-    for s in &stats {
-        if !p.note(stats_line(s), stats_room.min(budget.target)) {
+    for (index, _) in indexed(&|i| role(i) == "stats") {
+        if !p.note(DataNote::Stats { index }, stats_room.min(budget.target)) {
             break;
         }
     }
@@ -159,7 +157,7 @@ pub fn plan(
             p.blocks.push(Block::Next(Address::Items(None)));
         }
     } else {
-        why = json_records(&mut p, graph, &anomalies, &collections, budget);
+        why = json_records(&mut p, &anomalies, &collections, budget);
     }
     p.blocks.push(Block::Footer);
     finish(p, budget, why)
@@ -178,106 +176,41 @@ fn finish(p: Planner, budget: Budget, why: &str) -> DeliveryPlan {
 }
 
 fn identity(p: &mut Planner, graph: &EvidenceGraph, budget: Budget) {
-    let ids: Vec<String> = graph
-        .items
-        .iter()
-        .filter(|i| role(i) == "identity")
-        .map(|i| format!("{} = {}", i.identity, get(i, "value")))
+    let ids: Vec<usize> = (0..graph.items.len())
+        .filter(|&i| role(&graph.items[i]) == "identity")
         .collect();
     if !ids.is_empty() {
-        p.note(format!("identity: {}", ids.join(" · ")), budget.target);
+        p.note(DataNote::Identity { indices: ids }, budget.target);
     }
-    for d in graph.items.iter().filter(|i| role(i) == "dependencies") {
-        let n: usize = get(d, "count").parse().unwrap_or(0);
-        let full = format!("{} ({}): {}", d.identity, count(n), get(d, "value"));
-        if !p.note(full, budget.target) {
-            p.note(
-                format!(
-                    "{} ({}): listed by --item {}",
-                    d.identity,
-                    count(n),
-                    d.identity
-                ),
-                budget.ceiling,
-            );
+    for index in (0..graph.items.len()).filter(|&i| role(&graph.items[i]) == "dependencies") {
+        if !p.note(DataNote::Dependencies { index }, budget.target) {
+            p.note(DataNote::DependenciesByItem { index }, budget.ceiling);
         }
     }
-}
-
-fn collection_line(c: &EvidenceItem) -> String {
-    let n: usize = get(c, "length").parse().unwrap_or(0);
-    let mut line = if role(c) == "collection" && get(c, "rows") == "true" {
-        counted(n, "rows")
-    } else {
-        format!(
-            "{}: {} ({})",
-            c.identity,
-            counted(n, "items"),
-            get(c, "kinds")
-        )
-    };
-    if let Some(v) = c.fields.get("values") {
-        line.push_str(&format!(": {v}"));
-    }
-    let keys = get(c, "keys");
-    if !keys.is_empty() {
-        line.push_str(&format!(" · keys: {}", clip(keys, 400)));
-    }
-    line
-}
-
-fn stats_line(s: &EvidenceItem) -> String {
-    let mut parts = vec![get(s, "types").to_string()];
-    let (present, of) = (get(s, "present"), get(s, "of"));
-    if present != of {
-        parts.push(format!("present in {present} of {of}"));
-    }
-    if let Some(lo) = s.fields.get("min") {
-        parts.push(format!(
-            "min {lo} · max {} · mean {}",
-            get(s, "max"),
-            get(s, "mean")
-        ));
-    }
-    if let Some(l) = s.fields.get("lengths") {
-        parts.push(format!("lengths {l}"));
-    }
-    if let Some(d) = s.fields.get("distinct") {
-        parts.push(format!("{d} distinct"));
-        let top = get(s, "top");
-        if !top.is_empty() {
-            parts.push(format!("top: {top}"));
-        }
-    }
-    if let Some(e) = s.fields.get("empty") {
-        parts.push(format!("{e} empty"));
-    }
-    format!("{}: {}", s.identity, parts.join(" · "))
 }
 
 /// JSON records: anomalies whole within the ceiling, then by pointer and
 /// reason, then grouped; samples within the target; the disclosure line.
 fn json_records<'r>(
     p: &mut Planner,
-    graph: &EvidenceGraph,
-    anomalies: &[&EvidenceItem],
-    collections: &[&EvidenceItem],
+    anomalies: &Indexed,
+    collections: &Indexed,
     budget: Budget,
 ) -> &'r str {
+    let graph = p.graph;
     let mut named: Vec<&EvidenceItem> = Vec::new();
     let mut left: Vec<&EvidenceItem> = Vec::new();
     let reserve = MARKER_TOKENS * 4;
-    for a in anomalies {
-        let reason = a.summary.as_deref().unwrap_or("");
-        let whole = format!("{} ({reason}): {}", a.identity, get(a, "json"));
+    for &(index, a) in anomalies {
         if !left.is_empty() {
             left.push(a);
-        } else if p.note(whole, budget.ceiling.saturating_sub(reserve))
-            || p.note(
-                format!("{} ({reason}): whole by --item", a.identity),
-                budget.ceiling.saturating_sub(reserve),
-            )
-        {
+        } else if p.note(
+            DataNote::Anomaly { index },
+            budget.ceiling.saturating_sub(reserve),
+        ) || p.note(
+            DataNote::AnomalyByItem { index },
+            budget.ceiling.saturating_sub(reserve),
+        ) {
             named.push(a);
         } else {
             left.push(a);
@@ -286,7 +219,9 @@ fn json_records<'r>(
     if !left.is_empty() {
         p.rung = Rung::Flood;
         p.note(
-            format!("anomalies by reason: {}", reasons(&left)),
+            DataNote::Reasons {
+                reasons: reasons(&left),
+            },
             usize::MAX,
         );
         p.omit(
@@ -295,55 +230,50 @@ fn json_records<'r>(
             Address::Items(None),
         );
     }
-    let samples: Vec<&EvidenceItem> = graph
+    let samples: Indexed = graph
         .items
         .iter()
-        .filter(|i| i.kind == ItemKind::Record && i.severity == Severity::Info)
+        .enumerate()
+        .filter(|(_, i)| i.kind == ItemKind::Record && i.severity == Severity::Info)
         .collect();
     let mut shown_samples = 0;
-    for s in &samples {
-        let json = get(s, "json");
-        let whole = format!("{}: {json}", s.identity);
+    for &(index, s) in &samples {
         // A sample too large to show whole is shown by its opening only,
         // said so on its line: never passed off as the whole item.
-        let opening = format!(
-            "{} (opening {SAMPLE_CHARS} chars; whole by --item): {}",
-            s.identity,
-            clip(json, SAMPLE_CHARS)
-        );
-        let shown = if json.chars().count() > SAMPLE_CHARS * 2 {
-            p.note(opening, budget.target)
+        let note = if get(s, "json").chars().count() > SAMPLE_CHARS * 2 {
+            DataNote::SampleOpening { index }
         } else {
-            p.note(whole, budget.target)
+            DataNote::Sample { index }
         };
-        if !shown {
+        if !p.note(note, budget.target) {
             break;
         }
         shown_samples += 1;
     }
-    for c in collections {
+    for &(index, c) in collections {
         let len: usize = get(c, "length").parse().unwrap_or(0);
         let ptr = if c.identity == "/" {
             ""
         } else {
             c.identity.as_str()
         };
-        let in_c = |i: &&&EvidenceItem| get(i, "collection") == ptr;
-        let a = named.iter().filter(in_c).count();
-        let s = samples[..shown_samples].iter().filter(in_c).count();
+        let in_c = |i: &EvidenceItem| get(i, "collection") == ptr;
+        let a = named.iter().filter(|i| in_c(i)).count();
+        let s = samples[..shown_samples]
+            .iter()
+            .filter(|(_, i)| in_c(i))
+            .count();
         let shown = a + s;
         if len == 0 || shown >= len || c.fields.contains_key("values") {
             continue;
         }
         p.note(
-            format!(
-                "{}: {} of {} shown ({} samples, {})",
-                c.identity,
-                count(shown),
-                count(len),
-                count(s),
-                anomalies_word(a)
-            ),
+            DataNote::CollectionShown {
+                index,
+                shown,
+                samples: s,
+                anomalies: a,
+            },
             usize::MAX,
         );
         p.omit(
@@ -362,8 +292,8 @@ fn json_records<'r>(
     }
 }
 
-/// `status failed ×12, no version ×3, …` by the first word pair of each reason.
-fn reasons(items: &[&EvidenceItem]) -> String {
+/// Anomalies by the first clause of their reason, most first.
+fn reasons(items: &[&EvidenceItem]) -> Vec<(String, usize)> {
     let mut groups: Vec<(String, usize)> = Vec::new();
     for i in items {
         let r = i.summary.as_deref().unwrap_or("anomaly");
@@ -374,30 +304,18 @@ fn reasons(items: &[&EvidenceItem]) -> String {
         }
     }
     groups.sort_by_key(|g| std::cmp::Reverse(g.1));
-    let mut parts: Vec<String> = groups
-        .iter()
-        .take(TOP_REASONS)
-        .map(|(r, n)| format!("{r} ×{}", count(*n)))
-        .collect();
-    if groups.len() > TOP_REASONS {
-        parts.push(format!(
-            "… {} more reasons",
-            count(groups.len() - TOP_REASONS)
-        ));
-    }
-    parts.join(", ")
+    groups
 }
-
 /// Table rows: every anomalous row (within the ceiling), then the first
 /// and last rows while the target allows, in table order; each gap one
 /// marker with its `--lines` address.
-fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &[&EvidenceItem], budget: Budget) {
+fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &Indexed, budget: Budget) {
     let rows: Vec<usize> = table.detail.iter().flat_map(|s| s.first..=s.last).collect();
     let mut keep = vec![false; rows.len()];
     let pos = |line: usize| rows.binary_search(&line).ok();
     let mut left = 0usize;
     let reserve = MARKER_TOKENS * 6;
-    for a in anomalies {
+    for (_, a) in anomalies {
         let Some(i) = a.headline.and_then(|h| pos(h.first)) else {
             continue;
         };
@@ -449,22 +367,24 @@ fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &[&EvidenceItem], budg
     let shown = keep.iter().filter(|k| **k).count();
     let a = anomalies.len() - left;
     p.note(
-        format!(
-            "{} of {} rows shown ({} first/last, {})",
-            count(shown),
-            count(rows.len()),
-            count(shown - a.min(shown)),
-            anomalies_word(a)
-        ),
+        DataNote::RowsShown {
+            shown,
+            rows: rows.len(),
+            first_last: shown - a.min(shown),
+            anomalies: a,
+        },
         usize::MAX,
     );
     if left > 0 {
         p.rung = Rung::Flood;
+        let unnamed: Vec<&EvidenceItem> = anomalies[anomalies.len() - left..]
+            .iter()
+            .map(|(_, a)| *a)
+            .collect();
         p.note(
-            format!(
-                "anomalies by reason: {}",
-                reasons(&anomalies[anomalies.len() - left..])
-            ),
+            DataNote::Reasons {
+                reasons: reasons(&unnamed),
+            },
             usize::MAX,
         );
         p.omit(
@@ -472,23 +392,5 @@ fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &[&EvidenceItem], budg
             left,
             Address::Items(None),
         );
-    }
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
-}
-
-/// `1 anomaly`, `7 anomalies` (the shared plural rule would cut the `s`).
-fn anomalies_word(n: usize) -> String {
-    if n == 1 {
-        "1 anomaly".into()
-    } else {
-        format!("{} anomalies", count(n))
     }
 }

@@ -21,9 +21,10 @@
 use std::collections::HashMap;
 
 use crate::artifact::{Artifact, Span};
+use crate::delivery_plan::{LogNote, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
-use crate::render::count;
+use crate::render::{count, notes};
 use crate::tokens;
 
 use super::{
@@ -34,27 +35,29 @@ use super::{
 const LONG_BLOCK: usize = 40;
 /// How many of a long block's first lines are kept.
 const LONG_HEAD: usize = 30;
-/// The characters of a template a note keeps.
-const TEMPLATE_CHARS: usize = 160;
 pub use crate::profiles::log::TEMPLATE_CODE;
 
 pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
     let mut p = Planner {
         artifact,
+        graph,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
         spent: FRAME_TOKENS,
         rung: Rung::Dense,
     };
-    let of = |kind: ItemKind| -> Vec<&EvidenceItem> {
-        graph.items.iter().filter(|i| i.kind == kind).collect()
+    let of = |kind: ItemKind| -> Vec<(usize, &EvidenceItem)> {
+        graph
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.kind == kind)
+            .collect()
     };
-    if let Some(period) = of(ItemKind::Period).first() {
-        let (from, to) = (field(period, "from"), field(period, "to"));
-        p.note(if from == to {
-            format!("time: {from}")
-        } else {
-            format!("time: {from} → {to}")
+    if let Some((_, period)) = of(ItemKind::Period).first() {
+        p.note(LogNote::Time {
+            from: field(period, "from").to_string(),
+            to: field(period, "to").to_string(),
         });
     }
     p.endpoints(&of(ItemKind::Endpoint), budget.ceiling / 3);
@@ -85,26 +88,9 @@ fn number(item: &EvidenceItem, key: &str) -> usize {
     field(item, key).parse().unwrap_or(0)
 }
 
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
-}
-
-/// `lines 4–2,390` or `line 4`.
-fn lines_word(first: usize, last: usize) -> String {
-    if first == last {
-        format!("line {}", count(first))
-    } else {
-        format!("lines {}–{}", count(first), count(last))
-    }
-}
-
 struct Planner<'a> {
     artifact: &'a Artifact,
+    graph: &'a EvidenceGraph,
     blocks: Vec<Block>,
     omissions: Vec<Omission>,
     spent: usize,
@@ -120,9 +106,15 @@ impl Planner<'_> {
         (s.first..=s.last).map(|n| self.line_cost(n)).sum()
     }
 
-    fn note(&mut self, text: String) {
-        self.spent += tokens::estimate(text.as_bytes()) + 2;
-        self.blocks.push(Block::Note(text));
+    /// Tokens of a note as the renderer words it.
+    fn note_cost(&self, note: &LogNote) -> usize {
+        let note = Note::Log(note.clone());
+        tokens::estimate(notes::words(&note, self.artifact, self.graph).as_bytes()) + 2
+    }
+
+    fn note(&mut self, note: LogNote) {
+        self.spent += self.note_cost(&note);
+        self.blocks.push(Block::Notice(Note::Log(note)));
     }
 
     fn omit(&mut self, what: Omitted, n: usize, address: Address) {
@@ -137,37 +129,26 @@ impl Planner<'_> {
 
     /// Every failing endpoint with its count, most requests first; past
     /// `room`, counted by status.
-    fn endpoints(&mut self, endpoints: &[&EvidenceItem], room: usize) {
+    fn endpoints(&mut self, endpoints: &[(usize, &EvidenceItem)], room: usize) {
         if endpoints.is_empty() {
             return;
         }
-        let mut sorted: Vec<&EvidenceItem> = endpoints.to_vec();
-        sorted.sort_by(|a, b| {
+        let mut sorted: Vec<(usize, &EvidenceItem)> = endpoints.to_vec();
+        sorted.sort_by(|(_, a), (_, b)| {
             number(b, "count")
                 .cmp(&number(a, "count"))
                 .then(number(a, "first").cmp(&number(b, "first")))
         });
-        let notes: Vec<String> = sorted
+        let notes: Vec<LogNote> = sorted
             .iter()
-            .map(|e| {
-                format!(
-                    "  {} ×{} ({})",
-                    clip(&e.identity, TEMPLATE_CHARS),
-                    count(number(e, "count")),
-                    lines_word(number(e, "first"), number(e, "last"))
-                )
-            })
+            .map(|&(index, _)| LogNote::Endpoint { index })
             .collect();
-        let cost: usize = notes
-            .iter()
-            .map(|n| tokens::estimate(n.as_bytes()) + 2)
-            .sum();
-        let requests: usize = sorted.iter().map(|e| number(e, "count")).sum();
-        self.note(format!(
-            "{} answered 4xx/5xx ({}):",
-            count_word(sorted.len(), "endpoint", "endpoints"),
-            count_word(requests, "request", "requests")
-        ));
+        let cost: usize = notes.iter().map(|n| self.note_cost(n)).sum();
+        let requests: usize = sorted.iter().map(|(_, e)| number(e, "count")).sum();
+        self.note(LogNote::FailingEndpoints {
+            endpoints: sorted.len(),
+            requests,
+        });
         if self.spent + cost <= room {
             for n in notes {
                 self.note(n);
@@ -176,7 +157,7 @@ impl Planner<'_> {
         }
         self.rung = Rung::Flood;
         let mut by_status: Vec<(String, usize, usize)> = Vec::new();
-        for e in &sorted {
+        for (_, e) in &sorted {
             let status = e.class.clone().unwrap_or_default();
             match by_status.iter_mut().find(|s| s.0 == status) {
                 Some(s) => {
@@ -188,11 +169,11 @@ impl Planner<'_> {
         }
         by_status.sort();
         for (status, endpoints, requests) in by_status {
-            self.note(format!(
-                "  {status}: {} ({}): `--items --code {status}` lists them",
-                count_word(endpoints, "endpoint", "endpoints"),
-                count_word(requests, "request", "requests")
-            ));
+            self.note(LogNote::ByStatus {
+                status,
+                endpoints,
+                requests,
+            });
         }
         self.omit(
             Omitted::Items("failing endpoints, counted above by status".into()),
@@ -205,19 +186,19 @@ impl Planner<'_> {
     /// of each template whole up to the ceiling and the rest counted per
     /// template: a repeated error's later copies add only their line
     /// numbers, which the count and `--item` keep.
-    fn errors(&mut self, errors: &[&EvidenceItem], budget: Budget) {
+    fn errors(&mut self, errors: &[(usize, &EvidenceItem)], budget: Budget) {
         let ceiling = budget.ceiling;
         if errors.is_empty() {
             return;
         }
         let blocks: Vec<Span> = errors
             .iter()
-            .map(|e| e.block.or(e.headline).unwrap_or(Span::line(1)))
+            .map(|(_, e)| e.block.or(e.headline).unwrap_or(Span::line(1)))
             .collect();
         let all: usize = blocks.iter().map(|&b| self.block_cost(b)).sum();
         let distinct = errors
             .iter()
-            .map(|e| e.identity.as_str())
+            .map(|(_, e)| e.identity.as_str())
             .collect::<std::collections::HashSet<_>>()
             .len();
         if self.spent + all <= budget.target
@@ -232,24 +213,24 @@ impl Planner<'_> {
         // template still named by its first event whole is DENSE; FLOOD
         // only once some are counted without one.
 
-        let mut order: Vec<&str> = Vec::new();
+        // Each template's first event (its index) and every event's lines.
+        let mut order: Vec<(&str, usize)> = Vec::new();
         let mut events: HashMap<&str, Vec<Span>> = HashMap::new();
-        for (e, &b) in errors.iter().zip(&blocks) {
+        for (&(index, e), &b) in errors.iter().zip(&blocks) {
             let id = e.identity.as_str();
             let list = events.entry(id).or_default();
             if list.is_empty() {
-                order.push(id);
+                order.push((id, index));
             }
             list.push(b);
         }
-        self.note(format!(
-            "{} in {}: the first of each whole while they fit, the others counted",
-            count_word(errors.len(), "error event", "error events"),
-            count_word(order.len(), "template", "templates")
-        ));
+        self.note(LogNote::ErrorTemplates {
+            events: errors.len(),
+            templates: order.len(),
+        });
         let mut counted_only = 0;
         let mut silent = 0;
-        for id in order {
+        for (id, index) in order {
             let list = &events[id];
             let first = list[0];
             let cost = self.block_cost(first) + MARKER_TOKENS * 2;
@@ -274,13 +255,12 @@ impl Planner<'_> {
                 silent += list.len();
                 continue;
             }
-            self.note(format!(
-                "×{} {} ({}): {}",
-                count(list.len()),
-                if list.len() == 1 { "event" } else { "events" },
-                lines_word(list[0].first, list[list.len() - 1].first),
-                clip(id, TEMPLATE_CHARS)
-            ));
+            self.note(LogNote::CountedTemplate {
+                index,
+                events: list.len(),
+                first: list[0].first,
+                last: list[list.len() - 1].first,
+            });
         }
         if counted_only > 0 {
             // Templates only counted here are named in full by `--items`.
@@ -325,24 +305,24 @@ impl Planner<'_> {
         self.blocks.push(Block::Raw(Span::line(b.last)));
     }
 
-    fn slowest(&mut self, slow: &[&EvidenceItem], target: usize) {
-        let Some(first) = slow.first() else { return };
+    fn slowest(&mut self, slow: &[(usize, &EvidenceItem)], target: usize) {
+        let Some(&(first, _)) = slow.first() else {
+            return;
+        };
         let lines: Vec<usize> = slow
             .iter()
-            .filter_map(|s| s.headline)
+            .filter_map(|(_, s)| s.headline)
             .map(|h| h.first)
             .collect();
         let cost: usize = lines.iter().map(|&n| self.line_cost(n)).sum::<usize>() + 12;
         if self.spent + cost > target {
-            self.note(format!(
-                "slowest request: {}s {} ({})",
-                field(first, "seconds"),
-                first.identity,
-                lines_word(lines[0], lines[0])
-            ));
+            self.note(LogNote::SlowestRequest {
+                index: first,
+                line: lines[0],
+            });
             return;
         }
-        self.note(format!("{} slowest requests:", count(slow.len())));
+        self.note(LogNote::SlowestRequests { count: slow.len() });
         for n in lines {
             self.spent += self.line_cost(n);
             self.blocks.push(Block::Raw(Span::line(n)));
@@ -350,37 +330,34 @@ impl Planner<'_> {
     }
 
     /// Templates by count while the target allows; the rest counted.
-    fn templates(&mut self, templates: &[&EvidenceItem], target: usize) {
+    fn templates(&mut self, templates: &[(usize, &EvidenceItem)], target: usize) {
         if templates.is_empty() {
             return;
         }
-        let mut sorted: Vec<&EvidenceItem> = templates.to_vec();
-        sorted.sort_by(|a, b| {
+        let mut sorted: Vec<(usize, &EvidenceItem)> = templates.to_vec();
+        sorted.sort_by(|(_, a), (_, b)| {
             number(b, "count")
                 .cmp(&number(a, "count"))
                 .then(number(a, "first").cmp(&number(b, "first")))
         });
-        self.note(format!(
-            "{} by count:",
-            count_word(sorted.len(), "template", "templates")
-        ));
+        self.note(LogNote::Templates {
+            count: sorted.len(),
+        });
         let mut shown = 0;
-        for t in &sorted {
-            let text = format!(
-                "  ×{} ({}): {}",
-                count(number(t, "count")),
-                lines_word(number(t, "first"), number(t, "last")),
-                clip(&t.identity, TEMPLATE_CHARS)
-            );
-            let cost = tokens::estimate(text.as_bytes()) + 2;
+        for &(index, _) in &sorted {
+            let note = LogNote::Template { index };
+            let cost = self.note_cost(&note);
             if self.spent + cost + MARKER_TOKENS > target && shown > 0 {
                 break;
             }
-            self.note(text);
+            self.note(note);
             shown += 1;
         }
         if shown < sorted.len() {
-            let lines: usize = sorted[shown..].iter().map(|t| number(t, "count")).sum();
+            let lines: usize = sorted[shown..]
+                .iter()
+                .map(|(_, t)| number(t, "count"))
+                .sum();
             self.omit(
                 Omitted::Items(format!(
                     "more templates ({})",

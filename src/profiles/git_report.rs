@@ -38,15 +38,11 @@ const PROGRESS: &[&str] = &[
     "Checking connectivity:",
 ];
 
-/// A diffstat over this many file lines keeps only its summary line.
-const STAT_KEPT: usize = 20;
-
 /// The facts of one run, before they become a graph.
 #[derive(Debug, Default)]
 struct Report {
     items: Vec<EvidenceItem>,
     kept: Vec<usize>,
-    stat: Vec<usize>,
     left_out: u64,
 }
 
@@ -128,9 +124,24 @@ fn read(texts: &[String]) -> Report {
             r.items.push(item);
             continue;
         }
-        // A diffstat's file line: ` src/lib.rs | 6 ++++++`.
-        if text.starts_with(' ') && text.contains(" | ") {
-            r.stat.push(n);
+        // A diffstat's file line: ` src/lib.rs | 6 ++++++`. Every changed
+        // file is an identity (the census lists them all up to the
+        // ceiling, then by directory), never cut to the summary line.
+        if text.starts_with(' ')
+            && let Some((path, stat)) = text.split_once(" | ")
+        {
+            let path = path.trim();
+            let mut item = EvidenceItem::new(ItemKind::ChangedFile, Severity::Info, path);
+            item.summary = Some(stat.trim().to_string());
+            item.headline = Some(Span::line(n));
+            item.block = Some(Span::line(n));
+            item.fields.insert(
+                "group".into(),
+                path.rsplit_once('/')
+                    .map_or("./".into(), |(d, _)| format!("{d}/")),
+            );
+            item.fields.insert("group_by".into(), "directory".into());
+            r.items.push(item);
             continue;
         }
         r.kept.push(n);
@@ -147,11 +158,6 @@ pub(crate) fn extract(artifact: &Artifact, tool: &str) -> (EvidenceGraph, Covera
     let mut r = read(&texts);
     let mut graph = EvidenceGraph::empty();
     graph.tool = tool.to_string();
-    if r.stat.len() <= STAT_KEPT {
-        r.kept.append(&mut r.stat);
-    } else {
-        r.left_out += r.stat.len() as u64;
-    }
     r.kept.sort_unstable();
     graph.conclusion = r.kept.iter().map(|&n| Span::line(n)).collect();
     let count = |kind: ItemKind, sev: Option<Severity>| {

@@ -13,7 +13,8 @@
 //! `   f9c28fa..4739b79  main -> main`, ` ! [rejected] …`): identity
 //! `src -> dst`, class the summary (`new branch`, `rejected`, the range),
 //! summary git's reason in parentheses, severity error when refused. Pull
-//! conflicts as `Conflict`s, errors as error `Diagnostic`s, both verbatim.
+//! conflicts as `Conflict`s, errors as error `Diagnostic`s, both verbatim;
+//! each file of a pull's diffstat a `ChangedFile` (its line, required).
 //! `To …`/`From …`, `Cloning into …`, `Updating a..b`, `Fast-forward` and
 //! the other result lines kept verbatim; progress (`Receiving objects`,
 //! `remote: Counting objects`…) and `hint:` lines left out. Read by

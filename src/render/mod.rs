@@ -3,7 +3,7 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
-use crate::delivery_plan::{Address, Block, DeliveryPlan, Omission, Omitted};
+use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Omission, Omitted};
 use crate::evidence::{EvidenceGraph, EvidenceItem, Location};
 use crate::normalize;
 use crate::store::{ArchiveKey, zoom};
@@ -136,7 +136,6 @@ pub fn block_lines(
             }
         }
         Block::Marker(i) => out.push(Origin::Ctx, marker(&plan.omissions[*i], key)),
-        Block::Note(text) => out.push(Origin::Ctx, format!("{CTX_PREFIX} {text}")),
         Block::Notice(note) => out.push(
             Origin::Ctx,
             format!("{CTX_PREFIX} {}", notes::words(note, artifact, graph)),
@@ -230,17 +229,21 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: 
 /// digest prints as a ctx line). A CI log's digest names the family that
 /// read its failing step with them.
 pub fn header_words(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> String {
-    let exit = artifact.exit.describe();
-    if graph.tool.is_empty() {
-        let mut parts = vec![format!("{} lines", count(artifact.line_count()))];
+    header_text(&Header::of(artifact, graph, plan))
+}
+
+/// A header's words from its facts (also a CI step's `read as` note).
+pub fn header_text(h: &Header) -> String {
+    let exit = h.exit.describe();
+    if h.tool.is_empty() {
+        let mut parts = vec![format!("{} lines", count(h.lines))];
         parts.extend(exit);
-        let name = clip(&artifact.display_command(), 80);
+        let name = clip(&h.command, 80);
         return format!("{name}: {}", parts.join(" · "));
     }
-    let outcome = plan.outcome.unwrap_or(graph.outcome);
-    let mut parts = vec![outcome.word().to_string()];
-    if !graph.counts.is_empty() {
-        let counts: Vec<String> = graph
+    let mut parts = vec![h.outcome.word().to_string()];
+    if !h.counts.is_empty() {
+        let counts: Vec<String> = h
             .counts
             .iter()
             .map(|(what, n)| format!("{} {}", count(*n as usize), agree_first(what, *n)))
@@ -248,7 +251,7 @@ pub fn header_words(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryP
         parts.push(counts.join(", "));
     }
     parts.extend(exit);
-    format!("{}: {}", graph.tool, parts.join(" · "))
+    format!("{}: {}", h.tool, parts.join(" · "))
 }
 
 fn marker(omission: &Omission, key: &str) -> String {

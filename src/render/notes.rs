@@ -6,9 +6,12 @@ use crate::delivery_plan::{Coverage, Note, Tally};
 use crate::evidence::EvidenceGraph;
 use crate::words::{count, counted};
 
+pub mod ci_log;
+pub mod data;
 pub mod diff;
 pub mod install;
 pub mod listing;
+pub mod log;
 pub mod roster;
 pub mod search;
 
@@ -87,6 +90,9 @@ pub fn words(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> String 
         Note::Listing(n) => listing::words(n, graph),
         Note::Roster(n) => roster::words(n, graph),
         Note::Install(n) => install::words(n),
+        Note::Log(n) => log::words(n, graph),
+        Note::Data(n) => data::words(n, graph),
+        Note::CiLog(n) => ci_log::words(n, graph),
     }
 }
 

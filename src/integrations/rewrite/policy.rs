@@ -82,7 +82,9 @@ pub fn rewritable(words: &[Word], reads_pipe: bool) -> bool {
         "rspec" | "phpunit" | "ctest" | "tox" | "nox" => python_tool(name, args),
         "git" => git(words, reads_pipe),
         "grep" | "egrep" | "fgrep" | "rg" => search(&argv, reads_pipe),
-        _ => false,
+        // The long tail: a declarative filter that reads the output and
+        // names the command in its `[match] rewrite` (docs/filters.md).
+        _ => words.iter().all(|w| w.literal) && crate::filters::rewrites(&values(words)),
     }
 }
 

@@ -57,8 +57,10 @@ pub fn default_dir() -> io::Result<PathBuf> {
 }
 
 /// The default shim set: every single-word command a profile serves that
-/// people type (not those in [`NOT_BY_DEFAULT`]), sorted, deduplicated.
-/// Whether each exists on PATH is `install`'s to check.
+/// people type (not those in [`NOT_BY_DEFAULT`]), and every command a
+/// built-in filter asks to be rewritten for (`[match] rewrite`; the
+/// filter is named after its command), sorted, deduplicated. Whether each
+/// exists on PATH is `install`'s to check.
 pub fn default_names() -> Vec<String> {
     let mut names: Vec<String> = profiles::registry()
         .iter()
@@ -66,6 +68,13 @@ pub fn default_names() -> Vec<String> {
         .filter(|c| !c.contains(char::is_whitespace) && !NOT_BY_DEFAULT.contains(c))
         .map(|c| c.to_string())
         .collect();
+    names.extend(
+        crate::filters::registry()
+            .filters
+            .iter()
+            .filter(|f| f.origin == crate::filters::Origin::Builtin && f.rewrite.is_some())
+            .map(|f| f.name.clone()),
+    );
     names.sort();
     names.dedup();
     names
@@ -158,4 +167,20 @@ fn is_link(path: &Path) -> bool {
 pub fn export_line(dir: &Path) -> String {
     let shown = dir.to_string_lossy().replace('\'', r"'\''");
     format!("export PATH='{shown}':\"$PATH\"")
+}
+
+#[cfg(test)]
+mod tests {
+    /// The default set has the commands filters ask to be rewritten for,
+    /// never those they only read when piped (curl's output is data).
+    #[test]
+    fn filters_that_rewrite_add_their_command() {
+        let names = super::default_names();
+        for name in ["terraform", "docker", "kubectl", "cmake", "pytest"] {
+            assert!(names.iter().any(|n| n == name), "{name}: {names:?}");
+        }
+        for name in ["curl", "ssh", "openssl", "gcc"] {
+            assert!(!names.iter().any(|n| n == name), "{name}: {names:?}");
+        }
+    }
 }

@@ -162,6 +162,28 @@ fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
     capture::exit_like(exit)
 }
 
+/// A shim a filter brought (the filter is named after the command and has
+/// a `[match] rewrite` pattern) digests only what that pattern names: a
+/// `docker` shim digests `docker build`, never `docker run` or `docker
+/// compose up`, as `ctx rewrite` would. A command a typed profile serves
+/// by name is that profile's, and other shims are unchanged.
+fn filter_declines(words: &[String]) -> Option<String> {
+    let name = crate::command::basename(words.first()?);
+    if crate::profiles::registry()
+        .iter()
+        .any(|p| p.commands().contains(&name))
+    {
+        return None;
+    }
+    let own: Vec<&crate::filters::Filter> = crate::filters::registry()
+        .filters
+        .iter()
+        .filter(|f| f.name == name && f.rewrite.is_some())
+        .collect();
+    (!own.is_empty() && !own.iter().any(|f| f.rewrites(words)))
+        .then(|| format!("filter {name} does not rewrite this command ([match] rewrite)"))
+}
+
 /// Digest or pass through, for this process's stdout and ancestry.
 pub fn decide(argv: &[OsString], ctx: &Path) -> Mode {
     let on = |var: &str| std::env::var_os(var).is_some_and(|v| v == "1");
@@ -202,7 +224,8 @@ pub fn decide(argv: &[OsString], ctx: &Path) -> Mode {
         return Mode::Passthrough("cannot read /proc/self".into());
     };
     match audience::reader_of_pipe(proc_root, &own.to_string_lossy(), ctx, &me) {
-        Reader::Agent => Mode::Digest,
+        // Asked last: it loads the filters, which a passthrough never needs.
+        Reader::Agent => filter_declines(&words).map_or(Mode::Digest, Mode::Passthrough),
         Reader::Other(why) => Mode::Passthrough(why),
     }
 }
@@ -223,4 +246,30 @@ fn basename(arg: &OsString) -> OsString {
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod filter_tests {
+    fn words(s: &str) -> Vec<String> {
+        s.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn a_filter_shim_digests_only_what_its_rewrite_names() {
+        for declined in ["docker run -it app", "docker compose up", "terraform apply"] {
+            assert!(
+                super::filter_declines(&words(declined)).is_some(),
+                "{declined}"
+            );
+        }
+        for digested in [
+            "docker build .",
+            "terraform plan",
+            "pytest -q",
+            "make",
+            "seq 3",
+        ] {
+            assert_eq!(super::filter_declines(&words(digested)), None, "{digested}");
+        }
+    }
 }

@@ -67,13 +67,10 @@ pub fn document(report: &Report, link_base: Option<&str>) -> String {
                     }
                     // ctx's words between output lines stay with them,
                     // as the text digest has them.
-                    Block::Note(_) | Block::Notice(_) | Block::Delta(_) if md.in_output() => {
-                        md.output(&lines)
-                    }
+                    Block::Notice(_) | Block::Delta(_) if md.in_output() => md.output(&lines),
                     Block::Marker(_)
                     | Block::Next(_)
                     | Block::Footer
-                    | Block::Note(_)
                     | Block::Notice(_)
                     | Block::Delta(_) => md.notes(&lines),
                 }

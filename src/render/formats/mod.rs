@@ -195,9 +195,8 @@ pub fn shown<'a>(report: &Report<'a>) -> Vec<Shown<'a>> {
     out
 }
 
-/// Census items the planner's own words name: a `Note` (the diff,
-/// search, line and roster planners word theirs) that holds an item's
-/// identity as a word, and a marker whose address is an item. Facts the
+/// Census items the planner's notes name (`Note::names`: by index, not
+/// by reading words), and a marker whose address is an item. Facts the
 /// plan states, not a reading of the rendered text.
 fn named_in_words(facts: Facts, census: &[usize]) -> Vec<(usize, usize)> {
     let graph = facts.graph;
@@ -208,11 +207,6 @@ fn named_in_words(facts: Facts, census: &[usize]) -> Vec<(usize, usize)> {
             .or_default()
             .push(i);
     }
-    let spaced: Vec<usize> = census
-        .iter()
-        .copied()
-        .filter(|&i| graph.items[i].identity.contains(char::is_whitespace))
-        .collect();
     let mut out = Vec::new();
     let named = |id: &str, out: &mut Vec<(usize, usize)>| {
         if let Some(items) = by_identity.get(id) {
@@ -221,16 +215,13 @@ fn named_in_words(facts: Facts, census: &[usize]) -> Vec<(usize, usize)> {
     };
     for block in &facts.plan.blocks {
         match block {
-            Block::Note(text) => {
-                for word in text.split_whitespace() {
-                    named(
-                        word.trim_matches(|c: char| ",;:()'\"".contains(c)),
-                        &mut out,
-                    );
-                }
-                for &i in &spaced {
-                    if text.contains(graph.items[i].identity.as_str()) {
-                        out.push((i, 1));
+            // A typed note names items by index (a diff's file line, a
+            // search's or listing's files, a roster's entry, a log's
+            // endpoint).
+            Block::Notice(note) => {
+                for i in note.names() {
+                    if let Some(item) = graph.items.get(i) {
+                        named(item.identity.as_str(), &mut out);
                     }
                 }
             }

@@ -1,0 +1,110 @@
+//! The words of a log's notes (`LogNote`).
+
+use crate::delivery_plan::LogNote;
+use crate::evidence::{EvidenceGraph, EvidenceItem};
+use crate::words::count;
+
+/// The characters of a template a note keeps.
+const TEMPLATE_CHARS: usize = 160;
+
+pub fn words(note: &LogNote, graph: &EvidenceGraph) -> String {
+    let item = |i: &usize| graph.items.get(*i);
+    match note {
+        LogNote::Time { from, to } if from == to => format!("time: {from}"),
+        LogNote::Time { from, to } => format!("time: {from} → {to}"),
+        LogNote::FailingEndpoints {
+            endpoints,
+            requests,
+        } => format!(
+            "{} answered 4xx/5xx ({}):",
+            count_word(*endpoints, "endpoint", "endpoints"),
+            count_word(*requests, "request", "requests")
+        ),
+        LogNote::Endpoint { index } => item(index).map_or_else(String::new, |e| {
+            format!(
+                "  {} ×{} ({})",
+                clip(&e.identity, TEMPLATE_CHARS),
+                count(number(e, "count")),
+                lines_word(number(e, "first"), number(e, "last"))
+            )
+        }),
+        LogNote::ByStatus {
+            status,
+            endpoints,
+            requests,
+        } => format!(
+            "  {status}: {} ({}): `--items --code {status}` lists them",
+            count_word(*endpoints, "endpoint", "endpoints"),
+            count_word(*requests, "request", "requests")
+        ),
+        LogNote::ErrorTemplates { events, templates } => format!(
+            "{} in {}: the first of each whole while they fit, the others counted",
+            count_word(*events, "error event", "error events"),
+            count_word(*templates, "template", "templates")
+        ),
+        LogNote::CountedTemplate {
+            index,
+            events,
+            first,
+            last,
+        } => format!(
+            "×{} {} ({}): {}",
+            count(*events),
+            if *events == 1 { "event" } else { "events" },
+            lines_word(*first, *last),
+            clip(
+                item(index).map_or("", |i| i.identity.as_str()),
+                TEMPLATE_CHARS
+            )
+        ),
+        LogNote::SlowestRequest { index, line } => item(index).map_or_else(String::new, |r| {
+            format!(
+                "slowest request: {}s {} ({})",
+                r.fields.get("seconds").map_or("", String::as_str),
+                r.identity,
+                lines_word(*line, *line)
+            )
+        }),
+        LogNote::SlowestRequests { count: n } => format!("{} slowest requests:", count(*n)),
+        LogNote::Templates { count: n } => {
+            format!("{} by count:", count_word(*n, "template", "templates"))
+        }
+        LogNote::Template { index } => item(index).map_or_else(String::new, |t| {
+            format!(
+                "  ×{} ({}): {}",
+                count(number(t, "count")),
+                lines_word(number(t, "first"), number(t, "last")),
+                clip(&t.identity, TEMPLATE_CHARS)
+            )
+        }),
+    }
+}
+
+fn number(item: &EvidenceItem, key: &str) -> usize {
+    item.fields
+        .get(key)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+/// `lines 4–2,390` or `line 4`.
+fn lines_word(first: usize, last: usize) -> String {
+    if first == last {
+        format!("line {}", count(first))
+    } else {
+        format!("lines {}–{}", count(first), count(last))
+    }
+}
+
+fn count_word(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}

@@ -1,0 +1,157 @@
+//! The planner reads each requirement from the contract: for every
+//! required class of every contract, a contract with that class dropped
+//! makes the digest of some fixture holding one lose an identity the real
+//! contract requires (which the census guard rejects, so `census_guard`
+//! and the `digests` survival tests would fail). That a fixture holds
+//! each class and that the guard catches its loss is
+//! `census_guard::every_required_class_is_guarded_by_a_fixture`. The few
+//! classes a planner still names by its own rule, or that every fixture
+//! names by another route, are listed in `NOT_CONTRACT_DRIVEN` with why;
+//! the test fails when that list is wrong either way.
+
+use std::path::{Path, PathBuf};
+
+use ctx::classify;
+use ctx::contract::{self, Contract};
+use ctx::evidence::{CoverageReceipt, EvidenceGraph};
+use ctx::guard;
+use ctx::plan::{self, Budget};
+use ctx::tokens;
+
+fn dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut out = Vec::new();
+    for family in std::fs::read_dir(&root).unwrap().flatten() {
+        for case in std::fs::read_dir(family.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if case.path().join("case.json").is_file() {
+                out.push(case.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The contracts shipped in `contracts/`, by family.
+fn contracts() -> Vec<Contract> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("contracts");
+    let mut out: Vec<Contract> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .filter_map(|f| {
+            let name = f.file_name().to_string_lossy().into_owned();
+            let family = name.strip_suffix(".toml")?.to_string();
+            Some(contract::for_family(&family).unwrap())
+        })
+        .collect();
+    out.sort_by(|a, b| a.family.cmp(&b.family));
+    out
+}
+
+/// (family, item kind) pairs whose requirement no fixture shows the
+/// planner reading from the contract, and why.
+const NOT_CONTRACT_DRIVEN: &[(&str, &str, &str)] = &[
+    // plan::diff names every changed file and commit head by its own walk;
+    // the contract is read only for the FLOOD list.
+    ("git_diff", "ChangedFile", "plan::diff walks every file"),
+    ("git_diff", "Commit", "plan::diff walks every commit head"),
+    // plan::search and plan::log plan by item kind.
+    ("search", "MatchingFile", "plan::search names files by kind"),
+    (
+        "search",
+        "Diagnostic",
+        "plan::search keeps error lines by kind",
+    ),
+    ("log", "Endpoint", "plan::log notes endpoints by kind"),
+    ("log", "Diagnostic", "plan::log keeps error events by kind"),
+    // Dropped, these fall to the preferred tier or to the raw decisive
+    // lines, which still name them in every fixture that holds one: a
+    // larger fixture would show the difference.
+    ("cargo_test", "SuiteNotRun", "named by the decisive lines"),
+    (
+        "cargo_test",
+        "Diagnostic",
+        "preferred diagnostics name them",
+    ),
+    ("go_test", "SuiteNotRun", "named by the decisive lines"),
+    ("go_test", "Diagnostic", "preferred diagnostics name them"),
+    ("pytest", "SuiteNotRun", "named by the decisive lines"),
+];
+
+type Case = (
+    PathBuf,
+    String,
+    ctx::artifact::Artifact,
+    EvidenceGraph,
+    CoverageReceipt,
+);
+
+fn cases() -> Vec<Case> {
+    dirs()
+        .into_iter()
+        .map(|dir| {
+            let artifact = ctx::fixture::load(&dir).unwrap();
+            let (profile, _) = classify::choose(&artifact, None).unwrap();
+            let (graph, receipt) = profile.extract(&artifact);
+            (dir, profile.family().to_string(), artifact, graph, receipt)
+        })
+        .collect()
+}
+
+#[test]
+fn the_planner_reads_each_requirement_from_the_contract() {
+    let cases = cases();
+    let mut unchecked = Vec::new();
+    for real in contracts() {
+        for (k, class) in real.census.required.iter().enumerate() {
+            let mut dropped = real.clone();
+            dropped.census.required.remove(k);
+            let mut holders = 0;
+            let caught = cases
+                .iter()
+                .filter(|c| c.1 == real.family)
+                .filter(|c| {
+                    c.3.items
+                        .iter()
+                        .any(|i| real.requires(i) && class.matches(i))
+                })
+                .inspect(|_| holders += 1)
+                .any(|(_, _, artifact, graph, receipt)| {
+                    let raw = tokens::estimate_bulk(artifact.bytes());
+                    let floor = real.rendering.evidence_floor_tokens;
+                    [None, Some(floor)].into_iter().any(|requested| {
+                        let budget = Budget::from_contract(&dropped, requested);
+                        let plan = plan::resolve(
+                            artifact,
+                            graph,
+                            receipt,
+                            &dropped,
+                            budget,
+                            raw.max(budget.target + 1),
+                        );
+                        guard::check_census(&real, graph, &plan).is_err()
+                    })
+                });
+            let kind = format!("{:?}", class.kind);
+            let listed = NOT_CONTRACT_DRIVEN
+                .iter()
+                .any(|(f, k, _)| *f == real.family && *k == kind);
+            if caught == listed {
+                unchecked.push(format!(
+                    "{}: required {kind} ({holders} fixtures hold one): {}",
+                    real.family,
+                    if caught {
+                        "now read from the contract: take it off NOT_CONTRACT_DRIVEN"
+                    } else {
+                        "dropping it from the contract changes no digest"
+                    }
+                ));
+            }
+        }
+    }
+    assert!(unchecked.is_empty(), "{}", unchecked.join("\n"));
+}
