@@ -176,7 +176,7 @@ impl<'a> Behind<'a> {
     fn new(artifact: &'a Artifact, text: &[u8]) -> Self {
         let whole = artifact.bytes().as_ptr_range();
         let mine = text.as_ptr_range();
-        let base = (whole == mine).then(|| whole.start as usize..whole.end as usize);
+        let base = (whole == mine).then_some(whole.start as usize..whole.end as usize);
         Behind {
             artifact,
             base,

@@ -446,9 +446,9 @@ pub fn span(text: &str) -> String {
     format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
-/// A table cell: `|` escaped.
+/// A table cell: escaped, `|` included (it would end the cell).
 fn cell(text: &str) -> String {
-    escape(text).replace('|', "\\|")
+    escape(text)
 }
 
 /// Plain words of ctx's own, with markdown's punctuation escaped.
