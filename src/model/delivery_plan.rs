@@ -300,7 +300,8 @@ impl Note {
             Note::Diff(DiffNote::File { index })
             | Note::Roster(RosterNote::Entry { index })
             | Note::Log(LogNote::Endpoint { index } | LogNote::CountedTemplate { index, .. })
-            | Note::Data(DataNote::Anomaly { index } | DataNote::AnomalyByItem { index }) => {
+            | Note::Data(DataNote::Anomaly { index } | DataNote::AnomalyByItem { index })
+            | Note::CiLog(CiLogNote::Step { index, .. }) => {
                 vec![*index]
             }
             Note::Search(SearchNote::Files { indices })
