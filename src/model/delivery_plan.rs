@@ -6,8 +6,8 @@
 
 use serde::Serialize;
 
-use crate::artifact::Span;
-use crate::evidence::Outcome;
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{EvidenceGraph, Outcome};
 use crate::words::shell_quote;
 
 pub use crate::model::note::{
@@ -336,4 +336,20 @@ pub struct Coverage {
     pub unmatched: u64,
     pub truncated: bool,
     pub degraded: Option<String>,
+}
+
+/// Here rather than beside `Header` (model/note.rs), so that the notes
+/// never import the plan that carries them.
+impl Header {
+    /// The header facts of `plan` over `artifact` and `graph`.
+    pub fn of(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> Header {
+        Header {
+            tool: graph.tool.clone(),
+            outcome: plan.outcome.unwrap_or(graph.outcome),
+            counts: graph.counts.clone(),
+            exit: artifact.exit,
+            lines: artifact.line_count(),
+            command: artifact.display_command(),
+        }
+    }
 }

@@ -5,9 +5,8 @@
 
 use serde::Serialize;
 
-use crate::artifact::{Artifact, Exit};
-use crate::delivery_plan::DeliveryPlan;
-use crate::evidence::{EvidenceGraph, Outcome};
+use crate::artifact::Exit;
+use crate::evidence::Outcome;
 
 /// A diff's notes (`plan::diff`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -256,18 +255,4 @@ pub struct Header {
     pub lines: usize,
     /// The command as typed, for output no family read.
     pub command: String,
-}
-
-impl Header {
-    /// The header facts of `plan` over `artifact` and `graph`.
-    pub fn of(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> Header {
-        Header {
-            tool: graph.tool.clone(),
-            outcome: plan.outcome.unwrap_or(graph.outcome),
-            counts: graph.counts.clone(),
-            exit: artifact.exit,
-            lines: artifact.line_count(),
-            command: artifact.display_command(),
-        }
-    }
 }
