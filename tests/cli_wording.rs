@@ -155,16 +155,19 @@ fn own_output_to_a_reader_that_left_ends_quietly() {
         &["filters", "list"],
         &["config"],
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        // The reader has left before ctx starts: a pipe whose read end is
+        // already closed (dropping a piped stdout after spawning would race
+        // with a ctx fast enough to fit its whole output in the pipe).
+        let (reader, writer) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
+        drop(reader);
+        let child = Command::new(env!("CARGO_BIN_EXE_ctx"))
             .args(args)
             .env("CTX_HOME", home.path())
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(Stdio::from(writer))
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn ctx");
-        // The reader leaves before ctx writes a byte.
-        drop(child.stdout.take());
         let out = child.wait_with_output().expect("wait");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("panicked"), "ctx {args:?}: {err}");
