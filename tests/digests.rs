@@ -12,6 +12,9 @@ use ctx::plan::Rung;
 use ctx::store::ArchiveKey;
 use ctx::zoom;
 
+#[path = "support/census_text.rs"]
+mod census_text;
+
 /// Every `fixtures/<family>/<case>/` with a case.json, sorted.
 fn cases() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
@@ -88,31 +91,9 @@ fn every_census_identity_survives() {
         let view = ctx::profiles::by_family(d.profile).and_then(|p| p.view(&artifact));
         let shown = view.as_ref().unwrap_or(&artifact);
         for item in trace.contract.census(&trace.graph) {
-            // A compiler error shown as its own block names itself by its
-            // location line and code rather than by the joined identity.
-            let located = item.location.as_ref().is_some_and(|l| {
-                let at = match l.line {
-                    Some(line) => format!("{}:{line}", l.file),
-                    None => l.file.clone(),
-                };
-                text.contains(&at)
-                    && item
-                        .class
-                        .as_ref()
-                        .is_none_or(|c| text.contains(c.as_str()))
-            });
-            // Or its own raw headline is printed (eslint's compact line says
-            // `line 4, col 1` where the identity says `:4:1`).
             // Lines as the digest shows them: a CI log's without their
-            // timestamps (`Profile::view`).
-            let headline = item.headline.is_some_and(|h| {
-                let raw = ctx::normalize::line(shown.line(h.first));
-                text.lines().any(|l| l == raw)
-            });
-            let named = text.contains(&item.identity)
-                || located
-                || headline
-                || in_compact_census(&text, &item.identity, artifact.cwd.as_deref());
+            // timestamps (`Profile::view`, which keeps the working directory).
+            let named = census_text::names(&text, shown, item);
             let grouped = trace.plan.rung == Rung::Flood && listed.contains(&item.identity);
             assert!(
                 named || grouped,
@@ -123,71 +104,6 @@ fn every_census_identity_survives() {
             );
         }
     }
-}
-
-/// True when a compact census block of `text` names `identity`: a file
-/// line (relative to the working directory or to the folder the opening
-/// line names) with an item line under it that carries the identity's rest,
-/// or a whole line that carries the identity.
-fn in_compact_census(text: &str, identity: &str, cwd: Option<&str>) -> bool {
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
-        let Some(opening) = line.strip_prefix("[ctx] census: ") else {
-            continue;
-        };
-        let folder = opening.split_once(" under ").map(|(_, f)| f);
-        let rel = |id: &str| -> String {
-            let id = cwd
-                .and_then(|c| id.strip_prefix(&format!("{}/", c.trim_end_matches('/'))))
-                .unwrap_or(id);
-            folder
-                .and_then(|f| id.strip_prefix(f))
-                .unwrap_or(id)
-                .to_string()
-        };
-        let id = rel(identity);
-        let mut file: Option<&str> = None;
-        while let Some(l) = lines.next_if(|l| l.starts_with("  ")) {
-            if let Some(entry) = l.strip_prefix("    ") {
-                let Some(f) = file else { continue };
-                let Some(rest) = id.strip_prefix(f) else {
-                    continue;
-                };
-                let rest = rest.trim_start_matches([':', ' ', '>']);
-                let entry = ["ERROR ", "NOT RUN ", "BUILD FAILED "]
-                    .iter()
-                    .find_map(|w| entry.strip_prefix(w))
-                    .unwrap_or(entry);
-                if entry.starts_with(rest) {
-                    return true;
-                }
-                // Items of one code and message share a line that lists
-                // their places: `E0308 mismatched types ×30 at 5:20, 11:20`.
-                if let Some((_, places)) = entry.rsplit_once(" at ") {
-                    let place = rest.split(' ').next().unwrap_or(rest);
-                    let code = rest[place.len()..].trim_start();
-                    if entry.starts_with(code) && places.split(", ").any(|p| p == place) {
-                        return true;
-                    }
-                }
-                // Parametrized cases of one test share a line:
-                // `test_easter ×19 [1990-…], [1992-…], …`.
-                if let Some((test, params)) = rest.split_once('[')
-                    && entry.starts_with(&format!("{test} ×"))
-                    && entry.contains(&format!("[{params}"))
-                {
-                    return true;
-                }
-            } else {
-                let l = &l[2..];
-                file = Some(l);
-                if l.contains(identity) || l.contains(&id) {
-                    return true;
-                }
-            }
-        }
-    }
-    false
 }
 
 #[test]

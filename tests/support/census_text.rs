@@ -2,6 +2,7 @@
 //! location and code (a compiler error shown as its own block), by its
 //! raw headline, or by a line of a compact census block. Shared by the
 //! tests that compare what a digest names with the facts behind it.
+#![allow(dead_code)]
 
 use ctx::artifact::Artifact;
 use ctx::evidence::EvidenceItem;
