@@ -3,8 +3,6 @@
 //! identity the profile extracted is named in the digest, or (FLOOD) listed
 //! by `--items` — checked on each.
 
-use std::path::{Path, PathBuf};
-
 use ctx::archive::Known;
 use ctx::artifact::Artifact;
 use ctx::pipeline::{self, Options, Output};
@@ -15,34 +13,9 @@ use ctx::zoom;
 #[path = "support/census_text.rs"]
 mod census_text;
 
-/// Every `fixtures/<family>/<case>/` with a case.json, sorted.
-fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut out = Vec::new();
-    for family in std::fs::read_dir(&root).unwrap().flatten() {
-        if !family.path().is_dir() {
-            continue;
-        }
-        for case in std::fs::read_dir(family.path()).unwrap().flatten() {
-            if case.path().join("case.json").is_file() {
-                out.push(case.path());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn name(case: &Path) -> String {
-    let family = case
-        .parent()
-        .unwrap()
-        .file_name()
-        .unwrap()
-        .to_string_lossy();
-    let case = case.file_name().unwrap().to_string_lossy();
-    format!("{family}__{case}")
-}
+#[path = "support/fixture_cases.rs"]
+mod fixture_cases;
+use fixture_cases::{cases, name};
 
 fn digest(artifact: &Artifact) -> (String, pipeline::Delivery) {
     let d = pipeline::digest(

@@ -5,7 +5,6 @@
 //! the text digest plus its markup.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 use ctx::archive::Known;
 use ctx::artifact::Artifact;
@@ -19,34 +18,9 @@ mod census_text;
 #[path = "support/schema.rs"]
 mod schema;
 
-/// Every `fixtures/<family>/<case>/` with a case.json, sorted.
-fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut out = Vec::new();
-    for family in std::fs::read_dir(&root).unwrap().flatten() {
-        if !family.path().is_dir() {
-            continue;
-        }
-        for case in std::fs::read_dir(family.path()).unwrap().flatten() {
-            if case.path().join("case.json").is_file() {
-                out.push(case.path());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn name(case: &Path) -> String {
-    let family = case
-        .parent()
-        .unwrap()
-        .file_name()
-        .unwrap()
-        .to_string_lossy();
-    let case = case.file_name().unwrap().to_string_lossy();
-    format!("{family}__{case}")
-}
+#[path = "support/fixture_cases.rs"]
+mod fixture_cases;
+use fixture_cases::{cases, name};
 
 /// The delivery the CLI makes for a non-text shape (facts read at any size).
 fn delivery(artifact: &Artifact) -> Delivery {
