@@ -116,6 +116,18 @@ impl Postgres {
             home: tempfile::tempdir().expect("tempdir"),
         })
     }
+    /// The server's URL with one more connection parameter (`k=v`).
+    fn url_with(&self, param: &str) -> String {
+        let sep = if self.url.contains('?') { '&' } else { '?' };
+        format!("{}{sep}{param}", self.url)
+    }
+    /// A schema of this test's own, and the URL whose connections work in
+    /// it (`search_path`), so other tests keep the real one.
+    fn private_schema(&self) -> (String, String) {
+        let schema = self.namespace.replace('-', "_");
+        let url = self.url_with(&format!("options=-csearch_path%3D{schema}"));
+        (schema, url)
+    }
     fn options(&self, retention: Retention) -> PgOptions {
         PgOptions {
             retention,
@@ -606,11 +618,9 @@ fn the_v3_migration_counts_the_records_already_there() {
         return;
     };
     let mut c = ::postgres::Client::connect(&pg.url, ::postgres::NoTls).expect("connect");
-    let schema = pg.namespace.replace('-', "_");
+    let (schema, url) = pg.private_schema();
     c.batch_execute(&format!("CREATE SCHEMA \"{schema}\""))
         .expect("schema");
-    let sep = if pg.url.contains('?') { '&' } else { '?' };
-    let url = format!("{}{sep}options=-csearch_path%3D{schema}", pg.url);
     let s = PgStore::open(&url, pg.options(Retention::default())).expect("open");
     for i in 0..5 {
         s.put(&artifact(noise(10_000, i))).expect("put");
@@ -652,16 +662,13 @@ fn a_newer_schema_on_the_server_is_refused() {
         return;
     };
     drop(pg.open(Retention::default()));
-    // A private schema (search_path) so other tests keep the real one.
     let mut c = ::postgres::Client::connect(&pg.url, ::postgres::NoTls).expect("connect");
-    let schema = pg.namespace.replace('-', "_");
+    let (schema, url) = pg.private_schema();
     c.batch_execute(&format!(
         "CREATE SCHEMA \"{schema}\"; CREATE TABLE \"{schema}\".ctx_schema (version integer);
          INSERT INTO \"{schema}\".ctx_schema VALUES (999);"
     ))
     .expect("plant");
-    let sep = if pg.url.contains('?') { '&' } else { '?' };
-    let url = format!("{}{sep}options=-csearch_path%3D{schema}", pg.url);
     let err = PgStore::open(&url, pg.options(Retention::default()))
         .err()
         .expect("refused");
@@ -803,8 +810,7 @@ fn a_dropped_connection_is_unavailable_then_recovers() {
         return;
     };
     let app = pg.namespace.clone();
-    let sep = if pg.url.contains('?') { '&' } else { '?' };
-    let url = format!("{}{sep}application_name={app}", pg.url);
+    let url = pg.url_with(&format!("application_name={app}"));
     let store = PgStore::open(&url, pg.options(Retention::default())).expect("open");
     let key = store.put(&artifact(numbered(100))).expect("put");
     let mut admin = ::postgres::Client::connect(&pg.url, ::postgres::NoTls).expect("connect");
