@@ -519,3 +519,119 @@ fn a_line_two_steps_claim_is_printed_once() {
         "{text}"
     );
 }
+
+/// Whether the digest names a failure of a family's truth (`failures[].id`)
+/// as that family's digest names it: a test by its name under its file, a
+/// diagnostic by its place and code.
+fn failure_named(text: &str, id: &str) -> bool {
+    let code = |w: &str| {
+        w.strip_prefix('E')
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match id.split_once(' ') {
+        Some((_, name)) if !code(name) => text.contains(name),
+        Some((place, code)) => {
+            let (file, at) = place.split_once(':').unwrap();
+            text.contains(file)
+                && text
+                    .lines()
+                    .any(|l| l.contains(&format!("{at} {code}")) || l.contains(id))
+        }
+        None => match id.split_once("::") {
+            Some((file, rest)) => {
+                let name = rest.split('[').next().unwrap_or(rest);
+                text.contains(file) && text.contains(name)
+            }
+            // `file:line:col`: whole, or its place under its file.
+            None => match id.split_once(':') {
+                Some((file, at)) if at.starts_with(|c: char| c.is_ascii_digit()) => {
+                    text.contains(id)
+                        || (text.contains(file)
+                            && text
+                                .lines()
+                                .any(|l| l.trim_start().starts_with(&format!("{at} "))))
+                }
+                _ => text.contains(id),
+            },
+        },
+    }
+}
+
+/// Whether the digest names a diagnostic of a family's truth: `file:line`,
+/// or the file and, under it, a compact-census line opening with `line:`.
+fn diagnostic_named(text: &str, diag: &serde_json::Value) -> bool {
+    // A diagnostic that names no file (a linker's, a driver's) is a line.
+    let Some(file) = diag["file"].as_str() else {
+        return text.contains(diag["message"].as_str().unwrap());
+    };
+    let line = &diag["line"];
+    text.contains(&format!("{file}:{line}"))
+        || (text.contains(file)
+            && text
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{line}:"))))
+}
+
+/// A log without step markers that holds two tools' real output one
+/// after the other (the families' own fixtures, captured here): a build
+/// with errors then a failing test run, or the other way round. Each
+/// tool's part is read by its own family, and every failure and every
+/// error of both truths is in the digest, whether the log reaches
+/// ctx as a GitHub raw log without step markers or as plain lines read
+/// with `--as ci_log`.
+#[test]
+fn an_unmarked_log_is_read_by_every_family_it_holds() {
+    let home = tempfile::TempDir::new().unwrap();
+    let cases: [(&str, &str); 4] = [
+        ("cargo_build/clippy-deny-error", "pytest/default"),
+        ("pytest/default", "cargo_build/clippy-deny-error"),
+        ("gcc/gcc-make-errors", "pytest/many-failures"),
+        ("cargo_build/build-flood-one-error", "go_test/plain"),
+    ];
+    for (one, two) in cases {
+        let (a, b) = (
+            root().join("fixtures").join(one),
+            root().join("fixtures").join(two),
+        );
+        let mut plain = ctx::fixture::load(&a).unwrap().bytes().to_vec();
+        plain.extend_from_slice(ctx::fixture::load(&b).unwrap().bytes());
+        let mut stamped = Vec::new();
+        for l in plain
+            .strip_suffix(b"\n")
+            .unwrap_or(&plain)
+            .split(|&c| c == b'\n')
+        {
+            stamped.extend_from_slice(b"2026-11-30T10:00:00.1234567Z ");
+            stamped.extend_from_slice(l);
+            stamped.push(b'\n');
+        }
+        let log = home.path().join("job.log");
+        std::fs::write(&log, &plain).unwrap();
+        let forced = run(
+            &["digest", "--as", "ci_log", log.to_str().unwrap()],
+            None,
+            home.path(),
+        );
+        let artifact = Artifact::from_stdout(stamped, Exit::Unknown, vec![]);
+        let (sniffed, d) = digest(&artifact, None);
+        assert_eq!(d.profile, "ci_log/v1", "{one} + {two}");
+        for (how, text) in [("--as ci_log", &forced), ("timestamped", &sniffed)] {
+            let at = format!("{one} then {two} ({how})");
+            for dir in [&a, &b] {
+                let truth: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap())
+                        .unwrap();
+                for f in truth["failures"].as_array().into_iter().flatten() {
+                    let id = f["id"].as_str().unwrap();
+                    assert!(failure_named(text, id), "{at}: {id} lost:\n{text}");
+                }
+                // Errors by name; warnings, as the family's own digest
+                // does beside errors, by count behind `--items`.
+                let diagnostics = truth["diagnostics"].as_array().into_iter().flatten();
+                for diag in diagnostics.filter(|d| d["severity"] == "error") {
+                    assert!(diagnostic_named(text, diag), "{at}: {diag} lost:\n{text}");
+                }
+            }
+        }
+    }
+}

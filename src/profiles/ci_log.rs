@@ -122,7 +122,7 @@ impl Profile for CiLog {
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
-        let job = steps::read(artifact);
+        let job = window::divide(artifact, steps::read(artifact));
         graph(artifact, &job)
     }
 }
@@ -190,7 +190,7 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     // read by the family its lines belong to; a window its family reads
     // as a failure (a compiler's errors in a log cut before the step's
     // `##[error]`) fails its step.
-    let whole = job.dialect == Dialect::Plain || job.steps.len() == 1;
+    let whole = job.parts || job.dialect == Dialect::Plain || job.steps.len() == 1;
     let mut failed_steps: Vec<bool> = job.steps.iter().map(|s| s.failed).collect();
     for (k, s) in job.steps.iter().enumerate() {
         if !(s.failed || whole) || s.content_first > s.last {

@@ -15,7 +15,9 @@
 //!   fails the job and is charged to the last section that ran the job's
 //!   script (not the runner's after-script, cache and artifact sections).
 //!
-//! A log with none of these markers is one step: the whole log.
+//! A log with none of these markers is one step: the whole log
+//! (`window::divide` then cuts it where one tool's output gives way to
+//! another's).
 
 use std::sync::LazyLock;
 
@@ -103,6 +105,10 @@ pub struct Job {
     /// The log reaches the job's end (GitHub's "Complete job", GitLab's
     /// `Job succeeded` or `Job failed`).
     pub completed: bool,
+    /// The steps are the parts of a log without step markers, cut where
+    /// one family's output gives way to another's (`window::divide`):
+    /// every one is read by its family, failed or not.
+    pub parts: bool,
 }
 
 /// GitLab's section markers, in the raw bytes (a `\r` follows them).
@@ -357,6 +363,7 @@ impl Reader {
             steps: self.steps,
             annotations: self.annotations,
             completed: self.completed,
+            parts: false,
         }
     }
 }
@@ -414,7 +421,7 @@ fn location(params: &str) -> Option<Location> {
     })
 }
 
-fn exit_code(text: &str) -> Option<i32> {
+pub(super) fn exit_code(text: &str) -> Option<i32> {
     EXIT_CODE
         .captures(text)
         .and_then(|c| c[1].parse().ok())
