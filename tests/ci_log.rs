@@ -635,3 +635,164 @@ fn an_unmarked_log_is_read_by_every_family_it_holds() {
         }
     }
 }
+
+/// A task's output inside an Azure Pipelines job log, every line behind
+/// the agent's timestamp: the job's section around the agent's steps and
+/// a failing command-line task's, as the agent writes them (no licensed
+/// Azure log was found to keep as a fixture).
+fn azure_around(output: &[u8], task: &str, exit: i32) -> Vec<u8> {
+    let mut log = Vec::new();
+    let mut line = |text: &[u8]| {
+        log.extend_from_slice(b"2026-11-30T10:00:00.1234567Z ");
+        log.extend_from_slice(text);
+        log.push(b'\n');
+    };
+    for l in [
+        "##[section]Starting: Linux",
+        "##[section]Starting: Initialize job",
+        "Agent name: 'Azure Pipelines 2'",
+        "##[section]Finishing: Initialize job",
+        "##[section]Starting: Checkout example/app@main to s",
+        "##[command]git checkout --progress --force refs/remotes/origin/main",
+        "##[section]Finishing: Checkout example/app@main to s",
+    ] {
+        line(l.as_bytes());
+    }
+    line(format!("##[section]Starting: {task}").as_bytes());
+    line(b"========================== Starting Command Output ===========================");
+    line(b"[command]/usr/bin/bash --noprofile --norc /home/vsts/work/_temp/a1b2.sh");
+    let body = output.strip_suffix(b"\n").unwrap_or(output);
+    for l in body.split(|&b| b == b'\n') {
+        line(l);
+    }
+    line(format!("##[error]Bash exited with code '{exit}'.").as_bytes());
+    line(format!("##[section]Finishing: {task}").as_bytes());
+    for l in [
+        "##[section]Starting: Finalize Job",
+        "Cleaning up task key",
+        "##[section]Finishing: Finalize Job",
+        "##[section]Finishing: Linux",
+    ] {
+        line(l.as_bytes());
+    }
+    log
+}
+
+/// A stage's output inside a Jenkins pipeline console log: the checkout,
+/// the failing stage's `sh` step, a later stage skipped because of it and
+/// the verdict, as Jenkins writes them (no licensed Jenkins log was found
+/// to keep as a fixture).
+fn jenkins_around(output: &[u8], stage: &str, command: &str, exit: i32) -> Vec<u8> {
+    let mut log = String::from(
+        "Started by user admin\n\
+Obtained Jenkinsfile from git https://example.com/app.git\n\
+[Pipeline] Start of Pipeline\n[Pipeline] node\n\
+Running on Jenkins in /var/jenkins_home/workspace/app\n[Pipeline] {\n\
+[Pipeline] stage\n[Pipeline] { (Declarative: Checkout SCM)\n[Pipeline] checkout\n\
+Checking out Revision 0123456789abcdef (refs/remotes/origin/main)\n[Pipeline] }\n[Pipeline] // stage\n\
+[Pipeline] withEnv\n[Pipeline] {\n[Pipeline] stage\n",
+    )
+    .into_bytes();
+    log.extend_from_slice(
+        format!("[Pipeline] {{ ({stage})\n[Pipeline] sh\n+ {command}\n").as_bytes(),
+    );
+    log.extend_from_slice(output);
+    if !output.ends_with(b"\n") {
+        log.push(b'\n');
+    }
+    log.extend_from_slice(
+        format!(
+            "[Pipeline] }}\n[Pipeline] // stage\n[Pipeline] stage\n[Pipeline] {{ (Deploy)\n\
+Stage \"Deploy\" skipped due to earlier failure(s)\n[Pipeline] }}\n[Pipeline] // stage\n\
+[Pipeline] }}\n[Pipeline] // withEnv\n[Pipeline] }}\n[Pipeline] // node\n[Pipeline] End of Pipeline\n\
+ERROR: script returned exit code {exit}\nFinished: FAILURE\n"
+        )
+        .as_bytes(),
+    );
+    log
+}
+
+/// Azure Pipelines and Jenkins logs around real tool output (the
+/// families' own fixtures): claimed by content, the failing step or
+/// stage named first and read by its family with every failure and error
+/// of its truth, the job's error lines kept verbatim, the other steps
+/// listed with their outcome.
+#[test]
+fn azure_and_jenkins_logs_name_the_failing_step_and_its_census() {
+    let cases = [
+        ("pytest/default", "pytest", "pytest"),
+        (
+            "cargo_build/clippy-deny-error",
+            "cargo clippy -- -D warnings",
+            "cargo",
+        ),
+    ];
+    for (case, command, tool) in cases {
+        let dir = root().join("fixtures").join(case);
+        let captured = ctx::fixture::load(&dir).unwrap();
+        let exit = match captured.exit {
+            Exit::Code(c) => c,
+            _ => 1,
+        };
+        let logs = [
+            (
+                "azure",
+                azure_around(captured.bytes(), "Run tests", exit),
+                "azure pipelines job: FAILED",
+                "[ctx] ✗ step 4 failed: Run tests",
+                vec![format!("##[error]Bash exited with code '{exit}'.")],
+            ),
+            (
+                "jenkins",
+                jenkins_around(captured.bytes(), "Test", command, exit),
+                "jenkins pipeline: FAILED",
+                "[ctx] ✗ stage 4 failed: Test",
+                vec![
+                    format!("ERROR: script returned exit code {exit}"),
+                    "Finished: FAILURE".to_string(),
+                ],
+            ),
+        ];
+        for (dialect, log, header, failing, errors) in logs {
+            let at = format!("{case} in {dialect}");
+            assert_eq!(family(&log), "ci_log", "{at}");
+            let artifact = Artifact::from_stdout(log, Exit::Unknown, vec![]);
+            let (text, d) = digest(&artifact, Some(600));
+            assert!(
+                matches!(d.output, Output::Digest(_)),
+                "{at}: {:?}",
+                d.rejection
+            );
+            assert!(text.starts_with(header), "{at}:\n{text}");
+            assert!(
+                text.lines().any(|l| l.starts_with(failing)),
+                "{at}: the failing step is not named first:\n{text}"
+            );
+            assert!(
+                text.lines().any(
+                    |l| l.starts_with(&format!("[ctx] read as {tool}")) && l.contains("FAILED")
+                ),
+                "{at}: not read as {tool}:\n{text}"
+            );
+            for e in &errors {
+                assert!(
+                    text.lines()
+                        .any(|l| l == e || l.ends_with(&format!(": {e}"))),
+                    "{at}: {e:?} lost:\n{text}"
+                );
+            }
+            let truth: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap()).unwrap();
+            for f in truth["failures"].as_array().into_iter().flatten() {
+                let id = f["id"].as_str().unwrap();
+                assert!(failure_named(&text, id), "{at}: {id} lost:\n{text}");
+            }
+            let diagnostics = truth["diagnostics"].as_array().into_iter().flatten();
+            for diag in diagnostics.filter(|d| d["severity"] == "error") {
+                assert!(diagnostic_named(&text, diag), "{at}: {diag} lost:\n{text}");
+            }
+            // Timestamps stay in the archive.
+            assert!(!text.contains("2026-11-30T10:00:00"), "{at}:\n{text}");
+        }
+    }
+}

@@ -205,13 +205,10 @@ fn field(item: &EvidenceItem, key: &str) -> Option<usize> {
     item.fields.get(key).and_then(|v| v.parse().ok())
 }
 
-/// `step`/`steps` or, for GitLab, `section`/`sections`.
+/// `step`/`steps`, GitLab's `section`/`sections`, Jenkins'
+/// `stage`/`stages`.
 fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
-    if graph.tool.starts_with("gitlab") {
-        ("section", "sections")
-    } else {
-        ("step", "steps")
-    }
+    crate::profiles::ci_log::steps::nouns(&graph.tool)
 }
 
 struct Planner<'a> {

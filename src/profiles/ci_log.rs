@@ -4,8 +4,9 @@
 //! "Process completed with exit code N"), `gh run view --log` and
 //! `--log-failed` output (job and step columns before the timestamp),
 //! GitLab job traces (`section_start`/`section_end` markers, "ERROR: Job
-//! failed: exit code N"), and timestamped GitHub logs without step
-//! markers. They arrive through `ctx digest job.log` and `ctx pipe`, so the
+//! failed: exit code N"), Azure Pipelines logs (`##[section]Starting:`),
+//! Jenkins pipeline console logs (`[Pipeline] { (stage)`, `Finished:
+//! FAILURE`), and timestamped GitHub logs without step markers. They arrive through `ctx digest job.log` and `ctx pipe`, so the
 //! family is told by content alone.
 //!
 //! **Decision.** Which step failed, why, and what to open next: the
@@ -54,7 +55,12 @@ pub struct CiLog;
 
 static SPEC: ProfileSpec = ProfileSpec {
     sniff_reason: "a CI job log",
-    decisive_words: &["##[", "section_start:", "section_end:"],
+    decisive_words: &[
+        "##[",
+        "section_start:",
+        "section_end:",
+        "[Pipeline] Start of Pipeline",
+    ],
     ..ProfileSpec::new("ci_log/v1", "ci_log", ReceiptGroup::Data)
 };
 
@@ -97,6 +103,9 @@ impl Profile for CiLog {
         {
             return Some("a GitLab job trace".into());
         }
+        if azure_step(first) {
+            return Some("an Azure Pipelines step marker first".into());
+        }
         let stamped = lines.iter().filter(|l| github_stamped(l)).count();
         (stamped >= 3 && stamped == lines.len())
             .then(|| "GitHub Actions timestamps on every line".into())
@@ -108,6 +117,12 @@ impl Profile for CiLog {
     fn decisive_line(&self, line: &str) -> Option<String> {
         if SECTION_LINE.is_match(line) {
             return Some("a GitLab section marker".into());
+        }
+        if line.trim_end() == "[Pipeline] Start of Pipeline" {
+            return Some("a Jenkins pipeline's start".into());
+        }
+        if azure_step(line) {
+            return Some("an Azure Pipelines step marker".into());
         }
         let at = github_stamp_end(line)?;
         let rest = &line[at..];
@@ -143,6 +158,15 @@ fn github_stamp_end(line: &str) -> Option<usize> {
     let mut from = bom + b + 1;
     from += prefix::bom_len(&bytes[from..]);
     prefix::stamp_len(&bytes[from..], true).map(|n| from + n)
+}
+
+/// `##[section]Starting: NAME`, behind a timestamp or not: the marker
+/// Azure Pipelines opens each step with.
+fn azure_step(line: &str) -> bool {
+    let at = github_stamp_end(line).unwrap_or(0);
+    line[at..]
+        .strip_prefix("##[section]Starting: ")
+        .is_some_and(|name| !name.trim().is_empty())
 }
 
 fn github_stamped(line: &str) -> bool {

@@ -24,13 +24,10 @@ pub fn words(note: &CiLogNote, graph: &EvidenceGraph) -> String {
     }
 }
 
-/// `step`/`steps` or, for GitLab, `section`/`sections`.
+/// `step`/`steps`, GitLab's `section`/`sections`, Jenkins'
+/// `stage`/`stages`.
 fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
-    if graph.tool.starts_with("gitlab") {
-        ("section", "sections")
-    } else {
-        ("step", "steps")
-    }
+    crate::profiles::ci_log::steps::nouns(&graph.tool)
 }
 
 /// A step's line: `✗ Run pytest · exit 1 · lines 40–88`, with, for a
