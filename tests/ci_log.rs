@@ -796,3 +796,58 @@ fn azure_and_jenkins_logs_name_the_failing_step_and_its_census() {
         }
     }
 }
+
+/// One tool's real output as a log without step markers stays one part:
+/// a `cargo test` run's build lines, a make-driven gcc build, a pytest run
+/// with its warnings summary, go test's build failures among its tests
+/// are each one family's output, never cut into two.
+#[test]
+fn one_tools_output_is_never_cut() {
+    let ci_log = ctx::profiles::by_family("ci_log").unwrap();
+    let mut seen = 0;
+    for family in [
+        "cargo_build",
+        "cargo_test",
+        "pytest",
+        "go_test",
+        "gcc",
+        "jest",
+        "vitest",
+    ] {
+        for case in std::fs::read_dir(root().join("fixtures").join(family))
+            .unwrap()
+            .flatten()
+        {
+            if !case.path().join("case.json").is_file() {
+                continue;
+            }
+            let captured = ctx::fixture::load(&case.path()).unwrap();
+            let body = captured.bytes();
+            let mut log = Vec::new();
+            for l in body
+                .strip_suffix(b"\n")
+                .unwrap_or(body)
+                .split(|&b| b == b'\n')
+            {
+                log.extend_from_slice(b"2026-11-30T10:00:00.1234567Z ");
+                log.extend_from_slice(l);
+                log.push(b'\n');
+            }
+            let artifact = Artifact::from_stdout(log, Exit::Unknown, vec![]);
+            let (graph, _) = ci_log.extract(&artifact);
+            let steps = graph
+                .items
+                .iter()
+                .filter(|i| i.kind == ctx::evidence::ItemKind::Step)
+                .count();
+            assert_eq!(
+                steps,
+                1,
+                "{}: cut into {steps} parts",
+                case.path().display()
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen > 50, "only {seen} fixtures read");
+}
