@@ -572,15 +572,15 @@ fn diagnostic_named(text: &str, diag: &serde_json::Value) -> bool {
                 .any(|l| l.trim_start().starts_with(&format!("{line}:"))))
 }
 
-/// A log without step markers that holds two tools' real output one
-/// after the other (the families' own fixtures, captured here): a build
-/// with errors then a failing test run, or the other way round. Each
-/// tool's part is read by its own family, and every failure and every
-/// error of both truths is in the digest, whether the log reaches
-/// ctx as a GitHub raw log without step markers or as plain lines read
-/// with `--as ci_log`.
+/// A log without step markers, or a failing step, that holds two tools'
+/// real output one after the other (the families' own fixtures, captured
+/// here): a build with errors then a failing test run, or the other way
+/// round. Each tool's part is read by its own family, and every failure
+/// and every error of both truths is in the digest, whether the log
+/// reaches ctx as a GitHub raw log without step markers, as plain lines
+/// read with `--as ci_log`, or as one step (`Run make ci`) of a job.
 #[test]
-fn an_unmarked_log_is_read_by_every_family_it_holds() {
+fn every_family_a_log_or_a_step_holds_is_read() {
     let home = tempfile::TempDir::new().unwrap();
     let cases: [(&str, &str); 4] = [
         ("cargo_build/clippy-deny-error", "pytest/default"),
@@ -615,7 +615,20 @@ fn an_unmarked_log_is_read_by_every_family_it_holds() {
         let artifact = Artifact::from_stdout(stamped, Exit::Unknown, vec![]);
         let (sniffed, d) = digest(&artifact, None);
         assert_eq!(d.profile, "ci_log/v1", "{one} + {two}");
-        for (how, text) in [("--as ci_log", &forced), ("timestamped", &sniffed)] {
+        let job = Artifact::from_stdout(job_around(&plain, "make ci", 2), Exit::Unknown, vec![]);
+        let (step, _) = digest(&job, None);
+        for part in ["1 of 2", "2 of 2"] {
+            assert!(
+                step.lines().any(|l| l.starts_with("[ctx] ✗ step")
+                    && l.contains(&format!("Run make ci (part {part})"))),
+                "{one} then {two}: part {part} of the step not named as failed:\n{step}"
+            );
+        }
+        for (how, text) in [
+            ("--as ci_log", &forced),
+            ("timestamped", &sniffed),
+            ("one step", &step),
+        ] {
             let at = format!("{one} then {two} ({how})");
             for dir in [&a, &b] {
                 let truth: serde_json::Value =

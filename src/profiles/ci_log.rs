@@ -45,6 +45,7 @@ use crate::evidence::{
 
 use super::{Pattern, Profile, ProfileSpec, ReceiptGroup};
 
+pub mod parts;
 pub mod prefix;
 pub mod steps;
 pub mod window;
@@ -137,7 +138,7 @@ impl Profile for CiLog {
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
-        let job = window::divide(artifact, steps::read(artifact));
+        let job = parts::divide(artifact, steps::read(artifact));
         graph(artifact, &job)
     }
 }
@@ -214,10 +215,10 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     // read by the family its lines belong to; a window its family reads
     // as a failure (a compiler's errors in a log cut before the step's
     // `##[error]`) fails its step.
-    let whole = job.parts || job.dialect == Dialect::Plain || job.steps.len() == 1;
+    let whole = job.dialect == Dialect::Plain || job.steps.len() == 1;
     let mut failed_steps: Vec<bool> = job.steps.iter().map(|s| s.failed).collect();
     for (k, s) in job.steps.iter().enumerate() {
-        if !(s.failed || whole) || s.content_first > s.last {
+        if !(s.failed || s.part || whole) || s.content_first > s.last {
             continue;
         }
         let exit = s.exit.map_or(Exit::Unknown, Exit::Code);

@@ -22,7 +22,7 @@
 //!   (`steps/jenkins.rs`).
 //!
 //! A log with none of these markers is one step: the whole log
-//! (`window::divide` then cuts it where one tool's output gives way to
+//! (`parts::divide` then cuts it where one tool's output gives way to
 //! another's).
 
 use std::sync::LazyLock;
@@ -104,6 +104,9 @@ pub struct Step {
     pub failed: bool,
     /// The status the step or the job ended with, when the log says it.
     pub exit: Option<i32>,
+    /// A part of a step cut where one tool's output gives way to
+    /// another's (`parts::divide`): read by its family, failed or not.
+    pub part: bool,
 }
 
 /// One annotation, verbatim.
@@ -128,10 +131,6 @@ pub struct Job {
     /// The log reaches the job's end (GitHub's "Complete job", GitLab's
     /// `Job succeeded` or `Job failed`).
     pub completed: bool,
-    /// The steps are the parts of a log without step markers, cut where
-    /// one family's output gives way to another's (`window::divide`):
-    /// every one is read by its family, failed or not.
-    pub parts: bool,
 }
 
 /// GitLab's section markers, in the raw bytes (a `\r` follows them).
@@ -260,6 +259,7 @@ impl Reader {
             content_first: n,
             failed: false,
             exit: None,
+            part: false,
         });
     }
 
@@ -415,7 +415,6 @@ impl Reader {
             steps: self.steps,
             annotations: self.annotations,
             completed: self.completed,
-            parts: false,
         }
     }
 }
