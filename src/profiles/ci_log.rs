@@ -26,7 +26,8 @@
 //! note, headline its line, location the `file=`/`line=` it names. Then,
 //! for each failing step (or the whole of an unmarked log), the items its
 //! family's extractor found in it, their spans moved to the log's own
-//! line numbers. The digest shows lines without their timestamps
+//! line numbers; such a step holding several tools' output one after the
+//! other is first cut into parts, one per family (`parts.rs`). The digest shows lines without their timestamps
 //! (`Profile::view`); the archive keeps them.
 //!
 //! **Ladder.** VERBATIM (fits the budget) → DENSE (the failing steps
