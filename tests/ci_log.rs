@@ -758,7 +758,7 @@ fn azure_and_jenkins_logs_name_the_failing_step_and_its_census() {
             (
                 "jenkins",
                 jenkins_around(captured.bytes(), "Test", command, exit),
-                "jenkins pipeline: FAILED",
+                "jenkins pipeline: FAILED · 7 stages, 1 failed, 1 skipped,",
                 "[ctx] ✗ stage 4 failed: Test",
                 vec![
                     format!("ERROR: script returned exit code {exit}"),

@@ -75,6 +75,8 @@ static SECTION_LINE: Pattern = LazyLock::new(|| {
 /// The step classes, as `--items --code` filters them.
 pub const FAILED: &str = "failed";
 pub const SUCCEEDED: &str = "succeeded";
+/// A step the CI did not run (a Jenkins stage skipped).
+pub const SKIPPED: &str = "skipped";
 
 /// Field keys of a step item.
 pub const NUMBER: &str = "number";
@@ -190,7 +192,12 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     for (k, s) in job.steps.iter().enumerate() {
         let severity = if s.failed { Severity::Error } else { Severity::Info };
         let mut item = EvidenceItem::new(ItemKind::Step, severity, name(k));
-        item.class = Some(if s.failed { FAILED } else { SUCCEEDED }.to_string());
+        let class = match (s.failed, s.skipped) {
+            (true, _) => FAILED,
+            (false, true) => SKIPPED,
+            (false, false) => SUCCEEDED,
+        };
+        item.class = Some(class.to_string());
         item.headline = Some(Span::line(s.first));
         item.block = Some(Span::new(s.first, s.last));
         item.fields.insert(NUMBER.into(), (k + 1).to_string());
@@ -249,11 +256,17 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     }
 
     let failed = failed_steps.iter().filter(|&&f| f).count();
+    let skipped = job.steps.iter().filter(|s| s.skipped && !s.failed).count();
     let errors = count(job, Severity::Error);
     let warnings = count(job, Severity::Warning);
     let (_, steps_noun) = job.dialect.step_noun();
     g.counts.push((steps_noun.to_string(), job.steps.len() as u64));
-    for (what, n) in [("failed", failed), ("errors", errors), ("warnings", warnings)] {
+    for (what, n) in [
+        ("failed", failed),
+        ("skipped", skipped),
+        ("errors", errors),
+        ("warnings", warnings),
+    ] {
         if n > 0 {
             g.counts.push((what.to_string(), n as u64));
         }

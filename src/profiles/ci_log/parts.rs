@@ -191,6 +191,7 @@ pub fn divide(log: &Artifact, job: Job) -> Job {
                 failed: false,
                 exit: None,
                 part: true,
+                skipped: false,
             });
         }
     }

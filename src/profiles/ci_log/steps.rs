@@ -107,6 +107,9 @@ pub struct Step {
     /// A part of a step cut where one tool's output gives way to
     /// another's (`parts::divide`): read by its family, failed or not.
     pub part: bool,
+    /// The CI says it did not run the step (Jenkins: `Stage "X" skipped
+    /// due to earlier failure(s)`, `… due to when conditional`).
+    pub skipped: bool,
 }
 
 /// One annotation, verbatim.
@@ -260,6 +263,7 @@ impl Reader {
             failed: false,
             exit: None,
             part: false,
+            skipped: false,
         });
     }
 
@@ -604,6 +608,8 @@ ERROR: script returned exit code 3\nFinished: FAILURE\n");
         let failed: Vec<&str> = j.steps.iter().filter(|s| s.failed).map(|s| s.name.as_str()).collect();
         assert_eq!(failed, ["Test"]);
         assert_eq!(j.steps[3].exit, Some(3));
+        let skipped: Vec<&str> = j.steps.iter().filter(|s| s.skipped).map(|s| s.name.as_str()).collect();
+        assert_eq!(skipped, ["Deploy"]);
         // The error and the verdict are told with the stage that failed.
         assert_eq!(j.annotations.len(), 2);
         assert!(j.annotations.iter().all(|a| a.step == 3));

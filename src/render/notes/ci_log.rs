@@ -2,7 +2,7 @@
 
 use crate::delivery_plan::CiLogNote;
 use crate::evidence::{EvidenceGraph, EvidenceItem};
-use crate::profiles::ci_log::{EXIT, FAILED, NUMBER};
+use crate::profiles::ci_log::{EXIT, FAILED, NUMBER, SKIPPED};
 use crate::words::count;
 
 pub fn words(note: &CiLogNote, graph: &EvidenceGraph) -> String {
@@ -35,7 +35,12 @@ fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
 fn step(one: &str, item: &EvidenceItem, top: bool) -> String {
     let number = item.fields.get(NUMBER).map_or("", String::as_str);
     let failed = item.class.as_deref() == Some(FAILED);
-    let mark = if failed { "✗" } else { "✓" };
+    let skipped = item.class.as_deref() == Some(SKIPPED);
+    let mark = match (failed, skipped) {
+        (true, _) => "✗",
+        (false, true) => "–",
+        (false, false) => "✓",
+    };
     let mut words = if top && failed {
         format!("{mark} {one} {number} failed: {}", item.identity)
     } else if top {
@@ -43,6 +48,9 @@ fn step(one: &str, item: &EvidenceItem, top: bool) -> String {
     } else {
         format!("{mark} {}", item.identity)
     };
+    if skipped {
+        words.push_str(" · skipped");
+    }
     if let Some(code) = item.fields.get(EXIT) {
         words.push_str(&format!(" · exit {code}"));
     }

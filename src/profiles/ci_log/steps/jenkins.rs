@@ -44,8 +44,12 @@ impl Reader {
             if text == "[Pipeline] // stage" || text == "[Pipeline] // parallel" {
                 self.depth = 0;
             }
-            if text.contains("skipped due to earlier failure") && self.skipped_after_failure.is_none() {
-                self.skipped_after_failure = Some(self.steps.len() - 1);
+            if text.starts_with("Stage \"") && text.contains("\" skipped due to ") {
+                let at = self.steps.len() - 1;
+                self.steps[at].skipped = true;
+                if text.contains("skipped due to earlier failure") && self.skipped_after_failure.is_none() {
+                    self.skipped_after_failure = Some(at);
+                }
             }
         } else {
             match self.steps.last() {
