@@ -47,6 +47,10 @@ struct Stretch {
 ///    where reading whole would lose an identity.
 pub fn split(log: &Artifact, first: usize, last: usize) -> Vec<Span> {
     let whole = vec![Span::new(first, last)];
+    // One line is one tool's.
+    if first == last {
+        return whole;
+    }
     let w = artifact(log, first, last, Exit::Unknown, true);
     let stretches = stretches(&w);
     if stretches.len() < 2 || stretches.len() > MOST_PARTS {

@@ -168,16 +168,20 @@ pub fn dialect(artifact: &Artifact) -> Dialect {
     let total = artifact.line_count();
     let head = 1..=total.min(20);
     let prefixes: Vec<prefix::Prefix> = head.clone().map(|n| prefix::of(artifact.line(n))).collect();
+    // The markers as the agent writes them, without colour: the raw bytes
+    // after the prefix are compared, no line is normalized for this.
     let text = |n: usize| {
-        let raw = super::super::window(artifact.line(n));
-        normalize::line(&raw[prefix::of(raw).len..]).into_owned()
+        let raw = artifact.line(n);
+        &raw[prefix::of(raw).len..]
     };
-    if head.clone().any(|n| text(n).starts_with(azure::STARTING)) {
+    if head.clone().any(|n| text(n).starts_with(azure::STARTING.as_bytes())) {
         return Dialect::Azure;
     }
     // A Jenkins log opens with its cause and the checkout of its
     // Jenkinsfile, screens of lines before the pipeline starts.
-    if (1..=total.min(jenkins::HEAD_LINES)).any(|n| text(n).trim_end() == jenkins::START) {
+    if (1..=total.min(jenkins::HEAD_LINES))
+        .any(|n| text(n).trim_ascii_end() == jenkins::START.as_bytes())
+    {
         return Dialect::Jenkins;
     }
     if prefixes.iter().any(|p| p.job_step.is_some()) {
