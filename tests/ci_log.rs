@@ -812,25 +812,21 @@ fn azure_and_jenkins_logs_name_the_failing_step_and_its_census() {
 
 /// One tool's real output as a log without step markers stays one part:
 /// a `cargo test` run's build lines, a make-driven gcc build, a pytest run
-/// with its warnings summary, go test's build failures among its tests
-/// are each one family's output, never cut into two.
+/// with its warnings summary, go test's build failures among its tests,
+/// a pip install that compiles a native package are each one family's
+/// output, never cut into two. Every other family's fixture is taken.
 #[test]
 fn one_tools_output_is_never_cut() {
     let ci_log = ctx::profiles::by_family("ci_log").unwrap();
     let mut seen = 0;
-    for family in [
-        "cargo_build",
-        "cargo_test",
-        "pytest",
-        "go_test",
-        "gcc",
-        "jest",
-        "vitest",
-    ] {
-        for case in std::fs::read_dir(root().join("fixtures").join(family))
-            .unwrap()
-            .flatten()
-        {
+    for dir in std::fs::read_dir(root().join("fixtures"))
+        .unwrap()
+        .flatten()
+    {
+        if dir.file_name() == "ci_log" || !dir.path().is_dir() {
+            continue;
+        }
+        for case in std::fs::read_dir(dir.path()).unwrap().flatten() {
             if !case.path().join("case.json").is_file() {
                 continue;
             }
@@ -862,5 +858,5 @@ fn one_tools_output_is_never_cut() {
             seen += 1;
         }
     }
-    assert!(seen > 50, "only {seen} fixtures read");
+    assert!(seen > 200, "only {seen} fixtures read");
 }
