@@ -53,6 +53,10 @@ pub struct LastRun {
     pub key_hex: String,
     /// Its census identities, each once.
     pub identities: Vec<String>,
+    /// Their matching keys (`delta::matching_key`), one per identity;
+    /// absent in files of older versions (each identity its own key).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
 }
 
 /// Where deltas look for the previous run, and how far back.
@@ -101,6 +105,7 @@ impl DeltaSource {
             age_secs: age_ms / 1000,
             key: last.key_hex[..12].to_string(),
             identities: last.identities,
+            keys: last.keys,
         })
     }
 }
@@ -134,7 +139,10 @@ pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Op
     if !comparable {
         return None;
     }
-    let identities = delta::identities(&trace.contract, &trace.graph);
+    let (identities, keys): (Vec<String>, Vec<String>) =
+        delta::census(&trace.contract, &trace.graph)
+            .into_iter()
+            .unzip();
     if identities.len() > MAX_IDENTITIES {
         return None;
     }
@@ -144,6 +152,7 @@ pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Op
         exit: exit_value(artifact.exit),
         key_hex: key.hex(),
         identities,
+        keys,
     })
 }
 
@@ -279,6 +288,7 @@ mod tests {
             exit: Some(1),
             key_hex: "ab".repeat(32),
             identities: vec!["t::a".into()],
+            keys: Vec::new(),
         };
         write(&d, &comparison_key(&a, "pytest"), &last).unwrap();
         let source = |now_ms| DeltaSource {

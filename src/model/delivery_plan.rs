@@ -176,7 +176,11 @@ pub struct Delta {
     /// `failures` or `errors`, as the census counts them.
     pub unit: String,
     pub fixed: Vec<String>,
+    /// Still failing, as this run names them (at their current location).
     pub still: Vec<String>,
+    /// The same, as the last run named them (one per `still`, in order):
+    /// a diagnostic that moved has another location there.
+    pub still_before: Vec<String>,
     pub new: Vec<String>,
 }
 

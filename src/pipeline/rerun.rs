@@ -55,7 +55,7 @@ pub(super) fn delta(
         // budget it held goes to the new failures' detail, or to
         // warnings), and the normal plan without the still-failing items:
         // the smaller of the two.
-        let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
+        let deferred = plan::delta::deferring(contract, &trace.graph, &previous);
         let replanned = plan::resolve(
             shown,
             &deferred,

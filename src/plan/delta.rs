@@ -10,14 +10,18 @@
 //! by the usual `--details` marker and by the pointer to the earlier run.
 //!
 //! Identities match exactly, never fuzzily: a renamed or re-parameterised
-//! test is one fixed and one new. The arithmetic always adds up:
-//! previous = fixed + still, current = still + new.
+//! test is one fixed and one new. A diagnostic's identity for the
+//! comparison is its file, code and message (`matching_key`): its line and
+//! column are where it is, not what it is, so an edit above it that moves
+//! it leaves it the same diagnostic (still failing, named at its current
+//! location); a changed message is one fixed and one new. The arithmetic
+//! always adds up: previous = fixed + still, current = still + new.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::{Address, Block, DeliveryPlan, Rung};
 use crate::contract::Contract;
-use crate::evidence::EvidenceGraph;
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 
 /// The last run of the same command, as the ledger kept it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +32,27 @@ pub struct Previous {
     pub key: String,
     /// Its census identities, each once, in its order.
     pub identities: Vec<String>,
+    /// Their matching keys (`matching_key`), one per identity; empty
+    /// when the ledger kept none (each identity is then its own key).
+    pub keys: Vec<String>,
+}
+
+impl Previous {
+    /// (identity, matching key) of each census item.
+    pub fn entries(&self) -> Vec<(String, String)> {
+        if self.keys.len() == self.identities.len() {
+            self.identities
+                .iter()
+                .cloned()
+                .zip(self.keys.iter().cloned())
+                .collect()
+        } else {
+            self.identities
+                .iter()
+                .map(|id| (id.clone(), id.clone()))
+                .collect()
+        }
+    }
 }
 
 pub use crate::delivery_plan::Delta;
@@ -35,43 +60,123 @@ use crate::delivery_plan::Note;
 
 /// The census identities of a graph, each once, in the graph's order.
 pub fn identities(contract: &Contract, graph: &EvidenceGraph) -> Vec<String> {
+    census(contract, graph)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// (identity, matching key) of each census item, each identity once, in
+/// the graph's order.
+pub fn census(contract: &Contract, graph: &EvidenceGraph) -> Vec<(String, String)> {
     let mut seen = HashSet::new();
     contract
         .census(graph)
         .filter(|i| seen.insert(i.identity.as_str()))
-        .map(|i| i.identity.clone())
+        .map(|i| (i.identity.clone(), matching_key(i)))
         .collect()
 }
 
-/// Splits two identity lists into (fixed, still failing, new), by exact
-/// equality. `previous` = fixed + still and `current` = still + new, as
-/// sets; each list keeps its source order.
-pub fn compare(previous: &[String], current: &[String]) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let now: HashSet<&str> = current.iter().map(String::as_str).collect();
-    let before: HashSet<&str> = previous.iter().map(String::as_str).collect();
-    let mut seen = HashSet::new();
-    let fixed = previous
+/// What makes two runs' items the same failure. A test is its identity.
+/// A located diagnostic is its file, code and message: the line and
+/// column say where it is now, and an edit above it moves it without
+/// making it another diagnostic. Without a message the identity (with its
+/// location) is all there is.
+pub fn matching_key(item: &EvidenceItem) -> String {
+    match (&item.kind, &item.location, &item.summary) {
+        (ItemKind::Diagnostic, Some(at), Some(message)) if at.line.is_some() => format!(
+            "{}\u{1f}{}\u{1f}{message}",
+            at.file,
+            item.class.as_deref().unwrap_or("")
+        ),
+        _ => item.identity.clone(),
+    }
+}
+
+/// How the last run's items and this run's pair up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Comparison {
+    /// The last run's identities not in this run, in its order.
+    pub fixed: Vec<String>,
+    /// (the last run's identity, this run's identity) of each item in
+    /// both, in this run's order; the two differ when it moved.
+    pub still: Vec<(String, String)>,
+    /// This run's identities not in the last run, in its order.
+    pub new: Vec<String>,
+}
+
+/// Pairs the last run's (identity, key) entries with this run's by exact
+/// equality of their keys: first those whose identity is equal too (it did
+/// not move), then the rest of each key in order (the k-th left of a key
+/// before with the k-th left of it now). Every entry is in exactly one
+/// list: previous = fixed + still, current = still + new. Entries are
+/// taken once per identity.
+pub fn compare(previous: &[(String, String)], current: &[(String, String)]) -> Comparison {
+    let previous = once_each(previous);
+    let current = once_each(current);
+    let mut paired_before = vec![false; previous.len()];
+    let mut partner: Vec<Option<usize>> = vec![None; current.len()];
+    let exact: HashMap<(&str, &str), usize> = previous
         .iter()
-        .filter(|id| !now.contains(id.as_str()) && seen.insert(id.as_str()))
-        .cloned()
+        .enumerate()
+        .map(|(i, (id, key))| ((id.as_str(), key.as_str()), i))
         .collect();
+    for (c, (id, key)) in current.iter().enumerate() {
+        if let Some(&p) = exact.get(&(id.as_str(), key.as_str())) {
+            paired_before[p] = true;
+            partner[c] = Some(p);
+        }
+    }
+    let mut by_key: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    for (p, (_, key)) in previous.iter().enumerate() {
+        if !paired_before[p] {
+            by_key.entry(key.as_str()).or_default().push_back(p);
+        }
+    }
+    for (c, (_, key)) in current.iter().enumerate() {
+        if partner[c].is_none()
+            && let Some(p) = by_key.get_mut(key.as_str()).and_then(VecDeque::pop_front)
+        {
+            paired_before[p] = true;
+            partner[c] = Some(p);
+        }
+    }
+    let mut out = Comparison::default();
+    for (p, (id, _)) in previous.iter().enumerate() {
+        if !paired_before[p] {
+            out.fixed.push(id.clone());
+        }
+    }
+    for (c, (id, _)) in current.iter().enumerate() {
+        match partner[c] {
+            Some(p) => out.still.push((previous[p].0.clone(), id.clone())),
+            None => out.new.push(id.clone()),
+        }
+    }
+    out
+}
+
+/// Each identity's first entry, in order.
+fn once_each(entries: &[(String, String)]) -> Vec<&(String, String)> {
     let mut seen = HashSet::new();
-    let (still, new): (Vec<String>, Vec<String>) = current
+    entries
         .iter()
-        .filter(|id| seen.insert(id.as_str()))
-        .cloned()
-        .partition(|id| before.contains(id.as_str()));
-    (fixed, still, new)
+        .filter(|(id, _)| seen.insert(id.as_str()))
+        .collect()
 }
 
 /// The graph a delta plan is made from: the items still failing since
 /// `previous` keep their identity and headline but lose their detail, so
 /// that the planner spends the budget on the new failures' detail.
-pub fn deferring(contract: &Contract, graph: &EvidenceGraph, previous: &[String]) -> EvidenceGraph {
-    let before: HashSet<&str> = previous.iter().map(String::as_str).collect();
+pub fn deferring(contract: &Contract, graph: &EvidenceGraph, previous: &Previous) -> EvidenceGraph {
+    let still: HashSet<String> = compare(&previous.entries(), &census(contract, graph))
+        .still
+        .into_iter()
+        .map(|(_, now)| now)
+        .collect();
     let mut deferred = graph.clone();
     for item in &mut deferred.items {
-        if contract.requires(item) && before.contains(item.identity.as_str()) {
+        if contract.requires(item) && still.contains(item.identity.as_str()) {
             item.detail.clear();
         }
     }
@@ -92,11 +197,12 @@ pub fn apply(
     if !matches!(plan.rung, Rung::FailCensus | Rung::Dense) || plan.outcome.is_some() {
         return None;
     }
-    let current = identities(contract, graph);
+    let current = census(contract, graph);
     if current.is_empty() {
         return None;
     }
-    let (fixed, still, new) = compare(&previous.identities, &current);
+    let Comparison { fixed, still, new } = compare(&previous.entries(), &current);
+    let (still_before, still): (Vec<String>, Vec<String>) = still.into_iter().unzip();
     let still_set: HashSet<String> = still.iter().cloned().collect();
     let is_still = |index: &usize| {
         graph
@@ -111,6 +217,7 @@ pub fn apply(
         unit: contract.census_unit(graph).many.clone(),
         fixed,
         still,
+        still_before,
         new,
     };
 
@@ -187,15 +294,90 @@ mod tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
+    /// Entries whose key is their identity (tests).
+    fn tests(v: &[&str]) -> Vec<(String, String)> {
+        v.iter().map(|s| (s.to_string(), s.to_string())).collect()
+    }
+
+    /// `ID=KEY` entries (diagnostics).
+    fn diags(v: &[&str]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|s| {
+                let (id, key) = s.split_once('=').expect("ID=KEY");
+                (id.to_string(), key.to_string())
+            })
+            .collect()
+    }
+
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
     #[test]
     fn exact_matching_splits_a_rename_into_fixed_and_new() {
-        let (fixed, still, new) = compare(
-            &ids(&["a::t[1]", "a::u", "b::v"]),
-            &ids(&["a::t[2]", "a::u", "c::w"]),
+        let Comparison { fixed, still, new } = compare(
+            &tests(&["a::t[1]", "a::u", "b::v"]),
+            &tests(&["a::t[2]", "a::u", "c::w"]),
         );
         assert_eq!(fixed, ids(&["a::t[1]", "b::v"]));
-        assert_eq!(still, ids(&["a::u"]));
+        assert_eq!(still, pairs(&[("a::u", "a::u")]));
         assert_eq!(new, ids(&["a::t[2]", "c::w"]));
+    }
+
+    /// A line removed above two diagnostics moves them: still failing, at
+    /// their new location; one whose message changed is fixed + new.
+    #[test]
+    fn a_diagnostic_that_moved_is_still_failing_where_it_is_now() {
+        let Comparison { fixed, still, new } = compare(
+            &diags(&[
+                "a.c:6:9=unused",
+                "a.c:27:12=totl",
+                "a.c:30:1=ret",
+                "a.c:40:1=ret",
+            ]),
+            &diags(&["a.c:26:12=totl", "a.c:29:1=ret", "a.c:39:1=other"]),
+        );
+        assert_eq!(fixed, ids(&["a.c:6:9", "a.c:40:1"]));
+        assert_eq!(
+            still,
+            pairs(&[("a.c:27:12", "a.c:26:12"), ("a.c:30:1", "a.c:29:1")])
+        );
+        assert_eq!(new, ids(&["a.c:39:1"]));
+    }
+
+    /// Two equal messages in one file: the one that did not move pairs
+    /// with itself first, whatever the order.
+    #[test]
+    fn an_unmoved_twin_pairs_with_itself_first() {
+        let Comparison { fixed, still, new } = compare(
+            &diags(&["a.ts:3:1=x", "a.ts:9:1=x"]),
+            &diags(&["a.ts:9:1=x"]),
+        );
+        assert_eq!(fixed, ids(&["a.ts:3:1"]));
+        assert_eq!(still, pairs(&[("a.ts:9:1", "a.ts:9:1")]));
+        assert!(new.is_empty());
+    }
+
+    /// The real gcc sequence: removing an unused variable moves the
+    /// `totl` error from line 27 to 26 of src/stock.c.
+    #[test]
+    fn the_gcc_error_that_moved_keeps_its_identity() {
+        let (_, before) = planned("fixtures/deltas/gcc-stock/step-2");
+        let (_, after) = planned("fixtures/deltas/gcc-stock/step-3");
+        let c = compare(
+            &census(&before.contract, &before.graph),
+            &census(&after.contract, &after.graph),
+        );
+        assert!(
+            c.still.contains(&(
+                "src/stock.c:27:12".to_string(),
+                "src/stock.c:26:12".to_string()
+            )),
+            "{c:?}"
+        );
+        assert!(c.new.is_empty(), "{c:?}");
     }
 
     /// The real pytest fixture, planned normally and as a delta against
@@ -220,10 +402,11 @@ mod tests {
             age_secs: 1,
             key: "abcdefabcdef".into(),
             identities: [still.clone(), vec!["gone::t".to_string()]].concat(),
+            keys: Vec::new(),
         };
         let big = super::super::Budget::from_contract(&contract, Some(2500));
         let raw = crate::tokens::estimate_bulk(artifact.bytes());
-        let deferred = deferring(&contract, &trace.graph, &previous.identities);
+        let deferred = deferring(&contract, &trace.graph, &previous);
         for base_plan in [
             super::super::resolve(&artifact, &deferred, &trace.receipt, &contract, big, raw),
             super::super::resolve(&artifact, &trace.graph, &trace.receipt, &contract, big, raw),
@@ -295,7 +478,7 @@ mod tests {
                 .map(|(id, _)| id.clone())
                 .collect();
             before.extend(gone);
-            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities: before };
+            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities: before, keys: Vec::new() };
             if let Some(plan) = apply(&trace.contract, &trace.graph, &trace.plan, &previous) {
                 prop_assert!(crate::guard::check_census(&trace.contract, &trace.graph, &plan).is_ok());
                 let key = crate::store::ArchiveKey([9; 32]);
@@ -312,19 +495,40 @@ mod tests {
     }
 
     proptest! {
-        /// previous = fixed + still, current = still + new, as sets, and
-        /// every current identity is still or new.
+        /// previous = fixed + still, current = still + new, as sets and
+        /// as counts, and every current identity is still or new, whether
+        /// identities are their own keys (tests) or several share a key
+        /// (diagnostics that moved, twins).
         #[test]
         fn the_arithmetic_adds_up(
-            previous in proptest::collection::vec("[a-e]{1,2}", 0..12),
-            current in proptest::collection::vec("[a-e]{1,2}", 0..12),
+            before in proptest::collection::vec(("[a-e]{1,2}", "[xy]"), 0..12),
+            now in proptest::collection::vec(("[a-e]{1,2}", "[xy]"), 0..12),
+            keyed in any::<bool>(),
         ) {
-            let (fixed, still, new) = compare(&previous, &current);
+            let entries = |v: &[(String, String)]| -> Vec<(String, String)> {
+                v.iter()
+                    .map(|(id, k)| (id.clone(), if keyed { k.clone() } else { id.clone() }))
+                    .collect()
+            };
+            let previous_entries = entries(&before);
+            let current_entries = entries(&now);
+            let Comparison { fixed, still, new } = compare(&previous_entries, &current_entries);
+            let previous: Vec<String> = before.iter().map(|(id, _)| id.clone()).collect();
+            let current: Vec<String> = now.iter().map(|(id, _)| id.clone()).collect();
+            let (still_before, still): (Vec<String>, Vec<String>) = still.into_iter().unzip();
             let set = |v: &[String]| v.iter().cloned().collect::<std::collections::BTreeSet<_>>();
+            // A pair joins items of one key.
+            let key_of = |v: &[(String, String)], id: &str| {
+                v.iter().find(|(i, _)| i == id).map(|(_, k)| k.clone())
+            };
+            for (b, n) in still_before.iter().zip(&still) {
+                prop_assert_eq!(key_of(&previous_entries, b), key_of(&current_entries, n));
+            }
+            prop_assert_eq!(set(&still_before).len(), still_before.len());
             prop_assert_eq!(set(&previous).len(), fixed.len() + still.len());
             prop_assert_eq!(set(&current).len(), still.len() + new.len());
             let mut prev_parts = set(&fixed);
-            prev_parts.extend(set(&still));
+            prev_parts.extend(set(&still_before));
             prop_assert_eq!(prev_parts, set(&previous));
             let mut cur_parts = set(&still);
             cur_parts.extend(set(&new));

@@ -25,11 +25,12 @@ pub fn opens_a_list(line: &str) -> bool {
 /// The delta's lines, in order.
 pub fn lines(d: &Delta) -> Vec<String> {
     let age = age(d.age_secs);
-    let pointer = match d.still.as_slice() {
-        [only] => format!(
+    // The earlier record names the item as the last run did.
+    let pointer = match (d.still.as_slice(), d.still_before.as_slice()) {
+        ([_], [before]) => format!(
             "ctx expand {} {}",
             d.previous,
-            Address::Item(only.clone()).args()
+            Address::Item(before.clone()).args()
         ),
         _ => format!("ctx expand {} --details", d.previous),
     };
@@ -160,6 +161,7 @@ mod tests {
             unit: "failures".into(),
             fixed: v(fixed),
             still: v(still),
+            still_before: v(still),
             new: v(new),
         }
     }
