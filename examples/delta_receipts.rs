@@ -34,7 +34,11 @@ fn truth(step: &Path) -> Vec<Vec<String>> {
         if d["severity"].as_str() != Some("error") {
             continue;
         }
-        let file = d["file"].as_str().unwrap_or("").trim_start_matches("./");
+        // An error of no file (make's `*** [...] Error 1`) is its message.
+        let Some(file) = d["file"].as_str().map(|f| f.trim_start_matches("./")) else {
+            out.push(vec![d["message"].as_str().unwrap_or("").to_string()]);
+            continue;
+        };
         let line = d["line"].as_u64().unwrap_or(0);
         let code = d["code"].as_str().unwrap_or("");
         // `@`: the place, followed by `:col` or a space (mypy's plain

@@ -57,6 +57,10 @@ pub struct LastRun {
     /// absent in files of older versions (each identity its own key).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keys: Vec<String>,
+    /// The matching keys of its warnings (`delta::warnings`), every
+    /// occurrence; absent in files of older versions (not compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<String>>,
 }
 
 /// Where deltas look for the previous run, and how far back.
@@ -106,6 +110,7 @@ impl DeltaSource {
             key: last.key_hex[..12].to_string(),
             identities: last.identities,
             keys: last.keys,
+            warnings: last.warnings,
         })
     }
 }
@@ -143,7 +148,8 @@ pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Op
         delta::census(&trace.contract, &trace.graph)
             .into_iter()
             .unzip();
-    if identities.len() > MAX_IDENTITIES {
+    let warnings = delta::warnings(&trace.contract, &trace.graph);
+    if identities.len() + warnings.len() > MAX_IDENTITIES {
         return None;
     }
     Some(LastRun {
@@ -153,6 +159,7 @@ pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Op
         key_hex: key.hex(),
         identities,
         keys,
+        warnings: Some(warnings),
     })
 }
 
@@ -289,6 +296,7 @@ mod tests {
             key_hex: "ab".repeat(32),
             identities: vec!["t::a".into()],
             keys: Vec::new(),
+            warnings: None,
         };
         write(&d, &comparison_key(&a, "pytest"), &last).unwrap();
         let source = |now_ms| DeltaSource {

@@ -20,8 +20,8 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::{Address, Block, DeliveryPlan, Rung};
-use crate::contract::Contract;
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::contract::{Contract, Tier};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 
 /// The last run of the same command, as the ledger kept it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +35,9 @@ pub struct Previous {
     /// Their matching keys (`matching_key`), one per identity; empty
     /// when the ledger kept none (each identity is then its own key).
     pub keys: Vec<String>,
+    /// The matching keys of its warnings (`warnings`), every occurrence;
+    /// None when the ledger kept none.
+    pub warnings: Option<Vec<String>>,
 }
 
 impl Previous {
@@ -55,8 +58,8 @@ impl Previous {
     }
 }
 
-pub use crate::delivery_plan::Delta;
-use crate::delivery_plan::Note;
+pub use crate::delivery_plan::{Delta, WarningsDelta};
+use crate::delivery_plan::{Note, Tally};
 
 /// The census identities of a graph, each once, in the graph's order.
 pub fn identities(contract: &Contract, graph: &EvidenceGraph) -> Vec<String> {
@@ -75,6 +78,57 @@ pub fn census(contract: &Contract, graph: &EvidenceGraph) -> Vec<(String, String
         .filter(|i| seen.insert(i.identity.as_str()))
         .map(|i| (i.identity.clone(), matching_key(i)))
         .collect()
+}
+
+/// The matching keys of a graph's warnings (the contract's preferred
+/// findings, never census), every occurrence, in the graph's order.
+pub fn warnings(contract: &Contract, graph: &EvidenceGraph) -> Vec<String> {
+    graph
+        .items
+        .iter()
+        .filter(|i| contract.tier(i) == Tier::Preferred)
+        .map(matching_key)
+        .collect()
+}
+
+/// This run's warnings against the last run's keys: each key occurrence
+/// pairs once (`same`), the rest of the last run's are `fixed`, the rest
+/// of this run's `new` (named by identity).
+fn compare_warnings(
+    contract: &Contract,
+    graph: &EvidenceGraph,
+    previous: &[String],
+) -> WarningsDelta {
+    let mut left: HashMap<&str, usize> = HashMap::new();
+    for key in previous {
+        *left.entry(key.as_str()).or_default() += 1;
+    }
+    let mut same = 0;
+    let mut new = Vec::new();
+    let mut noun = "warnings";
+    for item in graph
+        .items
+        .iter()
+        .filter(|i| contract.tier(i) == Tier::Preferred)
+    {
+        if item.severity != Severity::Warning {
+            noun = "findings";
+        }
+        let key = matching_key(item);
+        match left.get_mut(key.as_str()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                same += 1;
+            }
+            _ => new.push(item.identity.clone()),
+        }
+    }
+    WarningsDelta {
+        noun: noun.to_string(),
+        fixed: previous.len() - same,
+        same,
+        new,
+    }
 }
 
 /// What makes two runs' items the same failure. A test is its identity.
@@ -211,6 +265,26 @@ pub fn apply(
             .is_some_and(|i| still_set.contains(i.identity.as_str()))
     };
     let first_new = new.first().cloned();
+    // Warnings are compared when the last run's were kept and the plan
+    // sums them up by code and by file: those summaries then leave the
+    // body for one line of what changed (the last run's digest had them;
+    // the current warnings stay behind the usual marker). A plan without
+    // such summaries gets no line: it would only add to the digest.
+    let summed = plan.blocks.iter().any(|b| {
+        matches!(
+            b,
+            Block::Notice(Note::Tally {
+                of: Tally::ByCode(_) | Tally::ByFile(_),
+                ..
+            })
+        )
+    });
+    let warnings = previous
+        .warnings
+        .as_ref()
+        .filter(|_| summed)
+        .map(|before| compare_warnings(contract, graph, before));
+    let folds_tallies = warnings.is_some();
     let delta = Delta {
         age_secs: previous.age_secs,
         previous: previous.key.clone(),
@@ -219,6 +293,7 @@ pub fn apply(
         still,
         still_before,
         new,
+        warnings,
     };
 
     // Still-failing items leave the body: the delta names them by
@@ -237,6 +312,10 @@ pub fn apply(
             // The delta is only made of a complete census (the caller
             // checks the receipt), which the coverage line would repeat.
             Block::Notice(Note::Coverage(_)) => {}
+            Block::Notice(Note::Tally {
+                of: Tally::ByCode(_) | Tally::ByFile(_),
+                ..
+            }) if folds_tallies => {}
             // "×N" says how often the census line above occurred.
             Block::Notice(Note::Repeats { .. }) if was_dropped => {}
             // A detail block shared by several failures ("same cause in
@@ -403,6 +482,7 @@ mod tests {
             key: "abcdefabcdef".into(),
             identities: [still.clone(), vec!["gone::t".to_string()]].concat(),
             keys: Vec::new(),
+            warnings: None,
         };
         let big = super::super::Budget::from_contract(&contract, Some(2500));
         let raw = crate::tokens::estimate_bulk(artifact.bytes());
@@ -478,7 +558,7 @@ mod tests {
                 .map(|(id, _)| id.clone())
                 .collect();
             before.extend(gone);
-            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities: before, keys: Vec::new() };
+            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities: before, keys: Vec::new(), warnings: None };
             if let Some(plan) = apply(&trace.contract, &trace.graph, &trace.plan, &previous) {
                 prop_assert!(crate::guard::check_census(&trace.contract, &trace.graph, &plan).is_ok());
                 let key = crate::store::ArchiveKey([9; 32]);
