@@ -19,7 +19,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::{Address, Block, DeliveryPlan, Rung};
+use super::{Address, Block, DeliveryPlan, Omitted, Rung};
 use crate::contract::{Contract, Tier};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 
@@ -279,12 +279,29 @@ pub fn apply(
             })
         )
     });
-    let warnings = previous
+    let mut warnings = previous
         .warnings
         .as_ref()
         .filter(|_| summed)
         .map(|before| compare_warnings(contract, graph, before));
     let folds_tallies = warnings.is_some();
+    // When no warning is named and none is new, the marker that declares
+    // them says it all: `… 6 warnings as in the last run: ctx expand …`.
+    let mut omissions = plan.omissions.clone();
+    if let Some(w) = warnings.as_ref().filter(|w| w.new.is_empty()) {
+        let not_named = Omitted::Items(format!("{} not named", w.noun));
+        if let Some(o) = omissions
+            .iter_mut()
+            .find(|o| o.what == not_named && o.count == w.same)
+        {
+            o.what = Omitted::Items(if w.fixed == 0 {
+                format!("{} as in the last run", w.noun)
+            } else {
+                format!("{} left of the last run's {}", w.noun, w.same + w.fixed)
+            });
+            warnings = None;
+        }
+    }
     let delta = Delta {
         age_secs: previous.age_secs,
         previous: previous.key.clone(),
@@ -349,7 +366,7 @@ pub fn apply(
         rung: plan.rung,
         outcome: plan.outcome,
         blocks,
-        omissions: plan.omissions.clone(),
+        omissions,
         budget: plan.budget,
         estimate: plan.estimate,
         why: format!(
