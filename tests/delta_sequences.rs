@@ -153,3 +153,24 @@ fn deltas_never_cost_more() {
         }
     }
 }
+
+/// A failing run within 256 tokens, printed verbatim unread when deltas
+/// are off, is read when they are on, and goes out as a delta when that
+/// is smaller than the output (never worse: else the output as it is).
+#[test]
+fn a_small_failing_run_is_compared_too() {
+    let seq = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/deltas/go-shop");
+    let with = sequence::replay(&seq, true);
+    let without = sequence::replay(&seq, false);
+    let small = |s: &Step| s.delivery.raw_tokens <= ctx::contract::SMALL_OUTPUT_TOKENS;
+    assert!(small(&with[3]) && small(&with[4]));
+    assert!(
+        without[3].delivery.trace.is_none(),
+        "not read without deltas"
+    );
+    assert!(with[3].delivery.delta.is_some(), "{}", with[3].text);
+    assert!(with[3].delivery.delivered_tokens < without[3].delivery.delivered_tokens);
+    // One failure left: its delta would not be smaller than the output.
+    assert!(with[4].delivery.delta.is_none());
+    assert_eq!(with[4].text, without[4].text);
+}

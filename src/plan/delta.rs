@@ -548,36 +548,94 @@ mod tests {
         (artifact, delivery.trace.expect("planned"))
     }
 
-    const CASES: [&str; 4] = [
+    /// Warnings not in the last run are named on the delta's warnings
+    /// line, and their summaries leave the body (real cargo check steps:
+    /// two unused variables appear when an error is fixed).
+    #[test]
+    fn new_warnings_are_named_and_their_summaries_folded() {
+        let (_, before) = planned("fixtures/deltas/cargo-check-mixed/step-2");
+        let (_, after) = planned("fixtures/deltas/cargo-check-mixed/step-3");
+        let (identities, keys) = census(&before.contract, &before.graph).into_iter().unzip();
+        let previous = Previous {
+            age_secs: 60,
+            key: "abcdefabcdef".into(),
+            identities,
+            keys,
+            warnings: Some(warnings(&before.contract, &before.graph)),
+        };
+        let plan = apply(&after.contract, &after.graph, &after.plan, &previous).expect("a delta");
+        let Some(Block::Delta(d)) = plan.blocks.get(1) else {
+            panic!("{:?}", plan.blocks);
+        };
+        let w = d.warnings.as_ref().expect("warnings compared");
+        assert_eq!((w.fixed, w.same, w.new.len()), (0, 5, 2), "{w:?}");
+        assert!(
+            !plan
+                .blocks
+                .iter()
+                .any(|b| matches!(b, Block::Notice(Note::Tally { .. })))
+        );
+        // The same warnings again: one marker says so.
+        let again = Previous {
+            warnings: Some(warnings(&after.contract, &after.graph)),
+            ..previous
+        };
+        let plan = apply(&after.contract, &after.graph, &after.plan, &again).expect("a delta");
+        assert!(
+            plan.omissions
+                .iter()
+                .any(|o| o.what == Omitted::Items("warnings as in the last run".into())),
+            "{:?}",
+            plan.omissions
+        );
+    }
+
+    const CASES: [&str; 6] = [
         "fixtures/pytest/default",
         "fixtures/deltas/cargo-ledger/step-0",
         "fixtures/deltas/jest-shop/step-0",
         "fixtures/ruff/full",
+        "fixtures/deltas/gcc-stock/step-0",
+        "fixtures/deltas/eslint-app/step-0",
     ];
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
-        /// Whatever the last run's identities (some of this run's, some
-        /// gone), the delta digest names every current failure identity
-        /// and passes the census guard.
+        /// Whatever the last run's items (some of this run's, some at
+        /// another location — a diagnostic moved, same key —, some gone,
+        /// its warnings the same or not), the delta digest names every
+        /// current failure identity at its current location, passes the
+        /// census guard, and its counts add up.
         #[test]
         fn every_current_identity_is_in_the_delta_digest(
             case in 0..CASES.len(),
-            keep in proptest::collection::vec(any::<bool>(), 64),
+            keep in proptest::collection::vec(0..3u8, 64),
             gone in proptest::collection::vec("[a-z]{1,6}(::[a-z]{1,4})?", 0..5),
+            same_warnings in any::<bool>(),
         ) {
             let (artifact, trace) = planned(CASES[case]);
-            let current = identities(&trace.contract, &trace.graph);
-            let mut before: Vec<String> = current
+            let entries = census(&trace.contract, &trace.graph);
+            let current: Vec<String> = entries.iter().map(|(id, _)| id.clone()).collect();
+            // 0: gone from the last run (new now), 1: as it is, 2: moved.
+            let mut before: Vec<(String, String)> = entries
                 .iter()
                 .zip(keep.iter().cycle())
-                .filter(|(_, k)| **k)
-                .map(|(id, _)| id.clone())
+                .filter(|(_, k)| **k > 0)
+                .map(|((id, key), k)| (if *k == 2 { format!("{id}~moved") } else { id.clone() }, key.clone()))
                 .collect();
-            before.extend(gone);
-            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities: before, keys: Vec::new(), warnings: None };
+            before.extend(gone.into_iter().map(|g| (g.clone(), g)));
+            let (identities, keys): (Vec<String>, Vec<String>) = before.iter().cloned().unzip();
+            let warnings = same_warnings.then(|| super::warnings(&trace.contract, &trace.graph));
+            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities, keys, warnings };
             if let Some(plan) = apply(&trace.contract, &trace.graph, &trace.plan, &previous) {
                 prop_assert!(crate::guard::check_census(&trace.contract, &trace.graph, &plan).is_ok());
+                let Some(Block::Delta(d)) = plan.blocks.get(1) else {
+                    panic!("the delta opens the digest: {:?}", plan.blocks);
+                };
+                let set = |v: &[String]| v.iter().cloned().collect::<std::collections::BTreeSet<_>>();
+                let before_ids: Vec<String> = before.iter().map(|(id, _)| id.clone()).collect();
+                prop_assert_eq!(d.fixed.len() + d.still_before.len(), set(&before_ids).len());
+                prop_assert_eq!(d.still.len() + d.new.len(), set(&current).len());
                 let key = crate::store::ArchiveKey([9; 32]);
                 let text = String::from_utf8_lossy(
                     &crate::render::render(&artifact, &trace.graph, &plan, Some(&key)).to_bytes(),
