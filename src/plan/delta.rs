@@ -181,6 +181,17 @@ pub fn apply(
     // Still-failing items leave the body: the delta names them by
     // identity, with the pointer to their earlier detail. What stays is
     // the news: the new failures' census lines and detail.
+    let detailed: HashSet<usize> = plan
+        .blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(at, b)| match b {
+            Block::Detail(index) if !is_still(index) || after_shared_cause(&plan.blocks, at) => {
+                Some(*index)
+            }
+            _ => None,
+        })
+        .collect();
     let mut blocks = Vec::with_capacity(plan.blocks.len() + 1);
     let mut dropped_item = false;
     for (at, block) in plan.blocks.iter().enumerate() {
@@ -203,10 +214,12 @@ pub fn apply(
             // A detail block shared by several failures ("same cause in
             // N …") stays: its members may include new ones.
             Block::Detail(index) if is_still(index) && !after_shared_cause(&plan.blocks, at) => {}
+            // A new failure whose detail follows is named by its detail's
+            // heading (`[ctx] --- ID`): its census line would say it twice.
             Block::Census { entries, unit } => {
                 let entries: Vec<_> = entries
                     .iter()
-                    .filter(|e| !is_still(&e.index))
+                    .filter(|e| !is_still(&e.index) && !detailed.contains(&e.index))
                     .copied()
                     .collect();
                 if !entries.is_empty() {

@@ -103,8 +103,13 @@ fn warnings(w: &WarningsDelta) -> String {
         count(w.new.len())
     );
     if !w.new.is_empty() && w.new.len() <= NAMED_AT_MOST {
+        // Grouped per file as the lists are, the groups after each other.
+        let groups: Vec<String> = grouped(&w.new)
+            .iter()
+            .map(|g| g.trim_start().to_string())
+            .collect();
         line.push_str(": ");
-        line.push_str(&w.new.join(", "));
+        line.push_str(&groups.join("; "));
     }
     line
 }
@@ -269,6 +274,13 @@ mod tests {
             lines(&d).last().map(String::as_str),
             Some(
                 "[ctx] warnings since the last run: 1 fixed, 5 as before, 1 new: src/a.rs:3:9 unused_mut"
+            )
+        );
+        d.warnings = Some(w(0, 5, &["a.rs:3:9 x", "b.rs:1:1 y", "a.rs:7:1 z"]));
+        assert_eq!(
+            lines(&d).last().map(String::as_str),
+            Some(
+                "[ctx] warnings since the last run: 0 fixed, 5 as before, 3 new: a.rs: 3:9 x, 7:1 z; b.rs:1:1 y"
             )
         );
     }
