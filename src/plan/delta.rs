@@ -214,15 +214,17 @@ pub fn apply(
             // A detail block shared by several failures ("same cause in
             // N …") stays: its members may include new ones.
             Block::Detail(index) if is_still(index) && !after_shared_cause(&plan.blocks, at) => {}
-            // A new failure whose detail follows is named by its detail's
-            // heading (`[ctx] --- ID`): its census line would say it twice.
+            // New failures whose detail all follows are named by their
+            // detail's headings (`[ctx] --- ID`): a census of them would
+            // say each twice. A census of some of them stays whole, so
+            // that it counts every new failure.
             Block::Census { entries, unit } => {
                 let entries: Vec<_> = entries
                     .iter()
-                    .filter(|e| !is_still(&e.index) && !detailed.contains(&e.index))
+                    .filter(|e| !is_still(&e.index))
                     .copied()
                     .collect();
-                if !entries.is_empty() {
+                if !entries.iter().all(|e| detailed.contains(&e.index)) {
                     blocks.push(Block::Census {
                         entries,
                         unit: unit.clone(),
