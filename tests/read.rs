@@ -265,6 +265,80 @@ fn stubs_across_reads_edits_sessions_and_fresh() {
     assert!(whole.starts_with("[ctx] s.rs · rust"), "{whole}");
 }
 
+/// Claude Code's hook gives `ctx read` the agent's `session_id`: the
+/// command the hook hands back, run by a shell as the Bash tool would,
+/// reads the file once and answers a second read with a stub. A
+/// `CTX_SESSION` in the environment still wins.
+#[test]
+fn the_hooks_session_id_reaches_ctx_read() {
+    use std::io::Write;
+    let env = Env::new();
+    env.file("h.rs", &rust_file(40, 10));
+    let payload = serde_json::json!({
+        "session_id": "4c3f0a8e-9b1d-4e2a-a7f0-2f6d3c1b9e55",
+        "cwd": env.dir.path(),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ctx read h.rs --mode outline", "description": "d"},
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(["hook", "claude", "--allow"])
+        .env("HOME", env.home.path())
+        .env("CTX_HOME", env.home.path())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("an answer");
+    let command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .expect("a command")
+        .to_string();
+    assert!(
+        command.contains("4c3f0a8e-9b1d-4e2a-a7f0-2f6d3c1b9e55"),
+        "{command}"
+    );
+
+    let bin = Path::new(env!("CARGO_BIN_EXE_ctx")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |session: Option<&str>| {
+        let mut c = Command::new("sh");
+        c.args(["-c", &command])
+            .current_dir(env.dir.path())
+            .env("PATH", &path)
+            .env("CTX_HOME", env.home.path());
+        match session {
+            Some(s) => c.env("CTX_SESSION", s),
+            None => c.env_remove("CTX_SESSION"),
+        };
+        stdout(&c.output().unwrap())
+    };
+    let first = run(None);
+    assert!(first.starts_with("[ctx] h.rs · rust"), "{first}");
+    let again = run(None);
+    assert!(
+        again.contains("unchanged since this session's read"),
+        "{again}"
+    );
+    // CTX_SESSION names another session, which has not read the file.
+    assert_eq!(run(Some("mine")), first);
+    assert!(run(Some("mine")).contains("unchanged since"));
+}
+
 #[test]
 fn a_broken_home_degrades_to_a_normal_read() {
     let env = Env::new();
