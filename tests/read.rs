@@ -339,6 +339,57 @@ fn the_hooks_session_id_reaches_ctx_read() {
     assert!(run(Some("mine")).contains("unchanged since"));
 }
 
+/// What re-read stubs keep is pruned: journals and views untouched for
+/// over a week are removed by a read, at most once an hour.
+#[test]
+fn old_session_journals_and_views_are_pruned() {
+    use std::time::{Duration, SystemTime};
+    let env = Env::new();
+    env.file("p.rs", "fn p() {}\n");
+    let reads = env.home.path().join("reads");
+    // The first read with a session creates the layout (and sweeps it).
+    assert!(env.read(&["p.rs"], Some("s")).status.success());
+    let week = SystemTime::now() - Duration::from_secs(8 * 24 * 60 * 60);
+    let aged = |path: &Path, when: SystemTime| {
+        std::fs::write(path, "{}\n").unwrap();
+        std::fs::File::options()
+            .append(true)
+            .open(path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    };
+    let old_journal = reads.join("00000000000000000000000000000000.jsonl");
+    let old_view = reads.join("views").join("0".repeat(64));
+    let young_journal = reads.join("11111111111111111111111111111111.jsonl");
+    aged(&old_journal, week);
+    aged(&old_view, week);
+    aged(
+        &young_journal,
+        SystemTime::now() - Duration::from_secs(24 * 60 * 60),
+    );
+    let swept = reads.join("swept");
+    assert!(swept.exists());
+    // Swept within the hour: nothing is removed yet.
+    assert!(env.read(&["p.rs"], Some("s")).status.success());
+    assert!(old_journal.exists() && old_view.exists());
+
+    // An hour later, the next read sweeps.
+    std::fs::File::options()
+        .append(true)
+        .open(&swept)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(2 * 60 * 60))
+        .unwrap();
+    assert!(env.read(&["p.rs"], Some("s")).status.success());
+    assert!(!old_journal.exists(), "a week-old journal is removed");
+    assert!(!old_view.exists(), "a week-old view is removed");
+    assert!(young_journal.exists(), "a day-old journal stays");
+    // The live session's reads still answer with a stub.
+    let again = stdout(&env.read(&["p.rs"], Some("s")));
+    assert!(again.contains("unchanged since"), "{again}");
+}
+
 #[test]
 fn a_broken_home_degrades_to_a_normal_read() {
     let env = Env::new();

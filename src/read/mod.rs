@@ -16,6 +16,7 @@ pub mod languages;
 pub mod mode;
 pub mod naming;
 pub mod outline;
+pub mod retention;
 pub mod stubs;
 pub mod symbol;
 pub mod view;
