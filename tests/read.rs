@@ -339,6 +339,36 @@ fn the_hooks_session_id_reaches_ctx_read() {
     assert!(run(Some("mine")).contains("unchanged since"));
 }
 
+/// An outline is kept by the file's content: the second outline of an
+/// unchanged file is the first (from the cache), an edited file is
+/// outlined again, and a read with no outline (`full`) keeps nothing.
+#[test]
+fn outlines_are_cached_by_content() {
+    let env = Env::new();
+    let path = env.file("c.rs", &rust_file(30, 5));
+    let entries = || {
+        std::fs::read_dir(env.home.path().join("reads/outlines"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    assert!(env.read(&["c.rs", "--mode", "full"], None).status.success());
+    assert_eq!(entries(), 0, "full needs no outline");
+    let cold = stdout(&env.read(&["c.rs", "--mode", "outline"], None));
+    assert_eq!(entries(), 1);
+    let warm = stdout(&env.read(&["c.rs", "--mode", "outline"], None));
+    assert_eq!(warm, cold);
+    let symbol = stdout(&env.read(&["c.rs", "--mode", "symbol:f29"], None));
+    assert!(symbol.starts_with("pub fn f29(x: u32)"), "{symbol}");
+    assert_eq!(entries(), 1, "one entry per content");
+
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("pub fn added() {}\n");
+    std::fs::write(&path, text).unwrap();
+    let edited = stdout(&env.read(&["c.rs", "--mode", "outline"], None));
+    assert!(edited.contains("pub fn added()"), "{edited}");
+    assert_eq!(entries(), 2);
+}
+
 /// What re-read stubs keep is pruned: journals and views untouched for
 /// over a week are removed by a read, at most once an hour.
 #[test]
@@ -361,6 +391,8 @@ fn old_session_journals_and_views_are_pruned() {
     };
     let old_journal = reads.join("00000000000000000000000000000000.jsonl");
     let old_view = reads.join("views").join("0".repeat(64));
+    let old_outline = reads.join("outlines").join("0".repeat(64));
+    std::fs::create_dir_all(reads.join("outlines")).unwrap();
     let young_journal = reads.join("11111111111111111111111111111111.jsonl");
     aged(&old_journal, week);
     aged(&old_view, week);
@@ -384,6 +416,10 @@ fn old_session_journals_and_views_are_pruned() {
     assert!(env.read(&["p.rs"], Some("s")).status.success());
     assert!(!old_journal.exists(), "a week-old journal is removed");
     assert!(!old_view.exists(), "a week-old view is removed");
+    assert!(
+        !old_outline.exists(),
+        "a week-old cached outline is removed"
+    );
     assert!(young_journal.exists(), "a day-old journal stays");
     // The live session's reads still answer with a stub.
     let again = stdout(&env.read(&["p.rs"], Some("s")));

@@ -6,7 +6,9 @@
 //!   against), and when that is still too much the oldest reads go;
 //! - journals and kept views untouched for [`MAX_AGE`] are removed, and
 //!   kept views beyond [`VIEWS_BYTES`] in all, oldest first; a sweep runs
-//!   at most once per [`SWEEP_EVERY`] (the mtime of `reads/swept`).
+//!   at most once per [`SWEEP_EVERY`] (the mtime of `reads/swept`); so
+//!   are cached outlines (`reads/outlines/`, the `cache` module) past
+//!   [`OUTLINES_BYTES`].
 //!
 //! Losing an entry only ever costs a stub: the read it would have
 //! answered prints the whole view instead.
@@ -23,6 +25,10 @@ pub const JOURNAL_BYTES: u64 = 256 << 10;
 
 /// Kept views past this total are removed, least recently used first.
 pub const VIEWS_BYTES: u64 = 64 << 20;
+
+/// Cached outlines past this total are removed, least recently used
+/// first.
+pub const OUTLINES_BYTES: u64 = 64 << 20;
 
 /// Journals past this total are removed, least recently used first.
 pub const JOURNALS_BYTES: u64 = 16 << 20;
@@ -86,8 +92,8 @@ pub fn compact(lines: Vec<(String, String)>, max_bytes: usize) -> Vec<String> {
     kept.into_iter().cloned().collect()
 }
 
-/// Sweeps `reads/` (journals) and `reads/views/` if the last sweep was
-/// more than [`SWEEP_EVERY`] ago.
+/// Sweeps `reads/` (journals), `reads/views/` and `reads/outlines/` if
+/// the last sweep was more than [`SWEEP_EVERY`] ago.
 pub fn sweep_if_due(dir: &Path, now: SystemTime) -> io::Result<()> {
     let marker = dir.join("swept");
     let due = match std::fs::symlink_metadata(&marker) {
@@ -108,6 +114,10 @@ pub fn sweep_if_due(dir: &Path, now: SystemTime) -> io::Result<()> {
     }
     let views = listed(&dir.join("views"), |_| true)?;
     for path in expired(views, now, MAX_AGE, VIEWS_BYTES) {
+        remove(&path)?;
+    }
+    let outlines = listed(&dir.join("outlines"), |_| true)?;
+    for path in expired(outlines, now, MAX_AGE, OUTLINES_BYTES) {
         remove(&path)?;
     }
     Ok(())
