@@ -61,6 +61,9 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    // The child process registers with the runtime's reactor as it is
+    // spawned: outside the runtime, spawning panics.
+    let _entered = runtime.enter();
     let mut command = tokio::process::Command::new(CTX);
     command.arg("mcp").env("CTX_HOME", home.path());
     let transport = TokioChildProcess::new(command).expect("spawn ctx mcp");
