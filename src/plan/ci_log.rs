@@ -25,7 +25,8 @@ use crate::delivery_plan::{CiLogNote, Header, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::profiles::ci_log::{
-    self, CONTENT_FIRST, EXIT, FAILED, FAMILY, ITEMS_COUNT, ITEMS_FROM, NUMBER, STEP, SUCCEEDED,
+    self, CONTENT_FIRST, EXIT, FAILED, FAMILY, ITEMS_COUNT, ITEMS_FROM, NUMBER, SKIPPED, STEP,
+    SUCCEEDED,
 };
 use crate::render;
 use crate::tokens;
@@ -155,13 +156,21 @@ pub fn plan(
             left_out.push(i);
         }
     }
-    if !left_out.is_empty() {
-        let noun = if left_out.len() == 1 { one } else { many };
-        p.omit(
-            Omitted::Items(format!("other {noun} that succeeded")),
-            left_out.len(),
-            Address::Items(Some(format!("--code {SUCCEEDED}"))),
-        );
+    // Each class left out behind its own filter: a skipped step is not
+    // one that succeeded.
+    for (class, what) in [(SUCCEEDED, "that succeeded"), (SKIPPED, "skipped")] {
+        let n = left_out
+            .iter()
+            .filter(|&&i| graph.items[i].class.as_deref() == Some(class))
+            .count();
+        if n > 0 {
+            let noun = if n == 1 { one } else { many };
+            p.omit(
+                Omitted::Items(format!("other {noun} {what}")),
+                n,
+                Address::Items(Some(format!("--code {class}"))),
+            );
+        }
     }
     if unshown_annotations > 0 {
         p.omit(
@@ -205,13 +214,10 @@ fn field(item: &EvidenceItem, key: &str) -> Option<usize> {
     item.fields.get(key).and_then(|v| v.parse().ok())
 }
 
-/// `step`/`steps` or, for GitLab, `section`/`sections`.
+/// `step`/`steps`, GitLab's `section`/`sections`, Jenkins'
+/// `stage`/`stages`.
 fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
-    if graph.tool.starts_with("gitlab") {
-        ("section", "sections")
-    } else {
-        ("step", "steps")
-    }
+    crate::profiles::ci_log::steps::nouns(&graph.tool)
 }
 
 struct Planner<'a> {
