@@ -43,7 +43,7 @@ pub struct Lazy {
 
 impl Archive for Lazy {
     fn put(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
-        let opened = self.store.get_or_init(store::open_default);
+        let opened = self.store.get_or_init(store::open_to_archive);
         match opened {
             Ok(s) => Store::put(s, artifact),
             Err(why) => Err(why.clone()),

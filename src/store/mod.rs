@@ -232,6 +232,11 @@ pub fn open_default() -> Result<AnyStore, StoreError> {
     AnyStore::open_default()
 }
 
+/// The default store for a command's archive (`AnyStore::open_to_archive`).
+pub fn open_to_archive() -> Result<AnyStore, StoreError> {
+    AnyStore::open_to_archive()
+}
+
 /// The default store if it exists, without creating anything (reads must
 /// not leave a database behind in a directory that never had one).
 pub fn open_existing() -> Result<Option<AnyStore>, StoreError> {
