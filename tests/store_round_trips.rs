@@ -10,8 +10,9 @@
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Who sent last on the connection, and how many flights the client
@@ -27,6 +28,12 @@ struct Flights {
 struct Proxy {
     port: u16,
     flights: Arc<Mutex<Flights>>,
+    connections: Arc<AtomicUsize>,
+    /// Connections both sides have closed.
+    closed: Arc<AtomicUsize>,
+    /// A file created when the first connection arrives.
+    connected_flag: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 impl Proxy {
@@ -35,9 +42,18 @@ impl Proxy {
         let port = listener.local_addr().expect("addr").port();
         let flights = Arc::new(Mutex::new(Flights::default()));
         let counted = flights.clone();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let accepted = connections.clone();
+        let closed = Arc::new(AtomicUsize::new(0));
+        let ended = closed.clone();
+        let dir = tempfile::tempdir().expect("dir");
+        let connected_flag = dir.path().join("connected");
+        let flag = connected_flag.clone();
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(client) = client else { return };
+                accepted.fetch_add(1, Ordering::SeqCst);
+                let _ = std::fs::write(&flag, b"");
                 let Ok(server) = TcpStream::connect(&upstream) else {
                     continue;
                 };
@@ -55,12 +71,28 @@ impl Proxy {
                 };
                 pump(s2, c2, &counted, false);
                 let _ = up.join();
+                ended.fetch_add(1, Ordering::SeqCst);
             }
         });
-        Proxy { port, flights }
+        Proxy {
+            port,
+            flights,
+            connections,
+            closed,
+            connected_flag,
+            _dir: dir,
+        }
     }
 
+    /// The client flights since the last call, once every connection
+    /// so far has ended (its last flight, the goodbye, counted).
     fn take(&self) -> usize {
+        for _ in 0..1000 {
+            if self.closed.load(Ordering::SeqCst) == self.connections.load(Ordering::SeqCst) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let mut f = self.flights.lock().expect("flights");
         std::mem::take(&mut f.client_flights)
     }
@@ -160,21 +192,47 @@ impl Drop for Server {
 
 /// `ctx run --digest -- seq FIRST LAST` against `url`: (stdout, stderr).
 fn run_seq(url: &str, home: &std::path::Path, first: u64, last: u64) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ctx"))
-        .args(["run", "--digest", "--", "seq"])
-        .arg(first.to_string())
-        .arg(last.to_string())
+    run_sh(url, home, &format!("seq {first} {last}"))
+}
+
+/// `ctx run --digest -- sh -c SCRIPT` against `url`: (stdout, stderr).
+/// Killed (and failed) after a minute: a run must never hang.
+fn run_sh(url: &str, home: &std::path::Path, script: &str) -> (String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(["run", "--digest", "--", "sh", "-c", script])
         .env("CTX_HOME", home)
         .env("CTX_STORE", url)
         .env("CTX_STORE_TIMEOUT", "20s")
         .env_remove("CTX_NAMESPACE")
         .env_remove("CTX_BUDGET")
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("ctx");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("ctx run hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        reader.join().expect("stdout"),
+        err_reader.join().expect("stderr"),
     )
 }
 
@@ -263,4 +321,47 @@ fn a_run_against_a_newer_schema_writes_nothing_and_says_so() {
         .expect("count")
         .get(0);
     assert_eq!(n, 1, "a record was written under a newer schema");
+}
+
+/// The archive's connection is made while the command runs, not after
+/// it: here the command itself waits (up to 10 s) for the server to see
+/// a connection before it prints, and says so if none came.
+#[test]
+fn the_connection_is_made_while_the_command_runs() {
+    let Some(server) = Server::new("early") else {
+        return;
+    };
+    let proxy = Proxy::start(server.upstream.clone());
+    let home = tempfile::tempdir().expect("home");
+    let through = server.store_url(Some(&proxy));
+    let flag = proxy.connected_flag.display().to_string();
+    let script = format!(
+        "i=0; while [ ! -e '{flag}' ]; do i=$((i+1)); \
+         if [ $i -gt 1000 ]; then echo no connection while running; break; fi; \
+         sleep 0.01; done; seq 1 3000"
+    );
+    let (out, err) = run_sh(&through, home.path(), &script);
+    assert!(!out.contains("no connection"), "{out}");
+    let key = key_of(&out).unwrap_or_else(|| panic!("not archived: {out}\n{err}"));
+    assert_eq!(proxy.connections.load(Ordering::SeqCst), 1);
+    let direct = server.store_url(None);
+    assert_eq!(expand_all(&direct, home.path(), &key), seq(1, 3000));
+}
+
+/// A command that outlasts the hold (1 s) does not keep an idle
+/// connection open on the server meanwhile: the early one is closed and
+/// the put connects again when the command ends.
+#[test]
+fn a_long_command_does_not_hold_a_connection() {
+    let Some(server) = Server::new("long") else {
+        return;
+    };
+    let proxy = Proxy::start(server.upstream.clone());
+    let home = tempfile::tempdir().expect("home");
+    let through = server.store_url(Some(&proxy));
+    let (out, err) = run_sh(&through, home.path(), "sleep 3; seq 1 3000");
+    let key = key_of(&out).unwrap_or_else(|| panic!("not archived: {out}\n{err}"));
+    assert_eq!(proxy.connections.load(Ordering::SeqCst), 2);
+    let direct = server.store_url(None);
+    assert_eq!(expand_all(&direct, home.path(), &key), seq(1, 3000));
 }

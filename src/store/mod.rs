@@ -11,6 +11,7 @@ pub mod backend;
 pub mod census_zoom;
 pub mod chunks;
 pub mod copy;
+pub mod early;
 pub mod key;
 pub mod postgres;
 pub mod reader;
