@@ -42,9 +42,9 @@ struct Variant<'a> {
 /// with a different variant each time), so that all variants see the
 /// same load on a shared machine: for each variant, the wall time of each
 /// run and the key each digest named.
-fn writer(load: Load, w: usize, variants: &[Variant]) -> Vec<Vec<(Duration, Option<String>)>> {
+fn writer(load: Load, w: usize, variants: &[Variant]) -> Vec<Vec<Run>> {
     let n = variants.len();
-    let mut out: Vec<Vec<(Duration, Option<String>)>> = vec![Vec::new(); n];
+    let mut out: Vec<Vec<Run>> = vec![Vec::new(); n];
     for r in 0..load.runs {
         let first = w * 1_000_000_000 + r * 10 * load.lines + 1;
         let last = first + load.lines - 1;
@@ -67,6 +67,9 @@ fn writer(load: Load, w: usize, variants: &[Variant]) -> Vec<Vec<(Duration, Opti
     out
 }
 
+/// One run: its wall time and the key its digest named.
+type Run = (Duration, Option<String>);
+
 struct Phase {
     times: Vec<Duration>,
     keys: Vec<Option<String>>,
@@ -74,7 +77,7 @@ struct Phase {
 
 /// Runs every variant under the load; one `Phase` per variant.
 fn phases(load: Load, variants: &[Variant]) -> Vec<Phase> {
-    let results: Vec<Vec<Vec<(Duration, Option<String>)>>> = std::thread::scope(|s| {
+    let results: Vec<Vec<Vec<Run>>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..load.writers)
             .map(|w| s.spawn(move || writer(load, w, variants)))
             .collect();
