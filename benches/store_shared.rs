@@ -5,14 +5,18 @@
 //!
 //! WRITERS (default 8) threads each run RUNS (default 1,000) `ctx run
 //! --digest -- seq A B` of LINES (default 2,000) lines, every output
-//! different, so every run archives a new record. The same load runs
-//! against: the bare `seq` (the baseline), the local SQLite store, and the
-//! PostgreSQL server named by `CTX_TEST_POSTGRES_URL` (plain text, and
-//! TLS when the server offers it: `sslmode=prefer`). Reports per run the
-//! wall time's p50/p99, the added time over the baseline's median, records
-//! per second, and checks that every run was archived exactly once (keys
-//! from the digests; records counted in the store). Results are recorded
-//! in docs/performance.md.
+//! different, so every run archives a new record. Each output runs under
+//! every variant in turn (interleaved, so that all variants see the same
+//! load on a shared machine): the bare `seq` (the baseline), the local
+//! SQLite store, and the PostgreSQL server named by `CTX_TEST_POSTGRES_URL`
+//! in plain text (`sslmode=disable`) and over TLS (`sslmode=require`);
+//! with `CTX_BENCH_BEFORE=LABEL=PATH[,LABEL=PATH…]`, the PostgreSQL
+//! variants also run with those older ctx binaries. Reports per run the wall time's p50/p99, the
+//! added time over the baseline's median, runs per second, and checks
+//! that every run was archived exactly once (keys from the digests;
+//! records counted in the store); then the cost of ctx's connection to
+//! the server by itself, the floor under any PostgreSQL run. Results are
+//! recorded in docs/performance.md.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -27,52 +31,70 @@ struct Load {
     lines: usize,
 }
 
-/// One thread's runs: the wall time of each and the key each digest named.
-fn writer(
-    load: Load,
-    w: usize,
-    make: &(dyn Fn(usize, usize) -> Command + Sync),
-) -> Vec<(Duration, Option<String>)> {
-    (0..load.runs)
-        .map(|r| {
-            let first = w * 1_000_000_000 + r * 10 * load.lines + 1;
-            let last = first + load.lines - 1;
-            let mut cmd = make(first, last);
+/// One way of running the load: the bare command, or `ctx run` on one
+/// store with one binary.
+struct Variant<'a> {
+    name: String,
+    make: Box<dyn Fn(usize, usize) -> Command + Sync + 'a>,
+}
+
+/// One thread's runs, every variant in turn for each output (starting
+/// with a different variant each time), so that all variants see the
+/// same load on a shared machine: for each variant, the wall time of each
+/// run and the key each digest named.
+fn writer(load: Load, w: usize, variants: &[Variant]) -> Vec<Vec<Run>> {
+    let n = variants.len();
+    let mut out: Vec<Vec<Run>> = vec![Vec::new(); n];
+    for r in 0..load.runs {
+        let first = w * 1_000_000_000 + r * 10 * load.lines + 1;
+        let last = first + load.lines - 1;
+        for k in 0..n {
+            let v = (r + w + k) % n;
+            let mut cmd = (variants[v].make)(first, last);
             cmd.stdin(Stdio::null()).stderr(Stdio::null());
             let start = Instant::now();
-            let out = cmd.output().expect("spawn");
+            let result = cmd.output().expect("spawn");
             let took = start.elapsed();
-            let text = String::from_utf8_lossy(&out.stdout);
+            let text = String::from_utf8_lossy(&result.stdout);
             let key = text
                 .split_whitespace()
                 .skip_while(|w| *w != "expand")
                 .nth(1)
                 .map(str::to_string);
-            (took, key)
-        })
-        .collect()
+            out[v].push((took, key));
+        }
+    }
+    out
 }
+
+/// One run: its wall time and the key its digest named.
+type Run = (Duration, Option<String>);
 
 struct Phase {
     times: Vec<Duration>,
     keys: Vec<Option<String>>,
-    wall: Duration,
 }
 
-fn phase(load: Load, make: &(dyn Fn(usize, usize) -> Command + Sync)) -> Phase {
-    let start = Instant::now();
-    let results: Vec<Vec<(Duration, Option<String>)>> = std::thread::scope(|s| {
+/// Runs every variant under the load; one `Phase` per variant.
+fn phases(load: Load, variants: &[Variant]) -> Vec<Phase> {
+    let results: Vec<Vec<Vec<Run>>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..load.writers)
-            .map(|w| s.spawn(move || writer(load, w, make)))
+            .map(|w| s.spawn(move || writer(load, w, variants)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("writer"))
             .collect()
     });
-    let wall = start.elapsed();
-    let (times, keys) = results.into_iter().flatten().unzip();
-    Phase { times, keys, wall }
+    (0..variants.len())
+        .map(|v| {
+            let (times, keys) = results
+                .iter()
+                .flat_map(|per_writer| per_writer[v].iter().cloned())
+                .unzip();
+            Phase { times, keys }
+        })
+        .collect()
 }
 
 fn quantile(v: &[Duration], q: f64) -> Duration {
@@ -86,13 +108,14 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn ctx_run(
+    ctx: &Path,
     home: &Path,
     store: Option<&str>,
     namespace: &str,
     first: usize,
     last: usize,
 ) -> Command {
-    let mut c = Command::new(CTX);
+    let mut c = Command::new(ctx);
     c.args(["run", "--digest", "--", "seq"])
         .arg(first.to_string())
         .arg(last.to_string())
@@ -126,36 +149,61 @@ fn records(home: &Path, store: Option<&str>, namespace: &str) -> u64 {
 
 fn report(
     name: &str,
-    load: Load,
+    writers: usize,
     p: &Phase,
     baseline: Duration,
     stored: Option<u64>,
     over: Option<Duration>,
 ) {
-    let total = load.writers * load.runs;
+    let total = p.times.len();
+    // Interleaved, a variant has no wall time of its own: its rate is
+    // what `writers` back-to-back runs of its mean length give.
+    let mean = p.times.iter().sum::<Duration>().as_secs_f64() / total.max(1) as f64;
+    let rate = writers as f64 / mean;
     let mut keys: Vec<&String> = p.keys.iter().flatten().collect();
     let named = keys.len();
     keys.sort();
     keys.dedup();
     let added: Vec<Duration> = p.times.iter().map(|t| t.saturating_sub(baseline)).collect();
     println!(
-        "{name:<22} p50 {:>6.1} ms  p99 {:>6.1} ms  added p50 {:>6.1} ms  p99 {:>6.1} ms  {:>6.0} runs/s  archived {named}/{total}, distinct {}{}",
+        "{name:<26} p50 {:>6.1} ms  p99 {:>6.1} ms  added p50 {:>6.1} ms  p99 {:>6.1} ms  {rate:>5.0} runs/s  archived {named}/{total}, distinct {}{}",
         ms(quantile(&p.times, 0.5)),
         ms(quantile(&p.times, 0.99)),
         ms(quantile(&added, 0.5)),
         ms(quantile(&added, 0.99)),
-        total as f64 / p.wall.as_secs_f64(),
         keys.len(),
         stored.map_or(String::new(), |n| format!(", {n} records in the store")),
     );
     if let Some(sqlite) = over {
         let p50 = quantile(&p.times, 0.5);
         println!(
-            "{:<22} p50 {:+.1} ms over SQLite's",
+            "{:<26} p50 {:+.1} ms over SQLite's (×{:.2})",
             "",
-            ms(p50) - ms(sqlite)
+            ms(p50) - ms(sqlite),
+            ms(p50) / ms(sqlite)
         );
     }
+}
+
+/// The floor under any PostgreSQL run: what ctx's own connection costs
+/// by itself (TCP, TLS, start-up, the server's new backend, goodbye),
+/// in this process, one at a time, `n` times: p50 and p99.
+fn connection_floor(url: &str, n: usize) -> (Duration, Duration) {
+    use ctx::store::postgres::{PgOptions, PgStore};
+    let options = PgOptions {
+        retention: ctx::store::Retention::default(),
+        timeout: Duration::from_secs(5),
+        namespace: String::new(),
+    };
+    let times: Vec<Duration> = (0..n)
+        .map(|_| {
+            let start = Instant::now();
+            let store = PgStore::connect(url, options.clone()).expect("connect");
+            drop(store);
+            start.elapsed()
+        })
+        .collect();
+    (quantile(&times, 0.5), quantile(&times, 0.99))
 }
 
 fn main() {
@@ -169,42 +217,101 @@ fn main() {
         lines: args.get(2).copied().unwrap_or(2000),
     };
     println!(
-        "{} writers × {} runs of `ctx run --digest -- seq` ({} lines each)",
+        "{} writers × {} runs of `ctx run --digest -- seq` ({} lines each), every variant interleaved",
         load.writers, load.runs, load.lines
     );
     let namespace = format!("bench-{}", std::process::id());
-
-    let bare = phase(load, &|a, b| {
-        let mut c = Command::new("seq");
-        c.arg(a.to_string()).arg(b.to_string());
-        c
-    });
-    let baseline = quantile(&bare.times, 0.5);
-    report("bare seq (baseline)", load, &bare, baseline, None, None);
-
-    let home = tempfile::tempdir().expect("home");
-    let sqlite = phase(load, &|a, b| ctx_run(home.path(), None, &namespace, a, b));
-    let n = records(home.path(), None, &namespace);
-    report("ctx run, SQLite", load, &sqlite, baseline, Some(n), None);
-    let sqlite_p50 = quantile(&sqlite.times, 0.5);
-
-    let Some(url) = std::env::var("CTX_TEST_POSTGRES_URL")
+    let ctx = Path::new(CTX);
+    // Older builds to compare with, measured in the same run:
+    // `LABEL=PATH` (or just `PATH`, labelled `before`), comma-separated.
+    let before: Vec<(String, std::path::PathBuf)> = std::env::var("CTX_BENCH_BEFORE")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|b| !b.is_empty())
+        .map(|b| match b.split_once('=') {
+            Some((label, path)) => (label.to_string(), path.into()),
+            None => ("before".to_string(), b.into()),
+        })
+        .collect();
+    let url = std::env::var("CTX_TEST_POSTGRES_URL")
         .ok()
-        .filter(|u| !u.is_empty())
-    else {
+        .filter(|u| !u.is_empty());
+    if url.is_none() {
         println!("CTX_TEST_POSTGRES_URL is not set: PostgreSQL skipped");
-        return;
-    };
-    let sep = if url.contains('?') { '&' } else { '?' };
-    for (name, mode) in [
-        ("ctx run, PG plain", "disable"),
-        ("ctx run, PG TLS", "require"),
-    ] {
-        let home = tempfile::tempdir().expect("home");
-        let ns = format!("{namespace}-{mode}");
-        let store = format!("{url}{sep}sslmode={mode}");
-        let p = phase(load, &|a, b| ctx_run(home.path(), Some(&store), &ns, a, b));
-        let n = records(home.path(), Some(&store), &ns);
-        report(name, load, &p, baseline, Some(n), Some(sqlite_p50));
+    }
+
+    let sqlite_home = tempfile::tempdir().expect("home");
+    // (name, binary, home, store URL, namespace) of each `ctx run` variant.
+    let mut runs: Vec<(String, &Path, tempfile::TempDir, Option<String>, String)> = vec![(
+        "ctx run, SQLite".into(),
+        ctx,
+        sqlite_home,
+        None,
+        namespace.clone(),
+    )];
+    if let Some(url) = &url {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        for (label, mode) in [("PG plain", "disable"), ("PG TLS", "require")] {
+            let store = format!("{url}{sep}sslmode={mode}");
+            for (i, (which, path)) in before.iter().enumerate() {
+                runs.push((
+                    format!("ctx run, {label} ({which})"),
+                    path.as_path(),
+                    tempfile::tempdir().expect("home"),
+                    Some(store.clone()),
+                    format!("{namespace}-{mode}-before{i}"),
+                ));
+            }
+            runs.push((
+                format!("ctx run, {label}"),
+                ctx,
+                tempfile::tempdir().expect("home"),
+                Some(store),
+                format!("{namespace}-{mode}"),
+            ));
+        }
+    }
+    let mut variants = vec![Variant {
+        name: "bare seq (baseline)".into(),
+        make: Box::new(|a, b| {
+            let mut c = Command::new("seq");
+            c.arg(a.to_string()).arg(b.to_string());
+            c
+        }),
+    }];
+    for (name, bin, home, store, ns) in &runs {
+        let home = home.path();
+        variants.push(Variant {
+            name: name.clone(),
+            make: Box::new(move |a, b| ctx_run(bin, home, store.as_deref(), ns, a, b)),
+        });
+    }
+    let results = phases(load, &variants);
+    let baseline = quantile(&results[0].times, 0.5);
+    report(
+        &variants[0].name,
+        load.writers,
+        &results[0],
+        baseline,
+        None,
+        None,
+    );
+    let sqlite_p50 = quantile(&results[1].times, 0.5);
+    for (i, (name, _, home, store, ns)) in runs.iter().enumerate() {
+        let n = records(home.path(), store.as_deref(), ns);
+        let over = store.as_ref().map(|_| sqlite_p50);
+        report(name, load.writers, &results[i + 1], baseline, Some(n), over);
+    }
+
+    if let Some(url) = &url {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        for (label, mode) in [("plain", "disable"), ("TLS", "require")] {
+            let (p50, p99) = connection_floor(&format!("{url}{sep}sslmode={mode}"), 200);
+            println!(
+                "connection alone, {label:<5}      p50 {:>6.2} ms  p99 {:>6.2} ms  (in process, one at a time, 200 times)",
+                ms(p50),
+                ms(p99)
+            );
+        }
     }
 }

@@ -43,7 +43,10 @@ pub struct Lazy {
 
 impl Archive for Lazy {
     fn put(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
-        let opened = self.store.get_or_init(store::open_default);
+        // The connection made while the command ran, if any.
+        let opened = self
+            .store
+            .get_or_init(|| store::early::take().unwrap_or_else(store::open_to_archive));
         match opened {
             Ok(s) => Store::put(s, artifact),
             Err(why) => Err(why.clone()),

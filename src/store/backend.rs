@@ -56,6 +56,21 @@ impl AnyStore {
         }
     }
 
+    /// The chosen store for a command's archive: as `open_default`, but a
+    /// server's schema is checked by the put itself (one round trip less
+    /// on every run).
+    pub fn open_to_archive() -> Result<AnyStore, StoreError> {
+        match choice()? {
+            Choice::Sqlite => SqliteStore::open_default().map(AnyStore::Sqlite),
+            Choice::Postgres(url) => {
+                let (options, warnings) = PgOptions::from_env();
+                let mut store = PgStore::open_to_archive(&url, options)?;
+                store.warnings.extend(warnings);
+                Ok(AnyStore::Postgres(store))
+            }
+        }
+    }
+
     /// The chosen store if it exists: a SQLite file is not created by a
     /// read; a server always "exists" (unreachable is an error).
     pub fn open_existing() -> Result<Option<AnyStore>, StoreError> {

@@ -11,6 +11,7 @@ pub mod backend;
 pub mod census_zoom;
 pub mod chunks;
 pub mod copy;
+pub mod early;
 pub mod key;
 pub mod postgres;
 pub mod reader;
@@ -230,6 +231,11 @@ pub fn stream_bytes(
 /// first use, or the PostgreSQL server `CTX_STORE` / `store.url` names.
 pub fn open_default() -> Result<AnyStore, StoreError> {
     AnyStore::open_default()
+}
+
+/// The default store for a command's archive (`AnyStore::open_to_archive`).
+pub fn open_to_archive() -> Result<AnyStore, StoreError> {
+    AnyStore::open_to_archive()
 }
 
 /// The default store if it exists, without creating anything (reads must

@@ -82,6 +82,8 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         return Ok(failure.status());
     }
 
+    // The archive's server connection is made while the command runs.
+    crate::store::early::connect();
     let captured = match capture::run(&args.command) {
         Ok(captured) => captured,
         Err(CaptureError::Launch(failure)) => {

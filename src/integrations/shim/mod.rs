@@ -131,6 +131,8 @@ fn passthrough(program: &Path, argv: &[OsString]) -> i32 {
 /// Captures and digests; `shown` names the command in the digest and
 /// the ledger (the name that was typed, not the program's path).
 fn digest(program: &Path, argv: &[OsString], shown: &OsString) -> i32 {
+    // The archive's server connection is made while the command runs.
+    crate::store::early::connect();
     let captured = match capture::run_program(program, argv) {
         Ok(Captured::Complete(mut artifact)) => {
             if let Some(first) = artifact.argv.first_mut() {

@@ -21,6 +21,7 @@ use super::{Retention, StoreError};
 
 mod credentials;
 mod ops;
+mod put;
 pub mod schema;
 pub mod tls;
 
@@ -88,6 +89,8 @@ pub struct PgStore {
     user: String,
     /// Added to the server's clock: tests age records with it.
     clock_offset_ms: Cell<i64>,
+    /// The server's schema is known to be this binary's.
+    schema_checked: Cell<bool>,
     /// Settings that did not parse (shown by `ctx store stats`).
     pub warnings: Vec<String>,
 }
@@ -96,12 +99,35 @@ impl PgStore {
     /// Connects to `url`, checks the schema version and migrates an older
     /// schema (under the migration lock).
     pub fn open(url: &str, options: PgOptions) -> Result<PgStore, StoreError> {
-        let mut store = Self::connect(url, options)?;
-        schema::ensure(store.client.get_mut())?;
+        let store = Self::connect(url, options)?;
+        store.ensure_schema()?;
         Ok(store)
     }
 
-    /// Connects without looking at the schema (`ctx store migrate`).
+    /// Connects for a command's archive: the schema is checked within
+    /// the put's own statement (no round trip of its own), and migrated
+    /// only when that finds it older.
+    pub fn open_to_archive(url: &str, options: PgOptions) -> Result<PgStore, StoreError> {
+        Self::connect(url, options)
+    }
+
+    /// Checks the schema version once per connection, migrating an older
+    /// schema under the migration lock.
+    fn ensure_schema(&self) -> Result<(), StoreError> {
+        if !self.schema_checked.get() {
+            schema::ensure(&mut self.client.borrow_mut())?;
+            self.schema_checked.set(true);
+        }
+        Ok(())
+    }
+
+    /// The schema changed under this connection: check it again.
+    fn forget_schema(&self) {
+        self.schema_checked.set(false);
+    }
+
+    /// Connects without looking at the schema (`ctx store migrate`, and
+    /// the archive's put, which checks it as it writes).
     pub fn connect(url: &str, options: PgOptions) -> Result<PgStore, StoreError> {
         let location = redact(url);
         let in_location = |e: StoreError| match e {
@@ -141,6 +167,7 @@ impl PgStore {
             machine: machine(),
             user: user(),
             clock_offset_ms: Cell::new(0),
+            schema_checked: Cell::new(false),
             warnings,
         })
     }

@@ -3,20 +3,17 @@
 
 use std::time::Duration;
 
-use postgres::types::ToSql;
+use postgres::types::Type;
 use postgres::{GenericClient, Row};
 
 use super::{LOCK_CLASS, PgStore, describe};
 use crate::artifact::Artifact;
 use crate::retention::{self, Candidate};
-use crate::store::chunks::{self, ChunkInfo, Codec, Encoder};
-use crate::store::record::{self, ROW_ALLOWANCE, RecordMeta};
+use crate::store::chunks::{self, ChunkInfo, Codec};
+use crate::store::record::{self, RecordMeta};
 use crate::store::{
     ArchiveKey, GcReport, PurgeReport, RecordSummary, Retention, Stats, Store, StoreError,
 };
-
-/// Index-entry overhead the size cap charges per chunk (as in SQLite).
-const CHUNK_ALLOWANCE: u64 = 48;
 
 /// The server's clock in unix ms, plus the test offset `$1`.
 const NOW_MS: &str = "SELECT (extract(epoch from now()) * 1000)::bigint + $1::bigint";
@@ -36,18 +33,18 @@ const GONE_PURGED: &str = "purged";
 const GONE_KEPT_MS: i64 = 30 * 24 * 3_600_000;
 
 impl PgStore {
-    fn now(&self, c: &mut impl GenericClient) -> Result<i64, StoreError> {
+    pub(super) fn now(&self, c: &mut impl GenericClient) -> Result<i64, StoreError> {
         let offset = self.clock_offset_ms.get();
         Ok(c.query_one(NOW_MS, &[&offset]).map_err(describe)?.get(0))
     }
 
-    fn ns(&self) -> &str {
+    pub(super) fn ns(&self) -> &str {
         &self.options.namespace
     }
 
     /// The GC lock of this namespace, held until the transaction ends:
     /// two clients never evict at once.
-    fn lock_gc(&self, c: &mut impl GenericClient) -> Result<(), StoreError> {
+    pub(super) fn lock_gc(&self, c: &mut impl GenericClient) -> Result<(), StoreError> {
         c.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2) | 1)",
             &[&LOCK_CLASS, &self.ns()],
@@ -58,7 +55,7 @@ impl PgStore {
 
     /// The namespace's record count and stored size, from the running
     /// totals the schema's trigger keeps (schema v3).
-    fn total(&self, c: &mut impl GenericClient) -> Result<(i64, i64), StoreError> {
+    pub(super) fn total(&self, c: &mut impl GenericClient) -> Result<(i64, i64), StoreError> {
         let row = c
             .query_one(
                 "SELECT coalesce(sum(records), 0)::bigint, coalesce(sum(stored_bytes), 0)::bigint
@@ -69,7 +66,7 @@ impl PgStore {
         Ok((row.get(0), row.get(1)))
     }
 
-    fn candidates(
+    pub(super) fn candidates(
         &self,
         c: &mut impl GenericClient,
         policy: Retention,
@@ -93,7 +90,7 @@ impl PgStore {
             .collect())
     }
 
-    fn evict(
+    pub(super) fn evict(
         &self,
         c: &mut impl GenericClient,
         ids: &[i64],
@@ -119,143 +116,26 @@ impl PgStore {
         Ok(rows.iter().map(summary).collect())
     }
 
-    fn refresh(&self, c: &mut impl GenericClient, hex: &str) -> Result<bool, StoreError> {
+    pub(super) fn refresh(
+        &self,
+        c: &mut impl GenericClient,
+        hex: &str,
+    ) -> Result<bool, StoreError> {
         let offset = self.clock_offset_ms.get();
+        // Typed, unnamed: one round trip, no separate prepare.
         let n = c
-            .execute(
+            .execute_typed(
                 "UPDATE ctx_records
                  SET used_ms = greatest(used_ms, (extract(epoch from now()) * 1000)::bigint + $3)
                  WHERE namespace = $1 AND hex = $2",
-                &[&self.ns(), &hex, &offset],
+                &[
+                    (&self.ns(), Type::TEXT),
+                    (&hex, Type::TEXT),
+                    (&offset, Type::INT8),
+                ],
             )
             .map_err(describe)?;
         Ok(n > 0)
-    }
-
-    fn put_artifact(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
-        let segments = record::canonical_segments(artifact.segments());
-        let bytes_hash = *blake3::hash(artifact.bytes()).as_bytes();
-        let key = record::key_from_hash(&bytes_hash, &segments, artifact.exit);
-        let hex = key.hex();
-        let mut client = self.client.borrow_mut();
-        // The usual repeat costs one short statement and no compression.
-        if self.refresh(&mut *client, &hex)? {
-            return Ok(key);
-        }
-        let mut enc = Encoder::without_hash();
-        let mut encoded = enc.push(artifact.bytes());
-        let fin = enc.finish();
-        encoded.extend(fin.chunks);
-        let line_count = chunks::line_count(fin.newlines, fin.last) as i64;
-        let argv = serde_json::to_string(&artifact.argv)
-            .map_err(|e| StoreError::Unavailable(format!("argv: {e}")))?;
-        let text_len = [&artifact.cwd, &artifact.label, &artifact.family]
-            .iter()
-            .map(|s| s.as_deref().map_or(0, str::len))
-            .sum::<usize>()
-            + argv.len();
-        let stored = encoded
-            .iter()
-            .map(|c| c.data.len() as u64 + CHUNK_ALLOWANCE)
-            .sum::<u64>()
-            + ROW_ALLOWANCE
-            + text_len as u64;
-        let (exit_kind, exit_value) = record::exit_parts(artifact.exit);
-        let (exit_kind, exit_value) = (i32::from(exit_kind), exit_value);
-        let seg_blob = record::encode_segments(&segments);
-
-        let mut tx = client.transaction().map_err(describe)?;
-        let now = self.now(&mut tx)?;
-        let policy = self.options.retention;
-        let (_, total) = self.total(&mut tx)?;
-        if (total.max(0) as u64).saturating_add(stored) > policy.max_bytes {
-            self.lock_gc(&mut tx)?;
-            let (_, total) = self.total(&mut tx)?;
-            let candidates = self.candidates(&mut tx, policy, now)?;
-            match retention::plan_eviction(&candidates, total.max(0) as u64, stored, policy, now) {
-                Ok(ids) => {
-                    self.evict(&mut tx, &ids)?;
-                }
-                Err(refusal) => {
-                    return Err(StoreError::Full {
-                        needed: stored,
-                        cap: policy.max_bytes,
-                        floor: refusal.floor_bytes,
-                    });
-                }
-            }
-        }
-        let params: [&(dyn ToSql + Sync); 17] = [
-            &self.ns(),
-            &hex,
-            &now,
-            &argv,
-            &artifact.cwd,
-            &artifact.label,
-            &artifact.family,
-            &exit_kind,
-            &exit_value,
-            &artifact.truncated,
-            &seg_blob,
-            &(fin.len as i64),
-            &(stored as i64),
-            &line_count,
-            &self.machine,
-            &self.user,
-            &now,
-        ];
-        // Two machines writing the same output at once: the second waits
-        // for the first's commit, then inserts nothing and refreshes.
-        let inserted = tx
-            .query_opt(
-                "INSERT INTO ctx_records (namespace, hex, created_ms, argv, cwd, label, family,
-                    exit_kind, exit_value, truncated, segments, raw_bytes, stored_bytes,
-                    line_count, machine, os_user, used_ms)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-                 ON CONFLICT (namespace, hex) DO NOTHING RETURNING id",
-                &params,
-            )
-            .map_err(describe)?;
-        match inserted {
-            Some(row) => {
-                let id: i64 = row.get(0);
-                let ins = tx
-                    .prepare(
-                        "INSERT INTO ctx_chunks (record, seq, \"offset\", raw_len, lines_before,
-                            newlines, codec, data, sum)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                    )
-                    .map_err(describe)?;
-                for (seq, c) in encoded.iter().enumerate() {
-                    tx.execute(
-                        &ins,
-                        &[
-                            &id,
-                            &(seq as i32),
-                            &(c.info.offset as i64),
-                            &(c.info.len as i64),
-                            &(c.info.lines_before as i64),
-                            &(c.info.newlines as i64),
-                            &(c.codec as i16),
-                            &c.data,
-                            &&c.sum[..],
-                        ],
-                    )
-                    .map_err(describe)?;
-                }
-                // A record quarantined under this key is whole again.
-                tx.execute(
-                    "DELETE FROM ctx_damaged WHERE namespace = $1 AND hex = $2",
-                    &[&self.ns(), &hex],
-                )
-                .map_err(describe)?;
-            }
-            None => {
-                self.refresh(&mut tx, &hex)?;
-            }
-        }
-        tx.commit().map_err(describe)?;
-        Ok(key)
     }
 
     fn quarantined(&self, prefix: &str, upper: &str) -> Result<StoreError, StoreError> {
