@@ -83,13 +83,7 @@ const NOT_CONTRACT_DRIVEN: &[(&str, &str, &str)] = &[
     // lines, which still name them in every fixture that holds one: a
     // larger fixture would show the difference.
     ("cargo_test", "SuiteNotRun", "named by the decisive lines"),
-    (
-        "cargo_test",
-        "Diagnostic",
-        "preferred diagnostics name them",
-    ),
     ("go_test", "SuiteNotRun", "named by the decisive lines"),
-    ("go_test", "Diagnostic", "preferred diagnostics name them"),
     ("pytest", "SuiteNotRun", "named by the decisive lines"),
 ];
 

@@ -20,7 +20,7 @@
 //! what is printed.
 
 use crate::artifact::{Artifact, Exit, Span};
-use crate::contract::{self, Contract};
+use crate::contract::{self, Contract, Noun};
 use crate::delivery_plan::{CiLogNote, Header, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
@@ -31,7 +31,8 @@ use crate::render;
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// The least a window's digest is given, whatever the steps cost.
@@ -48,7 +49,7 @@ pub fn plan(
         graph,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         shown: Vec::new(),
         hidden: Vec::new(),
         windows: Vec::new(),
@@ -90,7 +91,9 @@ pub fn plan(
             .map(|&i| p.line_cost(graph.items[i].headline.map_or(1, |h| h.first)))
             .sum::<usize>()
         + MARKER_TOKENS * 2;
-    let left = budget.target.saturating_sub(FRAME_TOKENS + required);
+    let left = budget
+        .target
+        .saturating_sub(frame_tokens(artifact, graph) + required);
     let per_window = (left / windows.len().max(1)).max(WINDOW_FLOOR);
 
     let mut annotation_room = budget.ceiling / 2;
@@ -156,16 +159,19 @@ pub fn plan(
         }
     }
     if !left_out.is_empty() {
-        let noun = if left_out.len() == 1 { one } else { many };
         p.omit(
-            Omitted::Items(format!("other {noun} that succeeded")),
+            Omitted::Items(Left::OtherSucceeded {
+                unit: Noun::new(one, many),
+            }),
             left_out.len(),
             Address::Items(Some(format!("--code {SUCCEEDED}"))),
         );
     }
     if unshown_annotations > 0 {
         p.omit(
-            Omitted::Items("annotations".into()),
+            Omitted::Items(Left::Counted {
+                unit: Noun::new("annotation", "annotations"),
+            }),
             unshown_annotations,
             Address::Items(None),
         );

@@ -19,7 +19,8 @@ use crate::render::notes::diff::file as census_line;
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// Lines outside any file block (a warning, `Only in …`) kept before a marker.
@@ -42,13 +43,13 @@ pub fn plan(
         rung: Rung::FailCensus,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         left_hunks: 0,
         left_files: Vec::new(),
         shown_files: 0,
     };
     let census: usize = graph.items.iter().map(|i| p.census_cost(i)).sum();
-    if census + FRAME_TOKENS > budget.ceiling {
+    if census + p.spent > budget.ceiling {
         p.flood();
     } else {
         p.spent += census;
@@ -184,7 +185,7 @@ impl Planner<'_> {
                 self.blocks.push(Block::Raw(header));
                 self.shown_files += 1;
             } else {
-                let what = format!("header lines left out of {path}");
+                let what = Left::HeaderLinesOf { path: path.clone() };
                 self.omit(Omitted::Items(what), header.len(), Address::Item(path));
             }
             return;
@@ -208,7 +209,7 @@ impl Planner<'_> {
         if left > 0 {
             self.left_hunks += left;
             self.left_files.push(path.clone());
-            let what = format!("hunks left out of {path}");
+            let what = Left::HunksOf { path: path.clone() };
             self.omit(Omitted::Items(what), left, Address::Item(path));
         }
     }
@@ -266,7 +267,7 @@ impl Planner<'_> {
         }
         let n = ids.len();
         self.omit(
-            Omitted::Items("changed files and commits, listed".into()),
+            Omitted::Items(Left::FilesAndCommits),
             n,
             Address::Items(None),
         );

@@ -10,6 +10,7 @@
 //! `[ctx]` note or marker.
 
 use crate::artifact::{Artifact, Span, Stream};
+use crate::contract::Contract;
 use crate::delivery_plan::{FolderCount, Note, SearchNote};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
@@ -18,7 +19,8 @@ use crate::tokens;
 use crate::words::count;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// The width of one FLOOD note listing files, in characters.
@@ -46,12 +48,18 @@ impl File<'_> {
     }
 }
 
-pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
     let mut p = Planner {
         artifact,
+        contract,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         rung: Rung::Dense,
     };
     let errors: Vec<&EvidenceItem> = graph
@@ -104,7 +112,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
     }
     if unmatched > 0 {
         p.omit(
-            Omitted::Items("files without a match".into()),
+            Omitted::Items(Left::FilesWithoutMatch),
             unmatched,
             Address::Items(None),
         );
@@ -129,6 +137,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
 
 struct Planner<'a> {
     artifact: &'a Artifact,
+    contract: &'a Contract,
     blocks: Vec<Block>,
     omissions: Vec<Omission>,
     spent: usize,
@@ -171,8 +180,9 @@ impl Planner<'_> {
             self.blocks.push(Block::Raw(h));
         }
         if left > 0 {
+            let unit = self.contract.noun_of(errors[0]).clone();
             self.omit(
-                Omitted::Items("more errors".into()),
+                Omitted::Items(Left::More { unit }),
                 left,
                 Address::Items(None),
             );
@@ -256,8 +266,7 @@ impl Planner<'_> {
         }
         let left = f.matches.len() - f.shown;
         if left > 0 {
-            let noun = if left == 1 { "match" } else { "matches" };
-            let what = format!("more {noun} ({} in all)", f.total());
+            let what = Left::MoreMatches { total: f.total() };
             self.omit(
                 Omitted::Items(what),
                 left,
@@ -313,8 +322,9 @@ impl Planner<'_> {
                 .push(Block::Notice(Note::Search(SearchNote::Folders {
                     folders: folders(&files[named..]),
                 })));
+            let unit = self.contract.noun_of(files[0].item).clone();
             self.omit(
-                Omitted::Items("more matching files".into()),
+                Omitted::Items(Left::More { unit }),
                 files.len() - named,
                 Address::Items(None),
             );
