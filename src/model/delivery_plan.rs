@@ -86,6 +86,8 @@ pub enum Left {
     CountedNotNamed { unit: Noun },
     /// Findings outside the census (warnings when `warnings`) not named.
     FindingsNotNamed { warnings: bool },
+    /// Items the contract does not require, not named (listed by `--items`).
+    NotNamed { unit: Noun },
     /// More items of the unit than were shown.
     More { unit: Noun },
     /// More items of the unit, all listed by `--items`.
@@ -127,7 +129,7 @@ impl Left {
     /// `--items` may stand for identities the digest does not name.
     /// Findings outside the census never stand for a census identity.
     pub fn of_census(&self) -> bool {
-        !matches!(self, Left::FindingsNotNamed { .. })
+        !matches!(self, Left::FindingsNotNamed { .. } | Left::NotNamed { .. })
     }
 }
 

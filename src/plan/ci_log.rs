@@ -41,7 +41,7 @@ const WINDOW_FLOOR: usize = 256;
 pub fn plan(
     artifact: &Artifact,
     graph: &EvidenceGraph,
-    _contract: &Contract,
+    contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
     let mut p = Planner {
@@ -73,7 +73,7 @@ pub fn plan(
     let first: Vec<usize> = steps
         .iter()
         .copied()
-        .filter(|&i| is_failed(&graph.items[i]) || windows.contains(&i))
+        .filter(|&i| contract.requires(&graph.items[i]) || windows.contains(&i))
         .collect();
 
     // What must be printed whatever the windows cost.
@@ -97,7 +97,7 @@ pub fn plan(
     let per_window = (left / windows.len().max(1)).max(WINDOW_FLOOR);
 
     let mut annotation_room = budget.ceiling / 2;
-    let mut unshown_annotations = 0;
+    let mut unshown_annotations: Vec<usize> = Vec::new();
     for &i in &first {
         p.note(CiLogNote::Step {
             index: i,
@@ -158,21 +158,39 @@ pub fn plan(
             left_out.push(i);
         }
     }
-    if !left_out.is_empty() {
+    // Steps left out of the list are the ones that succeeded, unless the
+    // contract does not require a failed step to be named up front.
+    let unit = Noun::new(one, many);
+    if left_out.iter().any(|&i| is_failed(&graph.items[i])) {
         p.omit(
-            Omitted::Items(Left::OtherSucceeded {
-                unit: Noun::new(one, many),
-            }),
+            Omitted::Items(Left::NotNamed { unit }),
+            left_out.len(),
+            Address::Items(None),
+        );
+    } else if !left_out.is_empty() {
+        p.omit(
+            Omitted::Items(Left::OtherSucceeded { unit }),
             left_out.len(),
             Address::Items(Some(format!("--code {SUCCEEDED}"))),
         );
     }
-    if unshown_annotations > 0 {
+    // Annotations the contract requires stand for census identities in
+    // their count; any other is only not named.
+    let (required, other): (Vec<usize>, Vec<usize>) = unshown_annotations
+        .into_iter()
+        .partition(|&a| contract.requires(&graph.items[a]));
+    let unit = || Noun::new("annotation", "annotations");
+    if !required.is_empty() {
         p.omit(
-            Omitted::Items(Left::Counted {
-                unit: Noun::new("annotation", "annotations"),
-            }),
-            unshown_annotations,
+            Omitted::Items(Left::Counted { unit: unit() }),
+            required.len(),
+            Address::Items(None),
+        );
+    }
+    if !other.is_empty() {
+        p.omit(
+            Omitted::Items(Left::NotNamed { unit: unit() }),
+            other.len(),
             Address::Items(None),
         );
     }
@@ -262,7 +280,13 @@ impl Planner<'_> {
 
     /// The step's annotations, each its raw line (or its census line when
     /// the window's plan hid that line), while `room` lasts.
-    fn annotations(&mut self, step: usize, all: &[usize], room: &mut usize, unshown: &mut usize) {
+    fn annotations(
+        &mut self,
+        step: usize,
+        all: &[usize],
+        room: &mut usize,
+        unshown: &mut Vec<usize>,
+    ) {
         let n = number(&self.graph.items[step]).to_string();
         for &a in all {
             let item = &self.graph.items[a];
@@ -277,7 +301,7 @@ impl Planner<'_> {
             }
             let cost = self.line_cost(line);
             if cost > *room {
-                *unshown += 1;
+                unshown.push(a);
                 continue;
             }
             *room -= cost;

@@ -1,6 +1,7 @@
 //! Diff planning: the unit is the changed file and its hunks, not a
-//! failure. Required at every budget: every changed file with its status
-//! and +/- counts (and, in a log, every commit's head). Then whole hunks in
+//! failure. Required at every budget: what the contract requires (for
+//! `git_diff`, every changed file with its status and +/- counts and, in
+//! a log, every commit's head). Then whole hunks in
 //! file order while the budget allows — a hunk is never cut, reflowed or
 //! reordered — and per file one marker with the exact count of hunks left
 //! out and `--item PATH`, which prints that file's whole diff.
@@ -86,8 +87,12 @@ impl Planner<'_> {
             .sum()
     }
 
-    /// What an item costs in the census, which is kept at every budget.
+    /// What an item costs in the census, which is kept at every budget:
+    /// the items the contract requires.
     fn census_cost(&self, item: &EvidenceItem) -> usize {
+        if !self.contract.requires(item) {
+            return 0;
+        }
         match item.kind {
             ItemKind::ChangedFile => tokens::estimate(census_line(item).as_bytes()) + 3,
             ItemKind::Commit => item.detail.iter().map(|s| self.span_cost(*s)).sum(),
@@ -109,22 +114,34 @@ impl Planner<'_> {
         self.spent + cost <= self.budget.target
     }
 
-    /// In order: each commit's head, its files' census lines, then their hunks.
+    /// In order: each commit's head, its files' census lines, then their
+    /// hunks. What the contract requires is kept whatever the budget; a
+    /// commit head it does not require is left to `--lines`, a file it
+    /// does not require is named only by its hunks' header when they fit.
     fn walk(&mut self) {
         let mut pending: Vec<usize> = Vec::new();
         for (i, item) in self.graph.items.iter().enumerate() {
+            let required = self.contract.requires(item);
             match item.kind {
                 ItemKind::Commit => {
                     self.flush(&mut pending);
-                    self.blocks
-                        .extend(item.detail.iter().map(|s| Block::Raw(*s)));
+                    if required {
+                        self.blocks
+                            .extend(item.detail.iter().map(|s| Block::Raw(*s)));
+                    } else {
+                        for head in &item.detail {
+                            self.omit(Omitted::Lines, head.len(), Address::Lines(*head));
+                        }
+                    }
                     if let Some(rest) = item.fields.get("rest_of_head").and_then(|r| span_of(r)) {
                         self.omit(Omitted::Lines, rest.len(), Address::Lines(rest));
                     }
                 }
                 ItemKind::ChangedFile => {
-                    self.blocks
-                        .push(Block::Notice(Note::Diff(DiffNote::File { index: i })));
+                    if required {
+                        self.blocks
+                            .push(Block::Notice(Note::Diff(DiffNote::File { index: i })));
+                    }
                     pending.push(i);
                 }
                 // Planned with the detail, so raw lines stay in raw order.

@@ -68,8 +68,17 @@ pub fn plan(
             to: field(period, "to").to_string(),
         });
     }
-    p.endpoints(&of(ItemKind::Endpoint), budget.ceiling / 3);
-    p.errors(&of(ItemKind::Diagnostic), budget);
+    // Failing endpoints and error events are planned as far as the
+    // contract requires them; one it does not require is left to `ctx
+    // expand` (no log contract makes them preferred).
+    let required = |kind: ItemKind| -> Vec<(usize, &EvidenceItem)> {
+        of(kind)
+            .into_iter()
+            .filter(|(_, i)| contract.requires(i))
+            .collect()
+    };
+    p.endpoints(&required(ItemKind::Endpoint), budget.ceiling / 3);
+    p.errors(&required(ItemKind::Diagnostic), budget);
     p.slowest(&of(ItemKind::SlowRequest), budget.target);
     p.templates(&of(ItemKind::LogTemplate), budget.target);
     p.blocks.push(Block::Footer);

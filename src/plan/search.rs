@@ -36,6 +36,8 @@ struct File<'g> {
     matches: Vec<usize>,
     shown: usize,
     whole: bool,
+    /// The contract requires it: named at every budget.
+    required: bool,
 }
 
 impl File<'_> {
@@ -62,11 +64,14 @@ pub fn plan(
         spent: frame_tokens(artifact, graph),
         rung: Rung::Dense,
     };
-    let errors: Vec<&EvidenceItem> = graph
+    // The diagnostics the contract requires (the search tool's errors)
+    // come first; any other is shown after the files while the target
+    // allows.
+    let (errors, findings): (Vec<&EvidenceItem>, Vec<&EvidenceItem>) = graph
         .items
         .iter()
         .filter(|i| i.kind == ItemKind::Diagnostic)
-        .collect();
+        .partition(|i| contract.requires(i));
     p.errors(&errors, budget.ceiling / 2);
     // `grep -c` names every file it searched; those without a match are
     // counted in the header and listed by `--items`, not line by line.
@@ -93,15 +98,24 @@ pub fn plan(
                 matches,
                 shown: 0,
                 whole: false,
+                required: contract.requires(item),
             }
         })
         .collect();
-    let census: usize = files.iter().map(|f| p.least(f)).sum();
+    // The census is the files the contract requires; any other file is
+    // shown while the target allows and counted when it is not.
+    let census: usize = files
+        .iter()
+        .filter(|f| f.required)
+        .map(|f| p.least(f))
+        .sum();
     if p.spent + census > budget.ceiling {
-        p.flood(graph, &files, budget.ceiling);
+        let (named, others): (Vec<File>, Vec<File>) = files.into_iter().partition(|f| f.required);
+        p.flood(graph, &named, budget.ceiling);
+        p.not_named(others.iter().map(|f| f.item), others.len());
     } else {
         p.spent += census;
-        for f in files.iter_mut() {
+        for f in files.iter_mut().filter(|f| f.required) {
             f.shown = f.matches.len().min(1);
         }
         p.rounds(&mut files, budget.target);
@@ -109,7 +123,13 @@ pub fn plan(
         for f in &files {
             p.file(f);
         }
+        let unshown: Vec<&File> = files
+            .iter()
+            .filter(|f| !f.required && f.shown == 0)
+            .collect();
+        p.not_named(unshown.iter().map(|f| f.item), unshown.len());
     }
+    p.findings(&findings, budget.target);
     if unmatched > 0 {
         p.omit(
             Omitted::Items(Left::FilesWithoutMatch),
@@ -189,6 +209,36 @@ impl Planner<'_> {
         }
     }
 
+    /// Findings the contract does not require: each while the target
+    /// allows, the rest counted.
+    fn findings(&mut self, findings: &[&EvidenceItem], target: usize) {
+        let mut left = Vec::new();
+        for e in findings {
+            let Some(h) = e.headline else { continue };
+            let cost = self.line_cost(h.first);
+            if !left.is_empty() || self.spent + cost + MARKER_TOKENS > target {
+                left.push(*e);
+                continue;
+            }
+            self.spent += cost;
+            self.blocks.push(Block::Raw(h));
+        }
+        let n = left.len();
+        self.not_named(left.into_iter(), n);
+    }
+
+    /// `n` items the contract does not require left unnamed: one marker,
+    /// counted in their noun, listed by `--items`.
+    fn not_named<'g>(&mut self, mut items: impl Iterator<Item = &'g EvidenceItem>, n: usize) {
+        let Some(first) = items.next() else { return };
+        let unit = self.contract.noun_of(first).clone();
+        self.omit(
+            Omitted::Items(Left::NotNamed { unit }),
+            n,
+            Address::Items(None),
+        );
+    }
+
     /// Second matches of every file, then third…, while the target allows.
     fn rounds(&mut self, files: &mut [File], target: usize) {
         loop {
@@ -243,6 +293,9 @@ impl Planner<'_> {
     }
 
     fn file(&mut self, f: &File) {
+        if f.shown == 0 && !f.required {
+            return;
+        }
         if f.whole
             && let Some(block) = f.item.block
         {

@@ -313,6 +313,7 @@ pub fn left_phrase(n: usize, left: &Left) -> String {
         Left::CountedNotNamed { unit } => format!("{} counted above but not named", unit.many),
         Left::FindingsNotNamed { warnings: true } => "warnings not named".into(),
         Left::FindingsNotNamed { warnings: false } => "findings not named".into(),
+        Left::NotNamed { unit } => format!("{} not named", unit.many),
         Left::More { unit } => format!("more {}", unit.many),
         Left::MoreListed { unit } => format!("more {}, listed", unit.many),
         Left::ShownWithoutDetail { unit } => format!(
