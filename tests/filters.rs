@@ -333,3 +333,51 @@ message = "all fine"
         text(&ok.stdout)
     );
 }
+
+/// A command a filter reads takes no part in re-run deltas
+/// (docs/filters.md): run twice, the same resources to destroy, exit 0,
+/// the second digest is the first, with no delta line, even though the
+/// same command read by a typed profile would be compared.
+#[test]
+fn a_filtered_rerun_is_never_a_delta() {
+    let (home, config) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    user_filter(
+        config.path(),
+        "sh",
+        r#"schema = "ctx.filter/v1"
+name = "sh"
+version = 1
+keep = ['will be destroyed', 'Plan:']
+
+[match]
+command = 'sh\s'
+"#,
+    );
+    let script = "for i in $(seq 1 60); do echo \"  # null_resource.item[$i] will be destroyed\"; \
+                  echo \"  - resource \\\"null_resource\\\" \\\"item\\\" { id = $i }\"; done; \
+                  echo 'Plan: 0 to add, 0 to change, 60 to destroy.'";
+    let run = || {
+        let out = ctx_cmd(home.path(), &["run", "--", "sh", "-c", script])
+            .env("XDG_CONFIG_HOME", config.path())
+            .env("CTX_DELTA", "1")
+            .current_dir(home.path())
+            .output()
+            .expect("ctx runs");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let first = run();
+    assert!(first.contains("filter sh/filter-v1"), "{first}");
+    assert!(
+        first.contains("null_resource.item[60] will be destroyed"),
+        "{first}"
+    );
+    let second = run();
+    assert!(
+        !second
+            .lines()
+            .any(|l| l.starts_with("[ctx] since the last run") || l.starts_with("[ctx] same ")),
+        "{second}"
+    );
+    assert_eq!(first, second);
+}

@@ -57,7 +57,7 @@ fn digest(artifact: &Artifact, budget: Option<usize>) -> (String, pipeline::Deli
 #[test]
 fn failures_come_first_and_verbatim_at_every_budget() {
     let all = cases();
-    assert!(all.len() >= 8, "install fixtures missing: {}", all.len());
+    assert!(all.len() >= 25, "install fixtures missing: {}", all.len());
     let mut checked = 0;
     for case in all {
         let n = name(&case);
@@ -212,5 +212,170 @@ fn builds_stay_builds_and_installs_are_told_by_command() {
             "install",
             "{cmd}"
         );
+    }
+}
+
+/// What the extractor read from each fixture, line by line: the outcome
+/// and counts, each failure and warning with its lines, and the lines that
+/// name what changed. One insta snapshot per case.
+#[test]
+fn every_fixture_reads_as_snapshotted() {
+    for case in cases() {
+        let n = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (_, graph, _) = zoom::evidence(&artifact).unwrap();
+        let line = |k: usize| normalize::line(artifact.line(k)).into_owned();
+        let mut out = format!(
+            "tool: {}\noutcome: {:?}\ncounts: {:?}\n",
+            graph.tool, graph.outcome, graph.counts
+        );
+        for item in &graph.items {
+            out += &format!(
+                "{:?} {:?} [{}] {}\n",
+                item.kind,
+                item.severity,
+                item.class.as_deref().unwrap_or("-"),
+                item.identity
+            );
+            let lines: Vec<usize> = if item.detail.is_empty() {
+                item.block
+                    .map_or(Vec::new(), |b| (b.first..=b.last).collect())
+            } else {
+                item.detail.iter().map(|s| s.first).collect()
+            };
+            for k in lines {
+                out += &format!("  {k:>4} | {}\n", line(k));
+            }
+        }
+        out += "conclusion:\n";
+        for s in &graph.conclusion {
+            out += &format!("  {:>4} | {}\n", s.first, line(s.first));
+        }
+        insta::assert_snapshot!(format!("read__{n}"), out);
+    }
+}
+
+/// Each manager the family names has captured fixtures: a success and a
+/// genuine failure at least.
+#[test]
+fn every_manager_has_a_success_and_a_failure() {
+    let all: Vec<(String, String)> = cases()
+        .iter()
+        .map(|c| {
+            let t = truth(c);
+            (name(c), t["outcome"].as_str().unwrap_or("").to_string())
+        })
+        .collect();
+    for manager in ["npm", "pnpm", "yarn", "pip", "go", "bundle"] {
+        for outcome in ["ok", "error"] {
+            assert!(
+                all.iter()
+                    .any(|(n, o)| n.starts_with(&format!("{manager}-")) && o == outcome),
+                "no {outcome} fixture for {manager}"
+            );
+        }
+    }
+}
+
+/// Messages a tool wraps at the terminal's width (pnpm's cause chain,
+/// Bundler's errors) belong whole to their failure: the message from the
+/// tool's machine-readable twin, whitespace and pnpm's box-drawing left
+/// aside, is in the failure's own lines (what a digest shows first, at
+/// every budget), and in a digest's lines before ctx's first own line.
+#[test]
+fn wrapped_error_messages_belong_whole_to_their_failure() {
+    let squash = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '│' | '╰' | '├' | '─' | '▶' | '×'))
+            .collect::<String>()
+    };
+    // Each part in order (pnpm's JSON joins the chain's steps with `: `).
+    let holds = |hay: &str, m: &str| {
+        let mut at = 0;
+        m.split(": ")
+            .map(squash)
+            .all(|p| match hay[at..].find(p.as_str()) {
+                Some(k) => {
+                    at += k + p.len();
+                    true
+                }
+                None => false,
+            })
+    };
+    let mut checked = 0;
+    for case in cases() {
+        let n = name(&case);
+        let messages = strings(&truth(&case)["messages"]);
+        if messages.is_empty() {
+            continue;
+        }
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (_, graph, _) = zoom::evidence(&artifact).unwrap();
+        let failures: Vec<String> = graph
+            .items
+            .iter()
+            .filter(|i| i.severity == Severity::Error)
+            .map(|i| {
+                let lines: Vec<String> = i
+                    .detail
+                    .iter()
+                    .map(|s| normalize::line(artifact.line(s.first)).into_owned())
+                    .collect();
+                squash(&lines.join("\n"))
+            })
+            .collect();
+        for m in &messages {
+            assert!(
+                failures.iter().any(|f| holds(f, m)),
+                "{n}: {m:?} is not one failure's lines: {failures:?}"
+            );
+            for budget in [None, Some(256)] {
+                let (text, _) = digest(&artifact, budget);
+                let first: Vec<&str> = text
+                    .lines()
+                    .take_while(|l| !l.starts_with("[ctx] "))
+                    .collect();
+                assert!(
+                    holds(&squash(&first.join("\n")), m),
+                    "{n} at {budget:?}: {m:?} not first:\n{text}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked} messages checked");
+}
+
+/// The counts the header states are the tool's: packages added and
+/// removed as the machine-readable twin says (pnpm's stats, yarn's tree,
+/// go's module list, Bundler's lock file).
+#[test]
+fn counts_agree_with_the_tools_own_record() {
+    for case in cases() {
+        let n = name(&case);
+        let t = truth(&case);
+        if t["outcome"] != "ok" {
+            continue;
+        }
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (_, graph, _) = zoom::evidence(&artifact).unwrap();
+        let count = |w: &str| graph.counts.iter().find(|(k, _)| k == w).map(|(_, v)| *v);
+        let added = t["added"].as_u64();
+        let removed = t["removed_count"].as_u64().filter(|&r| r > 0);
+        match t["tool"].as_str() {
+            Some("pnpm") => {
+                assert_eq!(count("added"), added.filter(|&a| a > 0), "{n}");
+                assert_eq!(count("removed"), removed, "{n}");
+            }
+            Some("yarn") => assert_eq!(count("added"), added, "{n}"),
+            Some("go") => assert_eq!(count("downloaded"), added, "{n}"),
+            Some("bundle") => {
+                // Bundler counts itself among the gems it uses; its lock
+                // file does not list it.
+                let used = count("installed").unwrap_or(0) + count("using").unwrap_or(0);
+                assert_eq!(Some(used - 1), added, "{n}");
+            }
+            _ => {}
+        }
     }
 }

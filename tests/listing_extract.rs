@@ -310,3 +310,40 @@ fn ls_lr_of_a_generated_tree_keeps_every_folder_and_anomaly() {
         "{back}"
     );
 }
+
+/// `find` without `-type` or `-printf` cannot tell an empty folder from a
+/// file: the header states no count it cannot know. The folders it names
+/// are those with entries under them, and says so; with none such, no
+/// folder count at all (never `0 directories` over a tree that has some).
+#[test]
+fn find_states_no_folder_count_it_cannot_know() {
+    let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    let flat: String = (1..=120)
+        .map(|i| format!("./file_{i}.txt\n"))
+        .chain(["./empty_dir\n".to_string(), "./other_dir\n".to_string()])
+        .collect();
+    let out = format!(".\n{flat}");
+    let a = Artifact::from_stdout(
+        out.into_bytes(),
+        ctx::artifact::Exit::Code(0),
+        argv("find ."),
+    );
+    let (text, _) = digest(&a, Some(256));
+    let header = text.lines().next().unwrap_or("");
+    assert!(header.contains("122 entries"), "{header}");
+    assert!(!header.contains("director"), "{header}");
+
+    let nested: String = (1..=120)
+        .map(|i| format!("./src/file_{i}.rs\n"))
+        .chain(["./empty_dir\n".to_string()])
+        .collect();
+    let out = format!(".\n./src\n{nested}");
+    let a = Artifact::from_stdout(
+        out.into_bytes(),
+        ctx::artifact::Exit::Code(0),
+        argv("find ."),
+    );
+    let (text, _) = digest(&a, Some(256));
+    let header = text.lines().next().unwrap_or("");
+    assert!(header.contains("1 directory with entries"), "{header}");
+}

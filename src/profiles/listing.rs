@@ -114,14 +114,23 @@ fn graph(artifact: &Artifact, o: &Options, l: Listing) -> (EvidenceGraph, Covera
         .iter()
         .filter(|i| i.kind == ItemKind::Directory && !i.fields.contains_key("root"))
         .count() as u64;
-    let mut counts = vec![
-        (
-            word(l.entries.len() as u64, "entry", "entries"),
-            l.entries.len() as u64,
-        ),
-        (word(dirs, "directory", "directories"), dirs),
-    ];
+    let mut counts = vec![(
+        word(l.entries.len() as u64, "entry", "entries"),
+        l.entries.len() as u64,
+    )];
     let known = l.entries.iter().all(|e| e.kind != Kind::Unknown);
+    // A listing that does not mark kinds (a bare `find`, `du -s *`) knows
+    // a folder only by the entries under it: an empty one reads as a
+    // file. The count then says what it counts, and is left out when it
+    // is none. `ls -R` gives every folder its own section, empty or not.
+    let every_folder_known =
+        known || (o.tool == Tool::Ls && o.recursive) || o.find_type == Some('d');
+    if every_folder_known {
+        counts.push((word(dirs, "directory", "directories"), dirs));
+    } else if dirs > 0 {
+        let noun = word(dirs, "directory with entries", "directories with entries");
+        counts.push((noun, dirs));
+    }
     if known && o.tool != Tool::Du {
         for (k, one, many) in [
             (Kind::File, "file", "files"),

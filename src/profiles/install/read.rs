@@ -11,6 +11,10 @@ use crate::profiles::visible;
 
 use super::command::Manager;
 
+mod bundle;
+mod go;
+mod node;
+
 /// One failure the reader must see first, verbatim.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
@@ -42,21 +46,12 @@ pub struct Read {
     pub packages: Vec<String>,
 }
 
-/// `added 47 packages, removed 1 package, changed 2 packages, and audited 50 packages in 3s`.
-static NPM_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(added|removed|changed|audited) (\d+) packages?").expect("static")
-});
-/// The first line of an npm warning (the rest continue it).
-static NPM_WARN_START: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^npm (?:warn|WARN) (deprecated|[A-Z][A-Z0-9_]{2,}|using|config|cleanup|skipping|tarball|old lockfile)\b")
-        .expect("static")
-});
 /// A C/C++ compiler's error inside a build's output (pip, bundle, npm's
 /// node-gyp): `Modules/common.h:15:10: fatal error: lber.h: No such file`.
-static COMPILER_ERROR: LazyLock<Regex> =
+pub(super) static COMPILER_ERROR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*(\S+:\d+(?::\d+)?: (?:fatal )?error: .*)$").expect("static"));
 /// gcc's source excerpt under a diagnostic: `   15 | #include <lber.h>`, `      |  ^~~`.
-static EXCERPT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*\d* \| ").expect("static"));
+pub(super) static EXCERPT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*\d* \| ").expect("static"));
 /// `2 upgraded, 4 newly installed, 0 to remove and 122 not upgraded.`
 static APT_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\d+) upgraded, (\d+) newly installed, (\d+) to remove and (\d+) not upgraded\.$")
@@ -69,110 +64,13 @@ pub fn read(artifact: &Artifact, manager: Manager) -> Read {
         .collect();
     let mut r = Read::default();
     match manager {
-        Manager::Npm | Manager::Pnpm | Manager::Yarn => node(&lines, &mut r),
+        Manager::Npm | Manager::Pnpm | Manager::Yarn => node::read(&lines, &mut r),
         Manager::Pip => pip(&lines, &mut r),
         Manager::Apt => apt(&lines, &mut r),
-        Manager::Go => go(&lines, artifact.exit.is_failure(), &mut r),
-        Manager::Bundle => bundle(&lines, &mut r),
+        Manager::Go => go::read(&lines, artifact.exit.is_failure(), &mut r),
+        Manager::Bundle => bundle::read(&lines, &mut r),
     }
     r
-}
-
-fn node(lines: &[(usize, String)], r: &mut Read) {
-    let mut failure: Option<Failure> = None;
-    let mut notice: Option<Notice> = None;
-    for (n, t) in lines {
-        let n = *n;
-        // npm's errors: one block of `npm error` lines; its code line first.
-        let err = t
-            .strip_prefix("npm error")
-            .or_else(|| t.strip_prefix("npm ERR!"));
-        if let Some(rest) = err {
-            let rest = rest.trim();
-            let noise = rest.is_empty()
-                || rest.starts_with("A complete log of this run")
-                || rest.starts_with("For a full report see:")
-                || rest.starts_with('/') && rest.ends_with(".txt")
-                || rest.starts_with('/') && rest.ends_with(".log");
-            let f = failure.get_or_insert_with(|| Failure {
-                identity: String::new(),
-                class: None,
-                lines: Vec::new(),
-            });
-            if let Some(code) = rest.strip_prefix("code ") {
-                f.class.get_or_insert_with(|| code.trim().to_string());
-            } else if f.identity.is_empty() && !noise {
-                f.identity = rest.to_string();
-            }
-            if !noise {
-                f.lines.push(n);
-            }
-            continue;
-        }
-        if let Some(c) = NPM_WARN_START.captures(t) {
-            r.notices.extend(notice.take());
-            let rest = t.split_once(' ').map_or("", |x| x.1);
-            let rest = rest.split_once(' ').map_or("", |x| x.1);
-            notice = Some(Notice {
-                identity: rest.trim().to_string(),
-                class: c[1].to_string(),
-                first: n,
-                last: n,
-            });
-            continue;
-        }
-        if t.starts_with("npm warn") || t.starts_with("npm WARN") {
-            if let Some(w) = notice.as_mut() {
-                w.last = n;
-            }
-            continue;
-        }
-        r.notices.extend(notice.take());
-        // pnpm and yarn: one line each.
-        if t.contains("ERR_PNPM_") || t.starts_with("error ") || t.contains(" YN0001: ") {
-            r.failures.push(one_line(n, t, None));
-            continue;
-        }
-        if let Some(rest) = t
-            .strip_prefix("warning ")
-            .or_else(|| t.strip_prefix(" WARN "))
-        {
-            let class = if rest.contains("deprecated") {
-                "deprecated"
-            } else {
-                "warning"
-            };
-            r.notices.push(Notice {
-                identity: rest.trim().to_string(),
-                class: class.into(),
-                first: n,
-                last: n,
-            });
-            continue;
-        }
-        let mut summary = false;
-        for c in NPM_SUMMARY.captures_iter(t) {
-            summary = true;
-            if let Ok(v) = c[2].parse() {
-                r.counts.push((c[1].to_string(), v));
-            }
-        }
-        summary |= t.starts_with("up to date")
-            || t.contains("vulnerabilit")
-            || t.starts_with("Packages: ")
-            || t.starts_with("success ")
-            || t.starts_with("Done in ");
-        if summary {
-            r.conclusion.push(n);
-        }
-    }
-    r.notices.extend(notice);
-    if let Some(mut f) = failure {
-        if f.identity.is_empty() {
-            f.identity = f.class.clone().unwrap_or_else(|| "npm error".into());
-        }
-        r.failures.insert(0, f);
-    }
 }
 
 fn pip(lines: &[(usize, String)], r: &mut Read) {
@@ -304,53 +202,16 @@ fn apt(lines: &[(usize, String)], r: &mut Read) {
     }
 }
 
-fn go(lines: &[(usize, String)], failed: bool, r: &mut Read) {
-    let mut downloads = 0;
-    for (n, t) in lines {
-        if t.starts_with("go: downloading ") {
-            downloads += 1;
-        } else if t.starts_with("go: added ")
-            || t.starts_with("go: upgraded ")
-            || t.starts_with("go: removed ")
-        {
-            r.conclusion.push(*n);
-        } else if failed
-            && !t.trim().is_empty()
-            && (t.starts_with("go: ") || t.contains("verifying "))
-        {
-            r.failures
-                .push(one_line(*n, t.trim_start_matches("go: "), None));
-        }
-    }
-    if downloads > 0 {
-        r.counts.push(("downloaded".into(), downloads));
+pub(super) fn notice(n: usize, identity: &str, class: &str) -> Notice {
+    Notice {
+        identity: identity.trim().to_string(),
+        class: class.into(),
+        first: n,
+        last: n,
     }
 }
 
-fn bundle(lines: &[(usize, String)], r: &mut Read) {
-    let mut installing = 0;
-    for (n, t) in lines {
-        if t.starts_with("Installing ") {
-            installing += 1;
-        } else if t.starts_with("Bundle complete!") || t.starts_with("Bundle updated!") {
-            r.conclusion.push(*n);
-        } else if t.starts_with("An error occurred while installing")
-            || t.contains("Gem::Ext::BuildError")
-            || t.starts_with("Could not find ")
-            || t.starts_with("Bundler could not find compatible versions")
-        {
-            r.failures.push(one_line(*n, t, None));
-        } else if let Some(c) = COMPILER_ERROR.captures(t) {
-            r.failures
-                .push(one_line(*n, &c[1], Some("compiler".into())));
-        }
-    }
-    if installing > 0 {
-        r.counts.push(("installed".into(), installing));
-    }
-}
-
-fn one_line(n: usize, text: &str, class: Option<String>) -> Failure {
+pub(super) fn one_line(n: usize, text: &str, class: Option<String>) -> Failure {
     Failure {
         identity: text.trim().to_string(),
         class,
