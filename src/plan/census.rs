@@ -26,8 +26,7 @@ use crate::tokens;
 use crate::words::CTX_PREFIX;
 
 use super::{
-    Address, Block, Budget, CensusEntry, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted,
-    Rung, lines,
+    Address, Block, Budget, CensusEntry, DeliveryPlan, Left, Omission, Omitted, Rung, lines,
 };
 
 mod flood;
@@ -412,7 +411,7 @@ impl<'a> Planner<'a> {
             address,
         });
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
-        self.spent += MARKER_TOKENS;
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
     /// Every identity, then the detail of each distinct cause while it fits:

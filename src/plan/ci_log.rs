@@ -275,7 +275,7 @@ impl Planner<'_> {
             count,
             address,
         });
-        self.spent += MARKER_TOKENS;
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
     /// The step's annotations, each its raw line (or its census line when

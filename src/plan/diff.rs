@@ -19,10 +19,7 @@ use crate::normalize;
 use crate::render::notes::diff::file as census_line;
 use crate::tokens;
 
-use super::{
-    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
-    frame_tokens,
-};
+use super::{Address, Block, Budget, DeliveryPlan, Left, Omission, Omitted, Rung, frame_tokens};
 
 /// Lines outside any file block (a warning, `Only in …`) kept before a marker.
 const STRAY_KEPT: usize = 6;
@@ -107,7 +104,7 @@ impl Planner<'_> {
             address,
         });
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
-        self.spent += MARKER_TOKENS;
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
     fn fits(&self, cost: usize) -> bool {

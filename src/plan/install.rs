@@ -67,10 +67,11 @@ pub fn plan(
     if let Some(note) = warnings_note(graph) {
         spent += tokens::estimate(notes::words(&note, artifact, graph).as_bytes()) + 2;
         blocks.push(Block::Notice(note));
-        blocks.push(Block::Next(Address::Items(Some(
-            "--severity warning".into(),
-        ))));
-        spent += MARKER_TOKENS;
+        let next = Address::Items(Some("--severity warning".into()));
+        spent += tokens::estimate(
+            crate::render::next_line(crate::render::KEY_FOR_PRICING, &next).as_bytes(),
+        ) + 1;
+        blocks.push(Block::Next(next));
     }
     // What changed (the lines naming packages) and the tool's summary, in
     // order, while under the ceiling: they are the success's census.
@@ -107,7 +108,7 @@ pub fn plan(
                 address: Address::Lines(span),
             });
             blocks.push(Block::Marker(omissions.len() - 1));
-            spent += MARKER_TOKENS;
+            spent += crate::render::marker_tokens(&omissions[omissions.len() - 1]);
         }
     }
     blocks.push(Block::Footer);

@@ -136,13 +136,13 @@ impl Planner<'_> {
     }
 
     fn omit(&mut self, what: Omitted, n: usize, address: Address) {
-        self.spent += MARKER_TOKENS;
         self.omissions.push(Omission {
             what,
             count: n,
             address,
         });
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
     /// Every failing endpoint with its count, most requests first; past

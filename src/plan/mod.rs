@@ -24,7 +24,9 @@ pub mod roster;
 pub mod runs;
 pub mod search;
 
-/// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
+/// Tokens a planner reserves for a marker it may still add
+/// (`[ctx] … N lines omitted …`); a marker it adds is priced as printed
+/// (`render::marker_tokens`).
 pub const MARKER_TOKENS: usize = 28;
 
 /// Tokens the digest's header and footer cost, priced on the renderer's
@@ -111,9 +113,10 @@ mod tests {
     use crate::artifact::Span;
     use crate::evidence::Outcome;
 
-    /// The header and footer are priced as the renderer prints them: a
-    /// digest whose header is long (many counts) stays within what the
-    /// planner estimated, so a long header cannot push it over its budget.
+    /// The header, footer and markers are priced as the renderer prints
+    /// them: a digest whose header is long (many counts) costs exactly
+    /// what the planner estimated, so a long header cannot push it over
+    /// its budget.
     #[test]
     fn the_frame_is_priced_as_printed() {
         use crate::artifact::Exit;
@@ -173,11 +176,14 @@ mod tests {
             .iter()
             .map(|l| crate::tokens::estimate(l.text.as_bytes()) + 1)
             .sum();
-        assert!(
-            total <= plan.estimate + MARKER_TOKENS,
+        // Every line is priced as printed, markers included: the estimate
+        // is the digest.
+        assert_eq!(
+            total, plan.estimate,
             "rendered {total} tokens, estimated {}",
             plan.estimate
         );
+        assert!(plan.omits(), "a digest with markers: {:?}", plan.rung);
         assert_eq!(frame_tokens(&artifact, &graph), frame);
     }
 

@@ -284,6 +284,12 @@ pub fn header_text(h: &Header) -> String {
     format!("{}: {}", h.tool, parts.join(" · "))
 }
 
+/// Tokens of `omission`'s marker line with its newline, as `render`
+/// prints it: the planner prices each marker it adds with this.
+pub fn marker_tokens(omission: &Omission) -> usize {
+    crate::tokens::estimate(marker(omission, KEY_FOR_PRICING).as_bytes()) + 1
+}
+
 fn marker(omission: &Omission, key: &str) -> String {
     let args = omission.address.args();
     let n = omission.count;
