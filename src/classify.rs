@@ -8,20 +8,12 @@
 //! classifier that reads only the first KiB of the interleaved view sends
 //! them to text/v1 and loses what the family profile would have kept.
 
-use std::sync::LazyLock;
-
-use aho_corasick::{AhoCorasick, Input, MatchKind};
-
 use crate::artifact::{Artifact, Stream};
 use crate::normalize;
+use crate::profiles::decisive::WORDS;
 use crate::profiles::{self, Match, MatchedBy, Profile};
 
 pub use crate::profiles::SNIFF_BYTES;
-
-/// How much of one line the decisive-line scan reads: a located diagnostic
-/// or a test verdict says what it is at its start, and a minified bundle's
-/// megabyte line must not cost a megabyte of normalization per word in it.
-const LINE_WINDOW: usize = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 #[error("no profile for family {0:?} (`ctx profiles` lists them)")]
@@ -84,53 +76,14 @@ fn by_content(artifact: &Artifact, disabled: &[String]) -> Option<(usize, String
     decisive_line(artifact, before, &allowed).or(by_head)
 }
 
-/// Every profile's decisive words, distinct, with the set of profiles
-/// (bits by registry index) that own each word, in two automata: one
-/// leftmost-first, whose literal prefilters skip through the output to the
-/// next line holding any word, and one that reports every word of that
-/// line, overlapping ones included. Built once, on the first output that
-/// no command claims; `None` only if they cannot be built (or the registry
-/// outgrew the set), and then classification reads heads alone.
-struct Words {
-    scan: AhoCorasick,
-    all: AhoCorasick,
-    owners: Vec<u64>,
-}
-
-static WORDS: LazyLock<Option<Words>> = LazyLock::new(|| {
-    let registry = profiles::registry();
-    if registry.len() > 64 {
-        return None;
-    }
-    let mut words: Vec<&str> = Vec::new();
-    let mut owners: Vec<u64> = Vec::new();
-    for (at, profile) in registry.iter().enumerate() {
-        for word in profile.decisive_words() {
-            match words.iter().position(|w| w == word) {
-                Some(i) => owners[i] |= 1 << at,
-                None => {
-                    words.push(word);
-                    owners.push(1 << at);
-                }
-            }
-        }
-    }
-    let scan = AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostFirst)
-        .build(&words)
-        .ok()?;
-    let all = AhoCorasick::new(&words).ok()?;
-    Some(Words { scan, all, owners })
-});
-
 /// The first profile before `before` (registry index) that has a decisive
 /// line anywhere in the output, with the line's number in the reason.
 ///
-/// One pass of the word automaton over the bytes, resuming at the next
-/// line after each hit; the words of a line that holds one are all found
-/// (overlapping), and the line is normalized (its first `LINE_WINDOW`
-/// bytes) once and asked of each profile whose own words it holds. Profiles after the best match so far are no longer asked, and
-/// the scan stops when the first eligible one matches. Linear in the
+/// One pass of the word automaton (`profiles::decisive`) over the bytes,
+/// resuming at the next line after each hit; the line is normalized once
+/// and asked of each profile whose own words it holds. Profiles after the
+/// best match so far are no longer asked, and the scan stops when the
+/// first eligible one matches. Linear in the
 /// output, and a profile whose words do not occur costs nothing.
 fn decisive_line(
     artifact: &Artifact,
@@ -140,18 +93,10 @@ fn decisive_line(
     let first = (0..before).find(|&at| allowed(at))?;
     let words = WORDS.as_ref()?;
     let registry = profiles::registry();
-    let bytes = artifact.bytes();
     let mut best: Option<(usize, String)> = None;
     let mut from = 0;
-    while let Some(hit) = words.scan.find(Input::new(bytes).span(from..bytes.len())) {
-        let n = artifact.line_at(hit.start());
-        let raw = artifact.line(n);
-        let raw = &raw[..raw.len().min(LINE_WINDOW)];
+    while let Some((n, raw, held)) = words.next_line(artifact, from) {
         let bound = best.as_ref().map_or(before, |(b, _)| *b);
-        let held = words
-            .all
-            .find_overlapping_iter(raw)
-            .fold(0u64, |set, w| set | words.owners[w.pattern().as_usize()]);
         let mut text = None;
         for at in (first..bound).filter(|&at| held & (1 << at) != 0 && allowed(at)) {
             let text = text.get_or_insert_with(|| normalize::line(raw));

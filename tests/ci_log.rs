@@ -519,3 +519,344 @@ fn a_line_two_steps_claim_is_printed_once() {
         "{text}"
     );
 }
+
+/// Whether the digest names a failure of a family's truth (`failures[].id`)
+/// as that family's digest names it: a test by its name under its file, a
+/// diagnostic by its place and code.
+fn failure_named(text: &str, id: &str) -> bool {
+    let code = |w: &str| {
+        w.strip_prefix('E')
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match id.split_once(' ') {
+        Some((_, name)) if !code(name) => text.contains(name),
+        Some((place, code)) => {
+            let (file, at) = place.split_once(':').unwrap();
+            text.contains(file)
+                && text
+                    .lines()
+                    .any(|l| l.contains(&format!("{at} {code}")) || l.contains(id))
+        }
+        None => match id.split_once("::") {
+            Some((file, rest)) => {
+                let name = rest.split('[').next().unwrap_or(rest);
+                text.contains(file) && text.contains(name)
+            }
+            // `file:line:col`: whole, or its place under its file.
+            None => match id.split_once(':') {
+                Some((file, at)) if at.starts_with(|c: char| c.is_ascii_digit()) => {
+                    text.contains(id)
+                        || (text.contains(file)
+                            && text
+                                .lines()
+                                .any(|l| l.trim_start().starts_with(&format!("{at} "))))
+                }
+                _ => text.contains(id),
+            },
+        },
+    }
+}
+
+/// Whether the digest names a diagnostic of a family's truth: `file:line`,
+/// or the file and, under it, a compact-census line opening with `line:`.
+fn diagnostic_named(text: &str, diag: &serde_json::Value) -> bool {
+    // A diagnostic that names no file (a linker's, a driver's) is a line.
+    let Some(file) = diag["file"].as_str() else {
+        return text.contains(diag["message"].as_str().unwrap());
+    };
+    let line = &diag["line"];
+    text.contains(&format!("{file}:{line}"))
+        || (text.contains(file)
+            && text
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{line}:"))))
+}
+
+/// A log without step markers, or a failing step, that holds two tools'
+/// real output one after the other (the families' own fixtures, captured
+/// here): a build with errors then a failing test run, or the other way
+/// round. Each tool's part is read by its own family, and every failure
+/// and every error of both truths is in the digest, whether the log
+/// reaches ctx as a GitHub raw log without step markers, as plain lines
+/// read with `--as ci_log`, or as one step (`Run make ci`) of a job.
+#[test]
+fn every_family_a_log_or_a_step_holds_is_read() {
+    let home = tempfile::TempDir::new().unwrap();
+    let cases: [(&str, &str); 4] = [
+        ("cargo_build/clippy-deny-error", "pytest/default"),
+        ("pytest/default", "cargo_build/clippy-deny-error"),
+        ("gcc/gcc-make-errors", "pytest/many-failures"),
+        ("cargo_build/build-flood-one-error", "go_test/plain"),
+    ];
+    for (one, two) in cases {
+        let (a, b) = (
+            root().join("fixtures").join(one),
+            root().join("fixtures").join(two),
+        );
+        let mut plain = ctx::fixture::load(&a).unwrap().bytes().to_vec();
+        plain.extend_from_slice(ctx::fixture::load(&b).unwrap().bytes());
+        let mut stamped = Vec::new();
+        for l in plain
+            .strip_suffix(b"\n")
+            .unwrap_or(&plain)
+            .split(|&c| c == b'\n')
+        {
+            stamped.extend_from_slice(b"2026-11-30T10:00:00.1234567Z ");
+            stamped.extend_from_slice(l);
+            stamped.push(b'\n');
+        }
+        let log = home.path().join("job.log");
+        std::fs::write(&log, &plain).unwrap();
+        let forced = run(
+            &["digest", "--as", "ci_log", log.to_str().unwrap()],
+            None,
+            home.path(),
+        );
+        let artifact = Artifact::from_stdout(stamped, Exit::Unknown, vec![]);
+        let (sniffed, d) = digest(&artifact, None);
+        assert_eq!(d.profile, "ci_log/v1", "{one} + {two}");
+        let job = Artifact::from_stdout(job_around(&plain, "make ci", 2), Exit::Unknown, vec![]);
+        let (step, _) = digest(&job, None);
+        for part in ["1 of 2", "2 of 2"] {
+            assert!(
+                step.lines().any(|l| l.starts_with("[ctx] ✗ step")
+                    && l.contains(&format!("Run make ci (part {part})"))),
+                "{one} then {two}: part {part} of the step not named as failed:\n{step}"
+            );
+        }
+        for (how, text) in [
+            ("--as ci_log", &forced),
+            ("timestamped", &sniffed),
+            ("one step", &step),
+        ] {
+            let at = format!("{one} then {two} ({how})");
+            for dir in [&a, &b] {
+                let truth: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap())
+                        .unwrap();
+                for f in truth["failures"].as_array().into_iter().flatten() {
+                    let id = f["id"].as_str().unwrap();
+                    assert!(failure_named(text, id), "{at}: {id} lost:\n{text}");
+                }
+                // Errors by name; warnings, as the family's own digest
+                // does beside errors, by count behind `--items`.
+                let diagnostics = truth["diagnostics"].as_array().into_iter().flatten();
+                for diag in diagnostics.filter(|d| d["severity"] == "error") {
+                    assert!(diagnostic_named(text, diag), "{at}: {diag} lost:\n{text}");
+                }
+            }
+        }
+    }
+}
+
+/// A task's output inside an Azure Pipelines job log, every line behind
+/// the agent's timestamp: the job's section around the agent's steps and
+/// a failing command-line task's, as the agent writes them (no licensed
+/// Azure log was found to keep as a fixture).
+fn azure_around(output: &[u8], task: &str, exit: i32) -> Vec<u8> {
+    let mut log = Vec::new();
+    let mut line = |text: &[u8]| {
+        log.extend_from_slice(b"2026-11-30T10:00:00.1234567Z ");
+        log.extend_from_slice(text);
+        log.push(b'\n');
+    };
+    for l in [
+        "##[section]Starting: Linux",
+        "##[section]Starting: Initialize job",
+        "Agent name: 'Azure Pipelines 2'",
+        "##[section]Finishing: Initialize job",
+        "##[section]Starting: Checkout example/app@main to s",
+        "##[command]git checkout --progress --force refs/remotes/origin/main",
+        "##[section]Finishing: Checkout example/app@main to s",
+    ] {
+        line(l.as_bytes());
+    }
+    line(format!("##[section]Starting: {task}").as_bytes());
+    line(b"========================== Starting Command Output ===========================");
+    line(b"[command]/usr/bin/bash --noprofile --norc /home/vsts/work/_temp/a1b2.sh");
+    let body = output.strip_suffix(b"\n").unwrap_or(output);
+    for l in body.split(|&b| b == b'\n') {
+        line(l);
+    }
+    line(format!("##[error]Bash exited with code '{exit}'.").as_bytes());
+    line(format!("##[section]Finishing: {task}").as_bytes());
+    for l in [
+        "##[section]Starting: Finalize Job",
+        "Cleaning up task key",
+        "##[section]Finishing: Finalize Job",
+        "##[section]Finishing: Linux",
+    ] {
+        line(l.as_bytes());
+    }
+    log
+}
+
+/// A stage's output inside a Jenkins pipeline console log: the checkout,
+/// the failing stage's `sh` step, a later stage skipped because of it and
+/// the verdict, as Jenkins writes them (no licensed Jenkins log was found
+/// to keep as a fixture).
+fn jenkins_around(output: &[u8], stage: &str, command: &str, exit: i32) -> Vec<u8> {
+    let mut log = String::from(
+        "Started by user admin\n\
+Obtained Jenkinsfile from git https://example.com/app.git\n\
+[Pipeline] Start of Pipeline\n[Pipeline] node\n\
+Running on Jenkins in /var/jenkins_home/workspace/app\n[Pipeline] {\n\
+[Pipeline] stage\n[Pipeline] { (Declarative: Checkout SCM)\n[Pipeline] checkout\n\
+Checking out Revision 0123456789abcdef (refs/remotes/origin/main)\n[Pipeline] }\n[Pipeline] // stage\n\
+[Pipeline] withEnv\n[Pipeline] {\n[Pipeline] stage\n",
+    )
+    .into_bytes();
+    log.extend_from_slice(
+        format!("[Pipeline] {{ ({stage})\n[Pipeline] sh\n+ {command}\n").as_bytes(),
+    );
+    log.extend_from_slice(output);
+    if !output.ends_with(b"\n") {
+        log.push(b'\n');
+    }
+    log.extend_from_slice(
+        format!(
+            "[Pipeline] }}\n[Pipeline] // stage\n[Pipeline] stage\n[Pipeline] {{ (Deploy)\n\
+Stage \"Deploy\" skipped due to earlier failure(s)\n[Pipeline] }}\n[Pipeline] // stage\n\
+[Pipeline] }}\n[Pipeline] // withEnv\n[Pipeline] }}\n[Pipeline] // node\n[Pipeline] End of Pipeline\n\
+ERROR: script returned exit code {exit}\nFinished: FAILURE\n"
+        )
+        .as_bytes(),
+    );
+    log
+}
+
+/// Azure Pipelines and Jenkins logs around real tool output (the
+/// families' own fixtures): claimed by content, the failing step or
+/// stage named first and read by its family with every failure and error
+/// of its truth, the job's error lines kept verbatim, the other steps
+/// listed with their outcome.
+#[test]
+fn azure_and_jenkins_logs_name_the_failing_step_and_its_census() {
+    let cases = [
+        ("pytest/default", "pytest", "pytest"),
+        (
+            "cargo_build/clippy-deny-error",
+            "cargo clippy -- -D warnings",
+            "cargo",
+        ),
+    ];
+    for (case, command, tool) in cases {
+        let dir = root().join("fixtures").join(case);
+        let captured = ctx::fixture::load(&dir).unwrap();
+        let exit = match captured.exit {
+            Exit::Code(c) => c,
+            _ => 1,
+        };
+        let logs = [
+            (
+                "azure",
+                azure_around(captured.bytes(), "Run tests", exit),
+                "azure pipelines job: FAILED",
+                "[ctx] ✗ step 4 failed: Run tests",
+                vec![format!("##[error]Bash exited with code '{exit}'.")],
+            ),
+            (
+                "jenkins",
+                jenkins_around(captured.bytes(), "Test", command, exit),
+                "jenkins pipeline: FAILED · 7 stages, 1 failed, 1 skipped,",
+                "[ctx] ✗ stage 4 failed: Test",
+                vec![
+                    format!("ERROR: script returned exit code {exit}"),
+                    "Finished: FAILURE".to_string(),
+                ],
+            ),
+        ];
+        for (dialect, log, header, failing, errors) in logs {
+            let at = format!("{case} in {dialect}");
+            assert_eq!(family(&log), "ci_log", "{at}");
+            let artifact = Artifact::from_stdout(log, Exit::Unknown, vec![]);
+            let (text, d) = digest(&artifact, Some(600));
+            assert!(
+                matches!(d.output, Output::Digest(_)),
+                "{at}: {:?}",
+                d.rejection
+            );
+            assert!(text.starts_with(header), "{at}:\n{text}");
+            assert!(
+                text.lines().any(|l| l.starts_with(failing)),
+                "{at}: the failing step is not named first:\n{text}"
+            );
+            assert!(
+                text.lines().any(
+                    |l| l.starts_with(&format!("[ctx] read as {tool}")) && l.contains("FAILED")
+                ),
+                "{at}: not read as {tool}:\n{text}"
+            );
+            for e in &errors {
+                assert!(
+                    text.lines()
+                        .any(|l| l == e || l.ends_with(&format!(": {e}"))),
+                    "{at}: {e:?} lost:\n{text}"
+                );
+            }
+            let truth: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap()).unwrap();
+            for f in truth["failures"].as_array().into_iter().flatten() {
+                let id = f["id"].as_str().unwrap();
+                assert!(failure_named(&text, id), "{at}: {id} lost:\n{text}");
+            }
+            let diagnostics = truth["diagnostics"].as_array().into_iter().flatten();
+            for diag in diagnostics.filter(|d| d["severity"] == "error") {
+                assert!(diagnostic_named(&text, diag), "{at}: {diag} lost:\n{text}");
+            }
+            // Timestamps stay in the archive.
+            assert!(!text.contains("2026-11-30T10:00:00"), "{at}:\n{text}");
+        }
+    }
+}
+
+/// One tool's real output as a log without step markers stays one part:
+/// a `cargo test` run's build lines, a make-driven gcc build, a pytest run
+/// with its warnings summary, go test's build failures among its tests,
+/// a pip install that compiles a native package are each one family's
+/// output, never cut into two. Every other family's fixture is taken.
+#[test]
+fn one_tools_output_is_never_cut() {
+    let ci_log = ctx::profiles::by_family("ci_log").unwrap();
+    let mut seen = 0;
+    for dir in std::fs::read_dir(root().join("fixtures"))
+        .unwrap()
+        .flatten()
+    {
+        if dir.file_name() == "ci_log" || !dir.path().is_dir() {
+            continue;
+        }
+        for case in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            if !case.path().join("case.json").is_file() {
+                continue;
+            }
+            let captured = ctx::fixture::load(&case.path()).unwrap();
+            let body = captured.bytes();
+            let mut log = Vec::new();
+            for l in body
+                .strip_suffix(b"\n")
+                .unwrap_or(body)
+                .split(|&b| b == b'\n')
+            {
+                log.extend_from_slice(b"2026-11-30T10:00:00.1234567Z ");
+                log.extend_from_slice(l);
+                log.push(b'\n');
+            }
+            let artifact = Artifact::from_stdout(log, Exit::Unknown, vec![]);
+            let (graph, _) = ci_log.extract(&artifact);
+            let steps = graph
+                .items
+                .iter()
+                .filter(|i| i.kind == ctx::evidence::ItemKind::Step)
+                .count();
+            assert_eq!(
+                steps,
+                1,
+                "{}: cut into {steps} parts",
+                case.path().display()
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen > 200, "only {seen} fixtures read");
+}

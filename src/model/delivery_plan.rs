@@ -100,6 +100,8 @@ pub enum Left {
     CountedByStatus { unit: Noun },
     /// Steps of a CI job that succeeded, not listed.
     OtherSucceeded { unit: Noun },
+    /// Steps of a CI job that were skipped, not listed.
+    OtherSkipped { unit: Noun },
     /// Items counted only here (a CI job's annotations).
     Counted { unit: Noun },
     /// Searched files without a match (`grep -c`).

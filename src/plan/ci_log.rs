@@ -25,7 +25,8 @@ use crate::delivery_plan::{CiLogNote, Header, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::profiles::ci_log::{
-    self, CONTENT_FIRST, EXIT, FAILED, FAMILY, ITEMS_COUNT, ITEMS_FROM, NUMBER, STEP, SUCCEEDED,
+    self, CONTENT_FIRST, EXIT, FAILED, FAMILY, ITEMS_COUNT, ITEMS_FROM, NUMBER, SKIPPED, STEP,
+    SUCCEEDED,
 };
 use crate::render;
 use crate::tokens;
@@ -158,21 +159,37 @@ pub fn plan(
             left_out.push(i);
         }
     }
-    // Steps left out of the list are the ones that succeeded, unless the
-    // contract does not require a failed step to be named up front.
+    // Each class left out behind its own filter: a skipped step is not
+    // one that succeeded. A failed step is left out only when the contract
+    // does not require it up front: then it is only not named.
     let unit = Noun::new(one, many);
-    if left_out.iter().any(|&i| is_failed(&graph.items[i])) {
+    let failed = left_out
+        .iter()
+        .filter(|&&i| is_failed(&graph.items[i]))
+        .count();
+    if failed > 0 {
         p.omit(
-            Omitted::Items(Left::NotNamed { unit }),
-            left_out.len(),
+            Omitted::Items(Left::NotNamed { unit: unit.clone() }),
+            failed,
             Address::Items(None),
         );
-    } else if !left_out.is_empty() {
-        p.omit(
-            Omitted::Items(Left::OtherSucceeded { unit }),
-            left_out.len(),
-            Address::Items(Some(format!("--code {SUCCEEDED}"))),
-        );
+    }
+    let classes = [
+        (SUCCEEDED, Left::OtherSucceeded { unit: unit.clone() }),
+        (SKIPPED, Left::OtherSkipped { unit }),
+    ];
+    for (class, left) in classes {
+        let n = left_out
+            .iter()
+            .filter(|&&i| graph.items[i].class.as_deref() == Some(class))
+            .count();
+        if n > 0 {
+            p.omit(
+                Omitted::Items(left),
+                n,
+                Address::Items(Some(format!("--code {class}"))),
+            );
+        }
     }
     // Annotations the contract requires stand for census identities in
     // their count; any other is only not named.
@@ -229,13 +246,10 @@ fn field(item: &EvidenceItem, key: &str) -> Option<usize> {
     item.fields.get(key).and_then(|v| v.parse().ok())
 }
 
-/// `step`/`steps` or, for GitLab, `section`/`sections`.
+/// `step`/`steps`, GitLab's `section`/`sections`, Jenkins'
+/// `stage`/`stages`.
 fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
-    if graph.tool.starts_with("gitlab") {
-        ("section", "sections")
-    } else {
-        ("step", "steps")
-    }
+    crate::profiles::ci_log::steps::nouns(&graph.tool)
 }
 
 struct Planner<'a> {

@@ -4,8 +4,9 @@
 //! "Process completed with exit code N"), `gh run view --log` and
 //! `--log-failed` output (job and step columns before the timestamp),
 //! GitLab job traces (`section_start`/`section_end` markers, "ERROR: Job
-//! failed: exit code N"), and timestamped GitHub logs without step
-//! markers. They arrive through `ctx digest job.log` and `ctx pipe`, so the
+//! failed: exit code N"), Azure Pipelines logs (`##[section]Starting:`),
+//! Jenkins pipeline console logs (`[Pipeline] { (stage)`, `Finished:
+//! FAILURE`), and timestamped GitHub logs without step markers. They arrive through `ctx digest job.log` and `ctx pipe`, so the
 //! family is told by content alone.
 //!
 //! **Decision.** Which step failed, why, and what to open next: the
@@ -25,7 +26,8 @@
 //! note, headline its line, location the `file=`/`line=` it names. Then,
 //! for each failing step (or the whole of an unmarked log), the items its
 //! family's extractor found in it, their spans moved to the log's own
-//! line numbers. The digest shows lines without their timestamps
+//! line numbers; such a step holding several tools' output one after the
+//! other is first cut into parts, one per family (`parts.rs`). The digest shows lines without their timestamps
 //! (`Profile::view`); the archive keeps them.
 //!
 //! **Ladder.** VERBATIM (fits the budget) → DENSE (the failing steps
@@ -44,6 +46,7 @@ use crate::evidence::{
 
 use super::{Pattern, Profile, ProfileSpec, ReceiptGroup};
 
+pub mod parts;
 pub mod prefix;
 pub mod steps;
 pub mod window;
@@ -54,7 +57,12 @@ pub struct CiLog;
 
 static SPEC: ProfileSpec = ProfileSpec {
     sniff_reason: "a CI job log",
-    decisive_words: &["##[", "section_start:", "section_end:"],
+    decisive_words: &[
+        "##[",
+        "section_start:",
+        "section_end:",
+        "[Pipeline] Start of Pipeline",
+    ],
     ..ProfileSpec::new("ci_log/v1", "ci_log", ReceiptGroup::Data)
 };
 
@@ -67,6 +75,8 @@ static SECTION_LINE: Pattern = LazyLock::new(|| {
 /// The step classes, as `--items --code` filters them.
 pub const FAILED: &str = "failed";
 pub const SUCCEEDED: &str = "succeeded";
+/// A step the CI did not run (a Jenkins stage skipped).
+pub const SKIPPED: &str = "skipped";
 
 /// Field keys of a step item.
 pub const NUMBER: &str = "number";
@@ -97,6 +107,9 @@ impl Profile for CiLog {
         {
             return Some("a GitLab job trace".into());
         }
+        if azure_step(first) {
+            return Some("an Azure Pipelines step marker first".into());
+        }
         let stamped = lines.iter().filter(|l| github_stamped(l)).count();
         (stamped >= 3 && stamped == lines.len())
             .then(|| "GitHub Actions timestamps on every line".into())
@@ -108,6 +121,12 @@ impl Profile for CiLog {
     fn decisive_line(&self, line: &str) -> Option<String> {
         if SECTION_LINE.is_match(line) {
             return Some("a GitLab section marker".into());
+        }
+        if line.trim_end() == "[Pipeline] Start of Pipeline" {
+            return Some("a Jenkins pipeline's start".into());
+        }
+        if azure_step(line) {
+            return Some("an Azure Pipelines step marker".into());
         }
         let at = github_stamp_end(line)?;
         let rest = &line[at..];
@@ -122,7 +141,7 @@ impl Profile for CiLog {
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
-        let job = steps::read(artifact);
+        let job = parts::divide(artifact, steps::read(artifact));
         graph(artifact, &job)
     }
 }
@@ -145,6 +164,15 @@ fn github_stamp_end(line: &str) -> Option<usize> {
     prefix::stamp_len(&bytes[from..], true).map(|n| from + n)
 }
 
+/// `##[section]Starting: NAME`, behind a timestamp or not: the marker
+/// Azure Pipelines opens each step with.
+fn azure_step(line: &str) -> bool {
+    let at = github_stamp_end(line).unwrap_or(0);
+    line[at..]
+        .strip_prefix("##[section]Starting: ")
+        .is_some_and(|name| !name.trim().is_empty())
+}
+
 fn github_stamped(line: &str) -> bool {
     github_stamp_end(line).is_some()
 }
@@ -164,7 +192,12 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     for (k, s) in job.steps.iter().enumerate() {
         let severity = if s.failed { Severity::Error } else { Severity::Info };
         let mut item = EvidenceItem::new(ItemKind::Step, severity, name(k));
-        item.class = Some(if s.failed { FAILED } else { SUCCEEDED }.to_string());
+        let class = match (s.failed, s.skipped) {
+            (true, _) => FAILED,
+            (false, true) => SKIPPED,
+            (false, false) => SUCCEEDED,
+        };
+        item.class = Some(class.to_string());
         item.headline = Some(Span::line(s.first));
         item.block = Some(Span::new(s.first, s.last));
         item.fields.insert(NUMBER.into(), (k + 1).to_string());
@@ -193,7 +226,7 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     let whole = job.dialect == Dialect::Plain || job.steps.len() == 1;
     let mut failed_steps: Vec<bool> = job.steps.iter().map(|s| s.failed).collect();
     for (k, s) in job.steps.iter().enumerate() {
-        if !(s.failed || whole) || s.content_first > s.last {
+        if !(s.failed || s.part || whole) || s.content_first > s.last {
             continue;
         }
         let exit = s.exit.map_or(Exit::Unknown, Exit::Code);
@@ -223,11 +256,17 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     }
 
     let failed = failed_steps.iter().filter(|&&f| f).count();
+    let skipped = job.steps.iter().filter(|s| s.skipped && !s.failed).count();
     let errors = count(job, Severity::Error);
     let warnings = count(job, Severity::Warning);
     let (_, steps_noun) = job.dialect.step_noun();
     g.counts.push((steps_noun.to_string(), job.steps.len() as u64));
-    for (what, n) in [("failed", failed), ("errors", errors), ("warnings", warnings)] {
+    for (what, n) in [
+        ("failed", failed),
+        ("skipped", skipped),
+        ("errors", errors),
+        ("warnings", warnings),
+    ] {
         if n > 0 {
             g.counts.push((what.to_string(), n as u64));
         }

@@ -11,6 +11,7 @@ use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
 pub mod coverage;
+pub mod decisive;
 pub(crate) mod diagnostic;
 pub(crate) mod git_command;
 pub(crate) mod git_report;

@@ -331,6 +331,7 @@ pub fn left_phrase(n: usize, left: &Left) -> String {
         }
         Left::CountedByStatus { unit } => format!("{}, counted above by status", unit.many),
         Left::OtherSucceeded { unit } => format!("other {} that succeeded", unit.of(n)),
+        Left::OtherSkipped { unit } => format!("other {} skipped", unit.of(n)),
         Left::Counted { unit } => unit.many.clone(),
         Left::FilesWithoutMatch => "files without a match".into(),
         Left::MoreMatches { total } => {

@@ -15,7 +15,15 @@
 //!   fails the job and is charged to the last section that ran the job's
 //!   script (not the runner's after-script, cache and artifact sections).
 //!
-//! A log with none of these markers is one step: the whole log.
+//! - Azure Pipelines logs: `##[section]Starting: NAME` opens a step and
+//!   `##[section]Finishing: NAME` ends it (`steps/azure.rs`).
+//! - Jenkins pipeline console logs: `[Pipeline] { (NAME)` opens a stage,
+//!   `[Pipeline] // stage` ends it, `Finished: FAILURE` fails the job
+//!   (`steps/jenkins.rs`).
+//!
+//! A log with none of these markers is one step: the whole log
+//! (`parts::divide` then cuts it where one tool's output gives way to
+//! another's).
 
 use std::sync::LazyLock;
 
@@ -26,6 +34,9 @@ use crate::evidence::{Location, Severity};
 use crate::normalize;
 
 use super::prefix;
+
+mod azure;
+mod jenkins;
 
 /// The name of a GitLab step made of the runner's lines between sections.
 const RUNNER: &str = "(runner)";
@@ -44,6 +55,8 @@ pub enum Dialect {
     GitHub,
     GhView,
     GitLab,
+    Azure,
+    Jenkins,
     Plain,
 }
 
@@ -53,6 +66,8 @@ impl Dialect {
         match self {
             Dialect::GitHub | Dialect::GhView => "github actions job",
             Dialect::GitLab => "gitlab job",
+            Dialect::Azure => "azure pipelines job",
+            Dialect::Jenkins => "jenkins pipeline",
             Dialect::Plain => "ci log",
         }
     }
@@ -61,9 +76,19 @@ impl Dialect {
     pub fn step_noun(self) -> (&'static str, &'static str) {
         match self {
             Dialect::GitLab => ("section", "sections"),
+            Dialect::Jenkins => ("stage", "stages"),
             _ => ("step", "steps"),
         }
     }
+}
+
+/// What a step is called in the log a header's tool names (the planner
+/// and the renderer know the dialect by the graph's tool only).
+pub fn nouns(tool: &str) -> (&'static str, &'static str) {
+    [Dialect::GitLab, Dialect::Jenkins]
+        .into_iter()
+        .find(|d| d.tool() == tool)
+        .map_or(("step", "steps"), Dialect::step_noun)
 }
 
 /// One step of the job.
@@ -79,6 +104,12 @@ pub struct Step {
     pub failed: bool,
     /// The status the step or the job ended with, when the log says it.
     pub exit: Option<i32>,
+    /// A part of a step cut where one tool's output gives way to
+    /// another's (`parts::divide`): read by its family, failed or not.
+    pub part: bool,
+    /// The CI says it did not run the step (Jenkins: `Stage "X" skipped
+    /// due to earlier failure(s)`, `… due to when conditional`).
+    pub skipped: bool,
 }
 
 /// One annotation, verbatim.
@@ -110,10 +141,14 @@ static SECTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"section_(start|end):\d+:([A-Za-z0-9_.\-]+)").expect("a valid pattern")
 });
 
-/// `Process completed with exit code N.`
+/// `Process completed with exit code N.`, GitLab's `Job failed: exit code
+/// N`, Jenkins' `script returned exit code N`, Azure's `Bash exited with
+/// code 'N'.`
 static EXIT_CODE: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"(?:Process completed with exit code|Job failed: exit code) (\d+)")
-        .expect("a valid pattern")
+    regex::Regex::new(
+        r"(?:Process completed with exit code|Job failed: exit code|script returned exit code) (\d+)|exited with code '(\d+)'",
+    )
+    .expect("a valid pattern")
 });
 
 /// The GitLab runner's own sections that run after the job's script.
@@ -133,6 +168,22 @@ pub fn dialect(artifact: &Artifact) -> Dialect {
     let total = artifact.line_count();
     let head = 1..=total.min(20);
     let prefixes: Vec<prefix::Prefix> = head.clone().map(|n| prefix::of(artifact.line(n))).collect();
+    // The markers as the agent writes them, without colour: the raw bytes
+    // after the prefix are compared, no line is normalized for this.
+    let text = |n: usize| {
+        let raw = artifact.line(n);
+        &raw[prefix::of(raw).len..]
+    };
+    if head.clone().any(|n| text(n).starts_with(azure::STARTING.as_bytes())) {
+        return Dialect::Azure;
+    }
+    // A Jenkins log opens with its cause and the checkout of its
+    // Jenkinsfile, screens of lines before the pipeline starts.
+    if (1..=total.min(jenkins::HEAD_LINES))
+        .any(|n| text(n).trim_ascii_end() == jenkins::START.as_bytes())
+    {
+        return Dialect::Jenkins;
+    }
     if prefixes.iter().any(|p| p.job_step.is_some()) {
         return Dialect::GhView;
     }
@@ -160,6 +211,7 @@ pub fn read(artifact: &Artifact) -> Job {
         in_header: false,
         depth: 0,
         job_failed: None,
+        skipped_after_failure: None,
     };
     for n in 1..=artifact.line_count() {
         let raw = super::super::window(artifact.line(n));
@@ -169,6 +221,8 @@ pub fn read(artifact: &Artifact) -> Job {
             Dialect::GitHub => r.github(n, &text),
             Dialect::GhView => r.gh_view(n, p.job_step, &text),
             Dialect::GitLab => r.gitlab(n, &raw[p.len..], &text),
+            Dialect::Azure => r.azure(n, &text),
+            Dialect::Jenkins => r.jenkins(n, &text),
             Dialect::Plain => r.open(n, "(whole log)".into(), None),
         }
         r.annotation(n, &text);
@@ -185,8 +239,12 @@ struct Reader {
     in_header: bool,
     /// GitLab: sections open (nested ones count toward the outer one).
     depth: usize,
-    /// GitLab: `ERROR: Job failed: exit code N` was read.
+    /// GitLab: `ERROR: Job failed: exit code N` was read; Jenkins:
+    /// `Finished: FAILURE` (or UNSTABLE, ABORTED).
     job_failed: Option<i32>,
+    /// Jenkins: the first stage that says it was skipped because an
+    /// earlier one failed.
+    skipped_after_failure: Option<usize>,
 }
 
 impl Reader {
@@ -208,6 +266,8 @@ impl Reader {
             content_first: n,
             failed: false,
             exit: None,
+            part: false,
+            skipped: false,
         });
     }
 
@@ -304,7 +364,7 @@ impl Reader {
         };
         let step = self.steps.len().saturating_sub(1);
         if severity == Severity::Error
-            && self.dialect != Dialect::GitLab
+            && !matches!(self.dialect, Dialect::GitLab | Dialect::Jenkins)
             && let Some(s) = self.steps.last_mut()
         {
             s.failed = true;
@@ -325,6 +385,9 @@ impl Reader {
         if let Some(last) = self.steps.last_mut() {
             last.last = total.max(last.first);
         }
+        if self.dialect == Dialect::Jenkins {
+            self.jenkins_finish();
+        }
         if self.dialect == Dialect::GitLab
             && let Some(code) = self.job_failed
         {
@@ -344,10 +407,13 @@ impl Reader {
                 }
             }
         }
-        if self.dialect == Dialect::GitLab {
+        if matches!(self.dialect, Dialect::GitLab | Dialect::Jenkins) {
             // Any other runner ERROR line fails the step it stands in.
             for a in &self.annotations {
-                if a.severity == Severity::Error && !a.text.starts_with("ERROR: Job failed") {
+                if a.severity == Severity::Error
+                    && !a.text.starts_with("ERROR: Job failed")
+                    && !jenkins::is_verdict(&a.text)
+                {
                     self.steps[a.step].failed = true;
                 }
             }
@@ -364,7 +430,10 @@ impl Reader {
 /// The annotation a line is, if any: its severity and, for a workflow
 /// command, the place it names.
 fn annotation(dialect: Dialect, text: &str) -> Option<(Severity, Option<Location>)> {
-    if dialect == Dialect::GitLab {
+    if dialect == Dialect::Jenkins && jenkins::is_verdict(text) && text != jenkins::SUCCESS {
+        return Some((Severity::Error, None));
+    }
+    if matches!(dialect, Dialect::GitLab | Dialect::Jenkins) {
         return if text.starts_with("ERROR: ") {
             Some((Severity::Error, None))
         } else if text.starts_with("WARNING: ") {
@@ -414,10 +483,9 @@ fn location(params: &str) -> Option<Location> {
     })
 }
 
-fn exit_code(text: &str) -> Option<i32> {
-    EXIT_CODE
-        .captures(text)
-        .and_then(|c| c[1].parse().ok())
+pub(super) fn exit_code(text: &str) -> Option<i32> {
+    let c = EXIT_CODE.captures(text)?;
+    c.get(1).or(c.get(2))?.as_str().parse().ok()
 }
 
 fn clip(name: &str) -> String {
@@ -510,5 +578,49 @@ section_end:6:cleanup_file_variables\r\x1b[0K\n\
         assert_eq!(j.annotations.len(), 1);
         assert_eq!(j.annotations[0].step, 2);
         assert!(j.completed);
+    }
+
+    #[test]
+    fn azure_steps_and_the_failing_task() {
+        let j = job("##[section]Starting: Linux\n\
+##[section]Starting: Initialize job\nAgent name: 'a'\n##[section]Finishing: Initialize job\n\
+##[section]Starting: Build\nmake\n##[error]Bash exited with code '2'.\n##[section]Finishing: Build\n\
+##[section]Starting: Finalize Job\n##[section]Finishing: Finalize Job\n");
+        assert_eq!(j.dialect, Dialect::Azure);
+        let names: Vec<&str> = j.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["Linux", "Initialize job", "Build", "Finalize Job"]);
+        assert!(j.steps[2].failed);
+        assert_eq!(j.steps[2].exit, Some(2));
+        assert!(!j.steps[1].failed);
+        assert!(j.completed);
+    }
+
+    #[test]
+    fn jenkins_stages_and_the_one_that_failed() {
+        let j = job("Started by user admin\n[Pipeline] Start of Pipeline\n[Pipeline] node\n\
+[Pipeline] {\n[Pipeline] stage\n[Pipeline] { (Build)\n+ make\nok\n[Pipeline] }\n[Pipeline] // stage\n\
+[Pipeline] stage\n[Pipeline] { (Test)\n+ pytest\n1 failed\n[Pipeline] }\n[Pipeline] // stage\n\
+[Pipeline] stage\n[Pipeline] { (Deploy)\nStage \"Deploy\" skipped due to earlier failure(s)\n\
+[Pipeline] }\n[Pipeline] // stage\n[Pipeline] End of Pipeline\n\
+ERROR: script returned exit code 3\nFinished: FAILURE\n");
+        assert_eq!(j.dialect, Dialect::Jenkins);
+        let names: Vec<&str> = j.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["(pipeline)", "Build", "(pipeline)", "Test", "(pipeline)", "Deploy", "(pipeline)"]
+        );
+        let failed: Vec<&str> = j.steps.iter().filter(|s| s.failed).map(|s| s.name.as_str()).collect();
+        assert_eq!(failed, ["Test"]);
+        assert_eq!(j.steps[3].exit, Some(3));
+        let skipped: Vec<&str> = j.steps.iter().filter(|s| s.skipped).map(|s| s.name.as_str()).collect();
+        assert_eq!(skipped, ["Deploy"]);
+        // The error and the verdict are told with the stage that failed.
+        assert_eq!(j.annotations.len(), 2);
+        assert!(j.annotations.iter().all(|a| a.step == 3));
+        assert!(j.completed);
+        // A build that passed fails nothing.
+        let ok = job("[Pipeline] Start of Pipeline\n[Pipeline] { (Build)\nok\n[Pipeline] // stage\nFinished: SUCCESS\n");
+        assert!(ok.steps.iter().all(|s| !s.failed));
+        assert!(ok.annotations.is_empty());
     }
 }

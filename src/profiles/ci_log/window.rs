@@ -1,5 +1,5 @@
-//! A window of a job log (a failing step's lines, or the whole of a log
-//! without markers) as an artifact of its own, and the family that reads
+//! A window of a job log (a failing step's lines, a part of one, or the
+//! whole of a log without markers) as an artifact of its own, and the family that reads
 //! it: the other profiles' own detectors (head sniffing, decisive lines),
 //! asked in registry order as classification asks them, so a pytest step
 //! gets the pytest census and a cargo step the diagnostics census.

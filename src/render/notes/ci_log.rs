@@ -2,7 +2,7 @@
 
 use crate::delivery_plan::CiLogNote;
 use crate::evidence::{EvidenceGraph, EvidenceItem};
-use crate::profiles::ci_log::{EXIT, FAILED, NUMBER};
+use crate::profiles::ci_log::{EXIT, FAILED, NUMBER, SKIPPED};
 use crate::words::count;
 
 pub fn words(note: &CiLogNote, graph: &EvidenceGraph) -> String {
@@ -24,13 +24,10 @@ pub fn words(note: &CiLogNote, graph: &EvidenceGraph) -> String {
     }
 }
 
-/// `step`/`steps` or, for GitLab, `section`/`sections`.
+/// `step`/`steps`, GitLab's `section`/`sections`, Jenkins'
+/// `stage`/`stages`.
 fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
-    if graph.tool.starts_with("gitlab") {
-        ("section", "sections")
-    } else {
-        ("step", "steps")
-    }
+    crate::profiles::ci_log::steps::nouns(&graph.tool)
 }
 
 /// A step's line: `✗ Run pytest · exit 1 · lines 40–88`, with, for a
@@ -38,7 +35,12 @@ fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
 fn step(one: &str, item: &EvidenceItem, top: bool) -> String {
     let number = item.fields.get(NUMBER).map_or("", String::as_str);
     let failed = item.class.as_deref() == Some(FAILED);
-    let mark = if failed { "✗" } else { "✓" };
+    let skipped = item.class.as_deref() == Some(SKIPPED);
+    let mark = match (failed, skipped) {
+        (true, _) => "✗",
+        (false, true) => "–",
+        (false, false) => "✓",
+    };
     let mut words = if top && failed {
         format!("{mark} {one} {number} failed: {}", item.identity)
     } else if top {
@@ -46,6 +48,9 @@ fn step(one: &str, item: &EvidenceItem, top: bool) -> String {
     } else {
         format!("{mark} {}", item.identity)
     };
+    if skipped {
+        words.push_str(" · skipped");
+    }
     if let Some(code) = item.fields.get(EXIT) {
         words.push_str(&format!(" · exit {code}"));
     }
