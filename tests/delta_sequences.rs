@@ -1,7 +1,7 @@
 //! Re-run deltas over real fix-up sequences (`fixtures/deltas/`): a real
 //! project's bugs fixed one at a time, the same command captured by the
 //! real tool after each fix (pytest, cargo test, go test, jest, tsc,
-//! eslint, ruff). Each sequence is replayed as `ctx run` would deliver its
+//! eslint, ruff, mypy, cargo check, vitest, gcc through make). Each sequence is replayed as `ctx run` would deliver its
 //! steps one after the other (`ctx::testing::sequence`).
 
 use std::collections::BTreeSet;
@@ -47,7 +47,9 @@ fn normalized(digest: &str) -> String {
 fn every_sequence_has_real_steps_with_truth() {
     let all = sequences();
     let names: Vec<String> = all.iter().map(|p| name(p)).collect();
-    for family in ["pytest", "cargo", "go", "jest", "tsc", "eslint", "ruff"] {
+    for family in [
+        "pytest", "cargo", "go", "jest", "tsc", "eslint", "ruff", "gcc",
+    ] {
         assert!(
             names.iter().any(|n| n.starts_with(&format!("{family}-"))),
             "{family}: {names:?}"
@@ -109,8 +111,11 @@ fn every_current_identity_is_kept_and_the_counts_add_up() {
                     })
                     .expect("the delta block");
                 let set = |v: &[String]| v.iter().cloned().collect::<BTreeSet<_>>();
+                // A diagnostic that moved is named at its current
+                // location (`still`), and was at another (`still_before`).
+                assert_eq!(d.still.len(), d.still_before.len());
                 let mut prev_parts = set(&d.fixed);
-                prev_parts.extend(set(&d.still));
+                prev_parts.extend(set(&d.still_before));
                 assert_eq!(prev_parts, set(previous), "{}", step.dir.display());
                 assert_eq!(d.fixed.len() + d.still.len(), set(previous).len());
                 let mut cur_parts = set(&d.still);
@@ -147,4 +152,25 @@ fn deltas_never_cost_more() {
             }
         }
     }
+}
+
+/// A failing run within 256 tokens, printed verbatim unread when deltas
+/// are off, is read when they are on, and goes out as a delta when that
+/// is smaller than the output (never worse: else the output as it is).
+#[test]
+fn a_small_failing_run_is_compared_too() {
+    let seq = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/deltas/go-shop");
+    let with = sequence::replay(&seq, true);
+    let without = sequence::replay(&seq, false);
+    let small = |s: &Step| s.delivery.raw_tokens <= ctx::contract::SMALL_OUTPUT_TOKENS;
+    assert!(small(&with[3]) && small(&with[4]));
+    assert!(
+        without[3].delivery.trace.is_none(),
+        "not read without deltas"
+    );
+    assert!(with[3].delivery.delta.is_some(), "{}", with[3].text);
+    assert!(with[3].delivery.delivered_tokens < without[3].delivery.delivered_tokens);
+    // One failure left: its delta would not be smaller than the output.
+    assert!(with[4].delivery.delta.is_none());
+    assert_eq!(with[4].text, without[4].text);
 }

@@ -53,6 +53,14 @@ pub struct LastRun {
     pub key_hex: String,
     /// Its census identities, each once.
     pub identities: Vec<String>,
+    /// Their matching keys (`delta::matching_key`), one per identity;
+    /// absent in files of older versions (each identity its own key).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
+    /// The matching keys of its warnings (`delta::warnings`), every
+    /// occurrence; absent in files of older versions (not compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<String>>,
 }
 
 /// Where deltas look for the previous run, and how far back.
@@ -101,6 +109,8 @@ impl DeltaSource {
             age_secs: age_ms / 1000,
             key: last.key_hex[..12].to_string(),
             identities: last.identities,
+            keys: last.keys,
+            warnings: last.warnings,
         })
     }
 }
@@ -134,8 +144,12 @@ pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Op
     if !comparable {
         return None;
     }
-    let identities = delta::identities(&trace.contract, &trace.graph);
-    if identities.len() > MAX_IDENTITIES {
+    let (identities, keys): (Vec<String>, Vec<String>) =
+        delta::census(&trace.contract, &trace.graph)
+            .into_iter()
+            .unzip();
+    let warnings = delta::warnings(&trace.contract, &trace.graph);
+    if identities.len() + warnings.len() > MAX_IDENTITIES {
         return None;
     }
     Some(LastRun {
@@ -144,6 +158,8 @@ pub fn from_delivery(artifact: &Artifact, delivery: &Delivery, at_ms: i64) -> Op
         exit: exit_value(artifact.exit),
         key_hex: key.hex(),
         identities,
+        keys,
+        warnings: Some(warnings),
     })
 }
 
@@ -279,6 +295,8 @@ mod tests {
             exit: Some(1),
             key_hex: "ab".repeat(32),
             identities: vec!["t::a".into()],
+            keys: Vec::new(),
+            warnings: None,
         };
         write(&d, &comparison_key(&a, "pytest"), &last).unwrap();
         let source = |now_ms| DeltaSource {

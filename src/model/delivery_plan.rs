@@ -88,6 +88,11 @@ pub enum Left {
     FindingsNotNamed { warnings: bool },
     /// Items the contract does not require, not named (listed by `--items`).
     NotNamed { unit: Noun },
+    /// A re-run's findings outside the census, all as in the last run.
+    FindingsAsBefore { warnings: bool },
+    /// A re-run's findings outside the census, left of the last run's
+    /// `before`.
+    FindingsLeftOf { warnings: bool, before: usize },
     /// More items of the unit than were shown.
     More { unit: Noun },
     /// More items of the unit, all listed by `--items`.
@@ -131,7 +136,13 @@ impl Left {
     /// `--items` may stand for identities the digest does not name.
     /// Findings outside the census never stand for a census identity.
     pub fn of_census(&self) -> bool {
-        !matches!(self, Left::FindingsNotNamed { .. } | Left::NotNamed { .. })
+        !matches!(
+            self,
+            Left::FindingsNotNamed { .. }
+                | Left::FindingsAsBefore { .. }
+                | Left::FindingsLeftOf { .. }
+                | Left::NotNamed { .. }
+        )
     }
 }
 
@@ -241,7 +252,28 @@ pub struct Delta {
     /// `failures` or `errors`, as the census counts them.
     pub unit: String,
     pub fixed: Vec<String>,
+    /// Still failing, as this run names them (at their current location).
     pub still: Vec<String>,
+    /// The same, as the last run named them (one per `still`, in order):
+    /// a diagnostic that moved has another location there.
+    pub still_before: Vec<String>,
+    pub new: Vec<String>,
+    /// The warnings (the contract's preferred findings) compared with the
+    /// last run's, when it kept them: their summaries leave the body.
+    pub warnings: Option<WarningsDelta>,
+}
+
+/// How a run's warnings compare with the last run's (matched as failures
+/// are, `plan::delta::matching_key`, each occurrence once).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WarningsDelta {
+    /// `warnings` or `findings`.
+    pub noun: String,
+    /// In the last run, not in this one.
+    pub fixed: usize,
+    /// In both.
+    pub same: usize,
+    /// This run's identities of those not in the last run, in order.
     pub new: Vec<String>,
 }
 

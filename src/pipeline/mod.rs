@@ -69,8 +69,12 @@ pub fn digest(
     let raw_tokens = tokens::estimate_bulk(artifact.bytes());
     // Output within every contract's evidence floor is printed verbatim
     // whichever profile reads it: classify it by command only, and stop.
-    let small = raw_tokens <= contract::SMALL_OUTPUT_TOKENS;
-    let (profile, matched) = if small && !options.read_small {
+    // A failing run with deltas on is read all the same by a typed
+    // profile: it may be a delta (when smaller than the output) and the
+    // next run's last run. Filters and text/v1 never read it.
+    let within_floor = raw_tokens <= contract::SMALL_OUTPUT_TOKENS && !options.read_small;
+    let small = within_floor && !(options.delta.is_some() && artifact.exit.is_failure());
+    let (profile, matched) = if small {
         classify::choose_by_command_except(artifact, artifact.family.as_deref(), &options.disabled)?
     } else {
         classify::choose_except(artifact, artifact.family.as_deref(), &options.disabled)?
@@ -87,7 +91,7 @@ pub fn digest(
         compared: options.delta.is_some(),
         delta: None,
     };
-    if small && !options.read_small {
+    if small || (within_floor && delivery.matched.by == MatchedBy::Fallback) {
         return Ok(delivery);
     }
     // Declarative filters (`filters/`) read what no typed profile claims,

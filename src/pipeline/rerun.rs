@@ -55,7 +55,7 @@ pub(super) fn delta(
         // budget it held goes to the new failures' detail, or to
         // warnings), and the normal plan without the still-failing items:
         // the smaller of the two.
-        let deferred = plan::delta::deferring(contract, &trace.graph, &previous.identities);
+        let deferred = plan::delta::deferring(contract, &trace.graph, &previous);
         let replanned = plan::resolve(
             shown,
             &deferred,
@@ -181,6 +181,46 @@ mod tests {
             assert_eq!(delivery.key.is_some(), puts == 1, "{case}");
             // Read by its profile (not a small output printed unread).
             assert!(delivery.trace.is_some(), "{case}");
+        }
+    }
+
+    /// Output within 256 tokens is read for a delta only when it fails,
+    /// deltas are on, and a typed profile claims it: a passing run, a run
+    /// with deltas off, and one no profile claims (filters, text/v1) stay
+    /// unread and verbatim.
+    #[test]
+    fn a_small_run_is_read_only_when_it_fails_and_a_profile_claims_it() {
+        use crate::artifact::Exit;
+        let runs = tempfile::tempdir().expect("tempdir");
+        let on = Options {
+            delta: Some(DeltaSource {
+                dir: runs.path().join(last_run::DIR_NAME),
+                now_ms: 1,
+                horizon: Duration::from_secs(60),
+            }),
+            ..Options::default()
+        };
+        let step = load("deltas/go-shop/step-4");
+        let unknown = Artifact::from_stdout(
+            b"error: widget 3 is broken\nFAILED\n".to_vec(),
+            Exit::Code(1),
+            vec!["mytool".into(), "check".into()],
+        );
+        let mut passing = step.clone();
+        passing.exit = Exit::Code(0);
+        for (artifact, options, read) in [
+            (&step, &on, true),
+            (&step, &Options::default(), false),
+            (&unknown, &on, false),
+            (&passing, &on, false),
+        ] {
+            assert!(
+                crate::tokens::estimate_bulk(artifact.bytes())
+                    <= crate::contract::SMALL_OUTPUT_TOKENS
+            );
+            let delivery = digest(artifact, &Counting::default(), options).expect("digest");
+            assert_eq!(delivery.output, Output::Raw, "{:?}", artifact.argv);
+            assert_eq!(delivery.trace.is_some(), read, "{:?}", artifact.argv);
         }
     }
 }

@@ -10,14 +10,22 @@
 //! by the usual `--details` marker and by the pointer to the earlier run.
 //!
 //! Identities match exactly, never fuzzily: a renamed or re-parameterised
-//! test is one fixed and one new. The arithmetic always adds up:
-//! previous = fixed + still, current = still + new.
+//! test is one fixed and one new. A diagnostic's identity for the
+//! comparison is its file, code and message (`matching_key`): its line and
+//! column are where it is, not what it is, so an edit above it that moves
+//! it leaves it the same diagnostic (still failing, named at its current
+//! location); a changed message is one fixed and one new. The arithmetic
+//! always adds up: previous = fixed + still, current = still + new.
+
+mod matching;
 
 use std::collections::HashSet;
 
-use super::{Address, Block, DeliveryPlan, Rung};
+use super::{Address, Block, DeliveryPlan, Left, Omitted, Rung};
 use crate::contract::Contract;
 use crate::evidence::EvidenceGraph;
+use matching::compare_warnings;
+pub use matching::{Comparison, compare, matching_key, warnings};
 
 /// The last run of the same command, as the ledger kept it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,50 +36,66 @@ pub struct Previous {
     pub key: String,
     /// Its census identities, each once, in its order.
     pub identities: Vec<String>,
+    /// Their matching keys (`matching_key`), one per identity; empty
+    /// when the ledger kept none (each identity is then its own key).
+    pub keys: Vec<String>,
+    /// The matching keys of its warnings (`warnings`), every occurrence;
+    /// None when the ledger kept none.
+    pub warnings: Option<Vec<String>>,
 }
 
-pub use crate::delivery_plan::Delta;
-use crate::delivery_plan::Note;
+impl Previous {
+    /// (identity, matching key) of each census item.
+    pub fn entries(&self) -> Vec<(String, String)> {
+        if self.keys.len() == self.identities.len() {
+            self.identities
+                .iter()
+                .cloned()
+                .zip(self.keys.iter().cloned())
+                .collect()
+        } else {
+            self.identities
+                .iter()
+                .map(|id| (id.clone(), id.clone()))
+                .collect()
+        }
+    }
+}
+
+pub use crate::delivery_plan::{Delta, WarningsDelta};
+use crate::delivery_plan::{Note, Tally};
 
 /// The census identities of a graph, each once, in the graph's order.
 pub fn identities(contract: &Contract, graph: &EvidenceGraph) -> Vec<String> {
+    census(contract, graph)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// (identity, matching key) of each census item, each identity once, in
+/// the graph's order.
+pub fn census(contract: &Contract, graph: &EvidenceGraph) -> Vec<(String, String)> {
     let mut seen = HashSet::new();
     contract
         .census(graph)
         .filter(|i| seen.insert(i.identity.as_str()))
-        .map(|i| i.identity.clone())
+        .map(|i| (i.identity.clone(), matching_key(i)))
         .collect()
-}
-
-/// Splits two identity lists into (fixed, still failing, new), by exact
-/// equality. `previous` = fixed + still and `current` = still + new, as
-/// sets; each list keeps its source order.
-pub fn compare(previous: &[String], current: &[String]) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let now: HashSet<&str> = current.iter().map(String::as_str).collect();
-    let before: HashSet<&str> = previous.iter().map(String::as_str).collect();
-    let mut seen = HashSet::new();
-    let fixed = previous
-        .iter()
-        .filter(|id| !now.contains(id.as_str()) && seen.insert(id.as_str()))
-        .cloned()
-        .collect();
-    let mut seen = HashSet::new();
-    let (still, new): (Vec<String>, Vec<String>) = current
-        .iter()
-        .filter(|id| seen.insert(id.as_str()))
-        .cloned()
-        .partition(|id| before.contains(id.as_str()));
-    (fixed, still, new)
 }
 
 /// The graph a delta plan is made from: the items still failing since
 /// `previous` keep their identity and headline but lose their detail, so
 /// that the planner spends the budget on the new failures' detail.
-pub fn deferring(contract: &Contract, graph: &EvidenceGraph, previous: &[String]) -> EvidenceGraph {
-    let before: HashSet<&str> = previous.iter().map(String::as_str).collect();
+pub fn deferring(contract: &Contract, graph: &EvidenceGraph, previous: &Previous) -> EvidenceGraph {
+    let still: HashSet<String> = compare(&previous.entries(), &census(contract, graph))
+        .still
+        .into_iter()
+        .map(|(_, now)| now)
+        .collect();
     let mut deferred = graph.clone();
     for item in &mut deferred.items {
-        if contract.requires(item) && before.contains(item.identity.as_str()) {
+        if contract.requires(item) && still.contains(item.identity.as_str()) {
             item.detail.clear();
         }
     }
@@ -92,11 +116,12 @@ pub fn apply(
     if !matches!(plan.rung, Rung::FailCensus | Rung::Dense) || plan.outcome.is_some() {
         return None;
     }
-    let current = identities(contract, graph);
+    let current = census(contract, graph);
     if current.is_empty() {
         return None;
     }
-    let (fixed, still, new) = compare(&previous.identities, &current);
+    let Comparison { fixed, still, new } = compare(&previous.entries(), &current);
+    let (still_before, still): (Vec<String>, Vec<String>) = still.into_iter().unzip();
     let still_set: HashSet<String> = still.iter().cloned().collect();
     let is_still = |index: &usize| {
         graph
@@ -105,18 +130,76 @@ pub fn apply(
             .is_some_and(|i| still_set.contains(i.identity.as_str()))
     };
     let first_new = new.first().cloned();
+    // Warnings are compared when the last run's were kept and the plan
+    // sums them up by code and by file: those summaries then leave the
+    // body for one line of what changed (the last run's digest had them;
+    // the current warnings stay behind the usual marker). A plan without
+    // such summaries gets no line: it would only add to the digest.
+    let summed = plan.blocks.iter().any(|b| {
+        matches!(
+            b,
+            Block::Notice(Note::Tally {
+                of: Tally::ByCode(_) | Tally::ByFile(_),
+                ..
+            })
+        )
+    });
+    let mut warnings = previous
+        .warnings
+        .as_ref()
+        .filter(|_| summed)
+        .map(|before| compare_warnings(contract, graph, before));
+    let folds_tallies = warnings.is_some();
+    // When no warning is named and none is new, the marker that declares
+    // them says it all: `… 6 warnings as in the last run: ctx expand …`.
+    let mut omissions = plan.omissions.clone();
+    if let Some(w) = warnings.as_ref().filter(|w| w.new.is_empty()) {
+        let findings = w.noun != "warnings";
+        let not_named = Omitted::Items(Left::FindingsNotNamed {
+            warnings: !findings,
+        });
+        if let Some(o) = omissions
+            .iter_mut()
+            .find(|o| o.what == not_named && o.count == w.same)
+        {
+            o.what = Omitted::Items(if w.fixed == 0 {
+                Left::FindingsAsBefore {
+                    warnings: !findings,
+                }
+            } else {
+                Left::FindingsLeftOf {
+                    warnings: !findings,
+                    before: w.same + w.fixed,
+                }
+            });
+            warnings = None;
+        }
+    }
     let delta = Delta {
         age_secs: previous.age_secs,
         previous: previous.key.clone(),
         unit: contract.census_unit(graph).many.clone(),
         fixed,
         still,
+        still_before,
         new,
+        warnings,
     };
 
     // Still-failing items leave the body: the delta names them by
     // identity, with the pointer to their earlier detail. What stays is
     // the news: the new failures' census lines and detail.
+    let detailed: HashSet<usize> = plan
+        .blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(at, b)| match b {
+            Block::Detail(index) if !is_still(index) || after_shared_cause(&plan.blocks, at) => {
+                Some(*index)
+            }
+            _ => None,
+        })
+        .collect();
     let mut blocks = Vec::with_capacity(plan.blocks.len() + 1);
     let mut dropped_item = false;
     for (at, block) in plan.blocks.iter().enumerate() {
@@ -130,18 +213,26 @@ pub fn apply(
             // The delta is only made of a complete census (the caller
             // checks the receipt), which the coverage line would repeat.
             Block::Notice(Note::Coverage(_)) => {}
+            Block::Notice(Note::Tally {
+                of: Tally::ByCode(_) | Tally::ByFile(_),
+                ..
+            }) if folds_tallies => {}
             // "×N" says how often the census line above occurred.
             Block::Notice(Note::Repeats { .. }) if was_dropped => {}
             // A detail block shared by several failures ("same cause in
             // N …") stays: its members may include new ones.
             Block::Detail(index) if is_still(index) && !after_shared_cause(&plan.blocks, at) => {}
+            // New failures whose detail all follows are named by their
+            // detail's headings (`[ctx] --- ID`): a census of them would
+            // say each twice. A census of some of them stays whole, so
+            // that it counts every new failure.
             Block::Census { entries, unit } => {
                 let entries: Vec<_> = entries
                     .iter()
                     .filter(|e| !is_still(&e.index))
                     .copied()
                     .collect();
-                if !entries.is_empty() {
+                if !entries.iter().all(|e| detailed.contains(&e.index)) {
                     blocks.push(Block::Census {
                         entries,
                         unit: unit.clone(),
@@ -163,7 +254,7 @@ pub fn apply(
         rung: plan.rung,
         outcome: plan.outcome,
         blocks,
-        omissions: plan.omissions.clone(),
+        omissions,
         budget: plan.budget,
         estimate: plan.estimate,
         why: format!(
@@ -183,19 +274,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn ids(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
-
+    /// The real gcc sequence: removing an unused variable moves the
+    /// `totl` error from line 27 to 26 of src/stock.c.
     #[test]
-    fn exact_matching_splits_a_rename_into_fixed_and_new() {
-        let (fixed, still, new) = compare(
-            &ids(&["a::t[1]", "a::u", "b::v"]),
-            &ids(&["a::t[2]", "a::u", "c::w"]),
+    fn the_gcc_error_that_moved_keeps_its_identity() {
+        let (_, before) = planned("fixtures/deltas/gcc-stock/step-2");
+        let (_, after) = planned("fixtures/deltas/gcc-stock/step-3");
+        let c = compare(
+            &census(&before.contract, &before.graph),
+            &census(&after.contract, &after.graph),
         );
-        assert_eq!(fixed, ids(&["a::t[1]", "b::v"]));
-        assert_eq!(still, ids(&["a::u"]));
-        assert_eq!(new, ids(&["a::t[2]", "c::w"]));
+        assert!(
+            c.still.contains(&(
+                "src/stock.c:27:12".to_string(),
+                "src/stock.c:26:12".to_string()
+            )),
+            "{c:?}"
+        );
+        assert!(c.new.is_empty(), "{c:?}");
     }
 
     /// The real pytest fixture, planned normally and as a delta against
@@ -220,10 +316,12 @@ mod tests {
             age_secs: 1,
             key: "abcdefabcdef".into(),
             identities: [still.clone(), vec!["gone::t".to_string()]].concat(),
+            keys: Vec::new(),
+            warnings: None,
         };
         let big = super::super::Budget::from_contract(&contract, Some(2500));
         let raw = crate::tokens::estimate_bulk(artifact.bytes());
-        let deferred = deferring(&contract, &trace.graph, &previous.identities);
+        let deferred = deferring(&contract, &trace.graph, &previous);
         for base_plan in [
             super::super::resolve(&artifact, &deferred, &trace.receipt, &contract, big, raw),
             super::super::resolve(&artifact, &trace.graph, &trace.receipt, &contract, big, raw),
@@ -268,36 +366,94 @@ mod tests {
         (artifact, delivery.trace.expect("planned"))
     }
 
-    const CASES: [&str; 4] = [
+    /// Warnings not in the last run are named on the delta's warnings
+    /// line, and their summaries leave the body (real cargo check steps:
+    /// two unused variables appear when an error is fixed).
+    #[test]
+    fn new_warnings_are_named_and_their_summaries_folded() {
+        let (_, before) = planned("fixtures/deltas/cargo-check-mixed/step-2");
+        let (_, after) = planned("fixtures/deltas/cargo-check-mixed/step-3");
+        let (identities, keys) = census(&before.contract, &before.graph).into_iter().unzip();
+        let previous = Previous {
+            age_secs: 60,
+            key: "abcdefabcdef".into(),
+            identities,
+            keys,
+            warnings: Some(warnings(&before.contract, &before.graph)),
+        };
+        let plan = apply(&after.contract, &after.graph, &after.plan, &previous).expect("a delta");
+        let Some(Block::Delta(d)) = plan.blocks.get(1) else {
+            panic!("{:?}", plan.blocks);
+        };
+        let w = d.warnings.as_ref().expect("warnings compared");
+        assert_eq!((w.fixed, w.same, w.new.len()), (0, 5, 2), "{w:?}");
+        assert!(
+            !plan
+                .blocks
+                .iter()
+                .any(|b| matches!(b, Block::Notice(Note::Tally { .. })))
+        );
+        // The same warnings again: one marker says so.
+        let again = Previous {
+            warnings: Some(warnings(&after.contract, &after.graph)),
+            ..previous
+        };
+        let plan = apply(&after.contract, &after.graph, &after.plan, &again).expect("a delta");
+        assert!(
+            plan.omissions
+                .iter()
+                .any(|o| o.what == Omitted::Items(Left::FindingsAsBefore { warnings: true })),
+            "{:?}",
+            plan.omissions
+        );
+    }
+
+    const CASES: [&str; 6] = [
         "fixtures/pytest/default",
         "fixtures/deltas/cargo-ledger/step-0",
         "fixtures/deltas/jest-shop/step-0",
         "fixtures/ruff/full",
+        "fixtures/deltas/gcc-stock/step-0",
+        "fixtures/deltas/eslint-app/step-0",
     ];
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
-        /// Whatever the last run's identities (some of this run's, some
-        /// gone), the delta digest names every current failure identity
-        /// and passes the census guard.
+        /// Whatever the last run's items (some of this run's, some at
+        /// another location — a diagnostic moved, same key —, some gone,
+        /// its warnings the same or not), the delta digest names every
+        /// current failure identity at its current location, passes the
+        /// census guard, and its counts add up.
         #[test]
         fn every_current_identity_is_in_the_delta_digest(
             case in 0..CASES.len(),
-            keep in proptest::collection::vec(any::<bool>(), 64),
+            keep in proptest::collection::vec(0..3u8, 64),
             gone in proptest::collection::vec("[a-z]{1,6}(::[a-z]{1,4})?", 0..5),
+            same_warnings in any::<bool>(),
         ) {
             let (artifact, trace) = planned(CASES[case]);
-            let current = identities(&trace.contract, &trace.graph);
-            let mut before: Vec<String> = current
+            let entries = census(&trace.contract, &trace.graph);
+            let current: Vec<String> = entries.iter().map(|(id, _)| id.clone()).collect();
+            // 0: gone from the last run (new now), 1: as it is, 2: moved.
+            let mut before: Vec<(String, String)> = entries
                 .iter()
                 .zip(keep.iter().cycle())
-                .filter(|(_, k)| **k)
-                .map(|(id, _)| id.clone())
+                .filter(|(_, k)| **k > 0)
+                .map(|((id, key), k)| (if *k == 2 { format!("{id}~moved") } else { id.clone() }, key.clone()))
                 .collect();
-            before.extend(gone);
-            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities: before };
+            before.extend(gone.into_iter().map(|g| (g.clone(), g)));
+            let (identities, keys): (Vec<String>, Vec<String>) = before.iter().cloned().unzip();
+            let warnings = same_warnings.then(|| super::warnings(&trace.contract, &trace.graph));
+            let previous = Previous { age_secs: 61, key: "abcdefabcdef".into(), identities, keys, warnings };
             if let Some(plan) = apply(&trace.contract, &trace.graph, &trace.plan, &previous) {
                 prop_assert!(crate::guard::check_census(&trace.contract, &trace.graph, &plan).is_ok());
+                let Some(Block::Delta(d)) = plan.blocks.get(1) else {
+                    panic!("the delta opens the digest: {:?}", plan.blocks);
+                };
+                let set = |v: &[String]| v.iter().cloned().collect::<std::collections::BTreeSet<_>>();
+                let before_ids: Vec<String> = before.iter().map(|(id, _)| id.clone()).collect();
+                prop_assert_eq!(d.fixed.len() + d.still_before.len(), set(&before_ids).len());
+                prop_assert_eq!(d.still.len() + d.new.len(), set(&current).len());
                 let key = crate::store::ArchiveKey([9; 32]);
                 let text = String::from_utf8_lossy(
                     &crate::render::render(&artifact, &trace.graph, &plan, Some(&key)).to_bytes(),
@@ -308,27 +464,6 @@ mod tests {
                     prop_assert!(spelled.contains(id.as_str()), "{id:?} missing from\n{text}");
                 }
             }
-        }
-    }
-
-    proptest! {
-        /// previous = fixed + still, current = still + new, as sets, and
-        /// every current identity is still or new.
-        #[test]
-        fn the_arithmetic_adds_up(
-            previous in proptest::collection::vec("[a-e]{1,2}", 0..12),
-            current in proptest::collection::vec("[a-e]{1,2}", 0..12),
-        ) {
-            let (fixed, still, new) = compare(&previous, &current);
-            let set = |v: &[String]| v.iter().cloned().collect::<std::collections::BTreeSet<_>>();
-            prop_assert_eq!(set(&previous).len(), fixed.len() + still.len());
-            prop_assert_eq!(set(&current).len(), still.len() + new.len());
-            let mut prev_parts = set(&fixed);
-            prev_parts.extend(set(&still));
-            prop_assert_eq!(prev_parts, set(&previous));
-            let mut cur_parts = set(&still);
-            cur_parts.extend(set(&new));
-            prop_assert_eq!(cur_parts, set(&current));
         }
     }
 }

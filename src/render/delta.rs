@@ -7,7 +7,7 @@
 //! `tests/a.py::test_x` and `tests/a.py::test_y[1]`.
 
 use super::{CTX_PREFIX, count, counted};
-use crate::delivery_plan::{Address, Delta};
+use crate::delivery_plan::{Address, Delta, WarningsDelta};
 
 /// Fixed identities named before the rest are counted (still-failing ones
 /// are all named: they are current failures).
@@ -25,11 +25,12 @@ pub fn opens_a_list(line: &str) -> bool {
 /// The delta's lines, in order.
 pub fn lines(d: &Delta) -> Vec<String> {
     let age = age(d.age_secs);
-    let pointer = match d.still.as_slice() {
-        [only] => format!(
+    // The earlier record names the item as the last run did.
+    let pointer = match (d.still.as_slice(), d.still_before.as_slice()) {
+        ([_], [before]) => format!(
             "ctx expand {} {}",
             d.previous,
-            Address::Item(only.clone()).args()
+            Address::Item(before.clone()).args()
         ),
         _ => format!("ctx expand {} --details", d.previous),
     };
@@ -79,13 +80,44 @@ pub fn lines(d: &Delta) -> Vec<String> {
         ([_], true) => {}
         (_, true) => out.extend(grouped(&d.still)),
     }
+    if let Some(w) = &d.warnings {
+        out.push(warnings(w));
+    }
     out
+}
+
+/// The warnings compared with the last run's, on one line: the same ones
+/// counted, the new ones named (up to `NAMED_AT_MOST`).
+fn warnings(w: &WarningsDelta) -> String {
+    if w.fixed == 0 && w.new.is_empty() {
+        return format!(
+            "{CTX_PREFIX} same {} as the last run",
+            counted(w.same, &w.noun)
+        );
+    }
+    let mut line = format!(
+        "{CTX_PREFIX} {} since the last run: {} fixed, {} as before, {} new",
+        w.noun,
+        count(w.fixed),
+        count(w.same),
+        count(w.new.len())
+    );
+    if !w.new.is_empty() && w.new.len() <= NAMED_AT_MOST {
+        // Grouped per file as the lists are, the groups after each other.
+        let groups: Vec<String> = grouped(&w.new)
+            .iter()
+            .map(|g| g.trim_start().to_string())
+            .collect();
+        line.push_str(": ");
+        line.push_str(&groups.join("; "));
+    }
+    line
 }
 
 /// Identities one line per file, in order of first appearance: a file of
 /// several items is named once, `  FILE: rest, rest`; an item alone keeps
 /// its whole identity. The file is what an identity starts with, up to its
-/// first separator (`::`, ` > `, `:`, ` `).
+/// first separator (`::`, ` > `, `: `, `:`, ` `).
 pub fn grouped(ids: &[String]) -> Vec<String> {
     let mut groups: Vec<(Option<&str>, Vec<&str>)> = Vec::new();
     for id in ids {
@@ -129,7 +161,7 @@ fn cases(rests: &[&str]) -> Vec<String> {
 
 /// An identity's file and the rest after the separator, or no file.
 fn split(id: &str) -> (Option<&str>, &str) {
-    let at = ["::", " > ", ":", " "]
+    let at = ["::", " > ", ": ", ":", " "]
         .iter()
         .filter_map(|sep| id.find(sep).map(|i| (i, sep.len())))
         .min_by_key(|&(i, len)| (i, std::cmp::Reverse(len)));
@@ -160,7 +192,9 @@ mod tests {
             unit: "failures".into(),
             fixed: v(fixed),
             still: v(still),
+            still_before: v(still),
             new: v(new),
+            warnings: None,
         }
     }
 
@@ -222,6 +256,36 @@ mod tests {
     }
 
     #[test]
+    fn warnings_as_before_are_counted_and_new_ones_named() {
+        let mut d = delta(&["a::x"], &["b::z"], &[]);
+        let w = |fixed, same, new: &[&str]| WarningsDelta {
+            noun: "warnings".into(),
+            fixed,
+            same,
+            new: new.iter().map(|s| s.to_string()).collect(),
+        };
+        d.warnings = Some(w(0, 7, &[]));
+        assert_eq!(
+            lines(&d).last().map(String::as_str),
+            Some("[ctx] same 7 warnings as the last run")
+        );
+        d.warnings = Some(w(1, 5, &["src/a.rs:3:9 unused_mut"]));
+        assert_eq!(
+            lines(&d).last().map(String::as_str),
+            Some(
+                "[ctx] warnings since the last run: 1 fixed, 5 as before, 1 new: src/a.rs:3:9 unused_mut"
+            )
+        );
+        d.warnings = Some(w(0, 5, &["a.rs:3:9 x", "b.rs:1:1 y", "a.rs:7:1 z"]));
+        assert_eq!(
+            lines(&d).last().map(String::as_str),
+            Some(
+                "[ctx] warnings since the last run: 0 fixed, 5 as before, 3 new: a.rs: 3:9 x, 7:1 z; b.rs:1:1 y"
+            )
+        );
+    }
+
+    #[test]
     fn long_fixed_lists_are_counted_past_ten() {
         let many: Vec<String> = (0..13).map(|i| format!("t{i}")).collect();
         let refs: Vec<&str> = many.iter().map(String::as_str).collect();
@@ -263,6 +327,10 @@ mod tests {
             (Some("src/a.ts"), "3:1 TS2322")
         );
         assert_eq!(split("a.js > d > t"), (Some("a.js"), "d > t"));
+        assert_eq!(
+            split("make: *** [Makefile:13: build/a.o] Error 1"),
+            (Some("make"), "*** [Makefile:13: build/a.o] Error 1")
+        );
         assert_eq!(split("lonely"), (None, "lonely"));
         assert_eq!(split("trailing::"), (None, "trailing::"));
     }

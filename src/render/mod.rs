@@ -310,6 +310,11 @@ pub fn items_left(n: usize, left: &Left) -> String {
     counted(n, &left_phrase(n, left))
 }
 
+/// The plural noun of findings outside the census.
+fn findings(warnings: bool) -> &'static str {
+    if warnings { "warnings" } else { "findings" }
+}
+
 /// The plural phrase of `left` (`counted` makes it agree with `n`).
 pub fn left_phrase(n: usize, left: &Left) -> String {
     match left {
@@ -319,6 +324,12 @@ pub fn left_phrase(n: usize, left: &Left) -> String {
         Left::CountedNotNamed { unit } => format!("{} counted above but not named", unit.many),
         Left::FindingsNotNamed { warnings: true } => "warnings not named".into(),
         Left::FindingsNotNamed { warnings: false } => "findings not named".into(),
+        Left::FindingsAsBefore { warnings } => {
+            format!("{} as in the last run", findings(*warnings))
+        }
+        Left::FindingsLeftOf { warnings, before } => {
+            format!("{} left of the last run's {before}", findings(*warnings))
+        }
         Left::NotNamed { unit } => format!("{} not named", unit.many),
         Left::More { unit } => format!("more {}", unit.many),
         Left::MoreListed { unit } => format!("more {}, listed", unit.many),

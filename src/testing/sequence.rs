@@ -93,7 +93,7 @@ pub fn replay(sequence: &Path, deltas: bool) -> Vec<Step> {
 /// its file written out whole, so that an identity is found as the tool
 /// spells it: a delta's `  FILE: rest, rest` lines and a compact census
 /// block's `  FILE` / `    rest` lines give `FILE<sep>rest…` for each of
-/// the separators identities use (`::`, `:`, ` > `, ` `). Each written-out
+/// the separators identities use (`::`, `:`, `: `, ` > `, ` `). Each written-out
 /// form runs to the end of its line, so that a rest holding `, ` itself
 /// is still found (by `contains`).
 pub fn spelled_out(text: &str) -> String {
@@ -116,7 +116,7 @@ pub fn spelled_out(text: &str) -> String {
                 name = piece.find('[').map_or("", |i| &piece[..i]);
                 piece.to_string()
             };
-            for sep in ["::", ":", " > ", " "] {
+            for sep in ["::", ":", ": ", " > ", " "] {
                 out.push('\n');
                 out.push_str(file);
                 out.push_str(sep);
