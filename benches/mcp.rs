@@ -12,7 +12,10 @@
 //!   session (rmcp's client): the JSON-RPC round trip, the server's
 //!   subprocess (the same `ctx run --digest`) and the reply;
 //! - mcp, large: `ctx_run` of `seq 1 20000` (a digest with an archive key),
-//!   beside `ctx run --digest -- seq 1 20000` direct.
+//!   beside `ctx run --digest -- seq 1 20000` direct;
+//! - read: `ctx_read` of `src/read/mod.rs` as an outline, `fresh` (the
+//!   server's calls share a session, which would answer a re-read with a
+//!   stub), beside `ctx read --fresh` direct in a session of its own.
 //!
 //! Reported: each case's median wall time and the median of the per-round
 //! difference (mcp − direct), the overhead a call adds. Wall-clock on a
@@ -43,6 +46,19 @@ fn direct(home: &std::path::Path, argv: &[&str]) -> Duration {
     start.elapsed()
 }
 
+fn direct_read(home: &std::path::Path, file: &str) -> Duration {
+    let start = Instant::now();
+    let out = Command::new(CTX)
+        .args(["read", file, "--mode", "outline", "--fresh"])
+        .env("CTX_HOME", home)
+        .env("CTX_SESSION", "bench-direct")
+        .stdin(Stdio::null())
+        .output()
+        .expect("ctx read");
+    assert!(out.status.success());
+    start.elapsed()
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -61,6 +77,9 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    // The child process registers with the runtime's reactor as it is
+    // spawned: outside the runtime, spawning panics.
+    let _entered = runtime.enter();
     let mut command = tokio::process::Command::new(CTX);
     command.arg("mcp").env("CTX_HOME", home.path());
     let transport = TokioChildProcess::new(command).expect("spawn ctx mcp");
@@ -80,6 +99,22 @@ fn main() {
         start.elapsed()
     };
 
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/src/read/mod.rs");
+    let read = || {
+        let arguments: JsonObject = json!({"path": file, "mode": "outline", "fresh": true})
+            .as_object()
+            .cloned()
+            .expect("object");
+        let start = Instant::now();
+        let result = runtime
+            .block_on(
+                client.call_tool(CallToolRequestParams::new("ctx_read").with_arguments(arguments)),
+            )
+            .expect("ctx_read");
+        assert_ne!(result.is_error, Some(true));
+        start.elapsed()
+    };
+    let (mut d_read, mut m_read, mut o_read) = (Vec::new(), Vec::new(), Vec::new());
     let small = ["true"];
     let large = ["seq", "1", "20000"];
     for _ in 0..5 {
@@ -104,6 +139,10 @@ fn main() {
         d_large.push(d);
         m_large.push(m);
         o_large.push((signed_ms(m, d) * 1000.0) as i64);
+        let (d, m) = (direct_read(home.path(), file), read());
+        d_read.push(d);
+        m_read.push(m);
+        o_read.push((signed_ms(m, d) * 1000.0) as i64);
     }
     let _ = runtime.block_on(client.cancel());
     println!("{rounds} rounds, medians:");
@@ -118,5 +157,11 @@ fn main() {
         ms(support::median(d_large)),
         ms(support::median(m_large)),
         support::median(o_large) as f64 / 1000.0
+    );
+    println!(
+        "  read outline  direct {:7.2} ms   mcp {:7.2} ms   overhead {:+7.2} ms",
+        ms(support::median(d_read)),
+        ms(support::median(m_read)),
+        support::median(o_read) as f64 / 1000.0
     );
 }

@@ -389,6 +389,65 @@ async fn ctx_read_serves_the_read_verb_or_says_it_is_missing() {
     client.cancel().await.expect("close");
 }
 
+/// `ctx_read`'s `verify`: anchors taken from an anchored read through
+/// the server, checked back through it; a drifted line is a result that
+/// names it (not a tool error: drift is the answer asked for), a
+/// malformed anchor is a tool error.
+#[tokio::test]
+async fn ctx_read_verifies_anchors_through_the_server() {
+    let home = TempDir::new().expect("tempdir");
+    let dir = TempDir::new().expect("tempdir");
+    let file = dir.path().join("t.txt");
+    std::fs::write(&file, "alpha\nbeta\ngamma\n").expect("write");
+    let client = connect(home.path()).await;
+    let anchored = call(
+        &client,
+        "ctx_read",
+        json!({"path": file, "mode": "full", "anchors": true}),
+    )
+    .await
+    .expect("a result");
+    assert!(!failed(&anchored), "{}", text(&anchored));
+    let anchors: Vec<String> = text(&anchored)
+        .lines()
+        .filter_map(|l| l.split_once('|').map(|(a, _)| a.to_string()))
+        .collect();
+    assert_eq!(anchors.len(), 3, "{}", text(&anchored));
+    let verify = json!({"path": file, "verify": anchors.join(" ")});
+
+    let same = call(&client, "ctx_read", verify.clone())
+        .await
+        .expect("a result");
+    assert!(!failed(&same), "{}", text(&same));
+    assert!(
+        text(&same).contains("all 3 anchors unchanged"),
+        "{}",
+        text(&same)
+    );
+
+    std::fs::write(&file, "alpha\nBETA\ngamma\n").expect("write");
+    let drift = call(&client, "ctx_read", verify).await.expect("a result");
+    assert!(!failed(&drift), "{}", text(&drift));
+    let report = text(&drift);
+    assert!(
+        report.contains(&format!("{} changed", anchors[1])),
+        "{report}"
+    );
+    assert!(report.contains("1 of 3 anchors changed"), "{report}");
+    assert_eq!(meta(&drift, "ctx/drifted"), json!(true), "{report}");
+
+    let bad = call(
+        &client,
+        "ctx_read",
+        json!({"path": file, "verify": "2:xyz"}),
+    )
+    .await
+    .expect("a result");
+    assert!(failed(&bad), "{}", text(&bad));
+    assert!(text(&bad).starts_with("ctx_read: "), "{}", text(&bad));
+    client.cancel().await.expect("close");
+}
+
 /// Raw JSON-RPC, no SDK on the client side: every line the server prints
 /// on stdout is a JSON-RPC 2.0 message, also after a line that is not
 /// JSON and a call whose command writes to both streams.

@@ -265,6 +265,167 @@ fn stubs_across_reads_edits_sessions_and_fresh() {
     assert!(whole.starts_with("[ctx] s.rs · rust"), "{whole}");
 }
 
+/// Claude Code's hook gives `ctx read` the agent's `session_id`: the
+/// command the hook hands back, run by a shell as the Bash tool would,
+/// reads the file once and answers a second read with a stub. A
+/// `CTX_SESSION` in the environment still wins.
+#[test]
+fn the_hooks_session_id_reaches_ctx_read() {
+    use std::io::Write;
+    let env = Env::new();
+    env.file("h.rs", &rust_file(40, 10));
+    let payload = serde_json::json!({
+        "session_id": "4c3f0a8e-9b1d-4e2a-a7f0-2f6d3c1b9e55",
+        "cwd": env.dir.path(),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ctx read h.rs --mode outline", "description": "d"},
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(["hook", "claude", "--allow"])
+        .env("HOME", env.home.path())
+        .env("CTX_HOME", env.home.path())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("an answer");
+    let command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .expect("a command")
+        .to_string();
+    assert!(
+        command.contains("4c3f0a8e-9b1d-4e2a-a7f0-2f6d3c1b9e55"),
+        "{command}"
+    );
+
+    let bin = Path::new(env!("CARGO_BIN_EXE_ctx")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |session: Option<&str>| {
+        let mut c = Command::new("sh");
+        c.args(["-c", &command])
+            .current_dir(env.dir.path())
+            .env("PATH", &path)
+            .env("CTX_HOME", env.home.path());
+        match session {
+            Some(s) => c.env("CTX_SESSION", s),
+            None => c.env_remove("CTX_SESSION"),
+        };
+        stdout(&c.output().unwrap())
+    };
+    let first = run(None);
+    assert!(first.starts_with("[ctx] h.rs · rust"), "{first}");
+    let again = run(None);
+    assert!(
+        again.contains("unchanged since this session's read"),
+        "{again}"
+    );
+    // CTX_SESSION names another session, which has not read the file.
+    assert_eq!(run(Some("mine")), first);
+    assert!(run(Some("mine")).contains("unchanged since"));
+}
+
+/// An outline is kept by the file's content: the second outline of an
+/// unchanged file is the first (from the cache), an edited file is
+/// outlined again, and a read with no outline (`full`) keeps nothing.
+#[test]
+fn outlines_are_cached_by_content() {
+    let env = Env::new();
+    let path = env.file("c.rs", &rust_file(30, 5));
+    let entries = || {
+        std::fs::read_dir(env.home.path().join("reads/outlines"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    assert!(env.read(&["c.rs", "--mode", "full"], None).status.success());
+    assert_eq!(entries(), 0, "full needs no outline");
+    let cold = stdout(&env.read(&["c.rs", "--mode", "outline"], None));
+    assert_eq!(entries(), 1);
+    let warm = stdout(&env.read(&["c.rs", "--mode", "outline"], None));
+    assert_eq!(warm, cold);
+    let symbol = stdout(&env.read(&["c.rs", "--mode", "symbol:f29"], None));
+    assert!(symbol.starts_with("pub fn f29(x: u32)"), "{symbol}");
+    assert_eq!(entries(), 1, "one entry per content");
+
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("pub fn added() {}\n");
+    std::fs::write(&path, text).unwrap();
+    let edited = stdout(&env.read(&["c.rs", "--mode", "outline"], None));
+    assert!(edited.contains("pub fn added()"), "{edited}");
+    assert_eq!(entries(), 2);
+}
+
+/// What re-read stubs keep is pruned: journals and views untouched for
+/// over a week are removed by a read, at most once an hour.
+#[test]
+fn old_session_journals_and_views_are_pruned() {
+    use std::time::{Duration, SystemTime};
+    let env = Env::new();
+    env.file("p.rs", "fn p() {}\n");
+    let reads = env.home.path().join("reads");
+    // The first read with a session creates the layout (and sweeps it).
+    assert!(env.read(&["p.rs"], Some("s")).status.success());
+    let week = SystemTime::now() - Duration::from_secs(8 * 24 * 60 * 60);
+    let aged = |path: &Path, when: SystemTime| {
+        std::fs::write(path, "{}\n").unwrap();
+        std::fs::File::options()
+            .append(true)
+            .open(path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    };
+    let old_journal = reads.join("00000000000000000000000000000000.jsonl");
+    let old_view = reads.join("views").join("0".repeat(64));
+    let old_outline = reads.join("outlines").join("0".repeat(64));
+    std::fs::create_dir_all(reads.join("outlines")).unwrap();
+    let young_journal = reads.join("11111111111111111111111111111111.jsonl");
+    aged(&old_journal, week);
+    aged(&old_view, week);
+    aged(
+        &young_journal,
+        SystemTime::now() - Duration::from_secs(24 * 60 * 60),
+    );
+    let swept = reads.join("swept");
+    assert!(swept.exists());
+    // Swept within the hour: nothing is removed yet.
+    assert!(env.read(&["p.rs"], Some("s")).status.success());
+    assert!(old_journal.exists() && old_view.exists());
+
+    // An hour later, the next read sweeps.
+    std::fs::File::options()
+        .append(true)
+        .open(&swept)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(2 * 60 * 60))
+        .unwrap();
+    assert!(env.read(&["p.rs"], Some("s")).status.success());
+    assert!(!old_journal.exists(), "a week-old journal is removed");
+    assert!(!old_view.exists(), "a week-old view is removed");
+    assert!(
+        !old_outline.exists(),
+        "a week-old cached outline is removed"
+    );
+    assert!(young_journal.exists(), "a day-old journal stays");
+    // The live session's reads still answer with a stub.
+    let again = stdout(&env.read(&["p.rs"], Some("s")));
+    assert!(again.contains("unchanged since"), "{again}");
+}
+
 #[test]
 fn a_broken_home_degrades_to_a_normal_read() {
     let env = Env::new();

@@ -9,6 +9,7 @@
 //! `view` words it) → the session's earlier reads (`stubs`).
 
 pub mod anchors;
+pub mod cache;
 pub mod content;
 pub mod error;
 pub mod html;
@@ -16,6 +17,7 @@ pub mod languages;
 pub mod mode;
 pub mod naming;
 pub mod outline;
+pub mod retention;
 pub mod stubs;
 pub mod symbol;
 pub mod view;
@@ -190,7 +192,9 @@ struct Doc<'a> {
     starts: Vec<usize>,
     grammar: Option<&'static Grammar>,
     what: &'a str,
-    outline: Option<Outline>,
+    /// Found when a view first needs it: `full`, `lines:` and a small
+    /// file's `auto` never parse.
+    outline: std::cell::OnceCell<Option<Outline>>,
 }
 
 impl<'a> Doc<'a> {
@@ -200,18 +204,21 @@ impl<'a> Doc<'a> {
         grammar: Option<&'static Grammar>,
         what: &'a str,
     ) -> Doc<'a> {
-        let needs_tree = !matches!(req.mode, Mode::Full | Mode::Lines(..));
-        let outline = grammar
-            .filter(|_| needs_tree)
-            .and_then(|g| outline::extract(g, src));
         Doc {
             req,
             src,
             starts: outline::line_starts(src),
             grammar,
             what,
-            outline,
+            outline: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The file's declarations, from the outline cache or the parser.
+    fn outline(&self) -> Option<&Outline> {
+        self.outline
+            .get_or_init(|| self.grammar.and_then(|g| cache::outline(g, self.src)))
+            .as_ref()
     }
 
     fn total_lines(&self) -> usize {
@@ -288,7 +295,7 @@ impl<'a> Doc<'a> {
     /// `outline` or `signatures`; the line-precision view when there is
     /// no syntax tree or it holds no declaration.
     fn skeleton(&self, public_only: bool) -> Result<Vec<u8>, ReadError> {
-        let Some(outline) = self.outline.as_ref().filter(|o| !o.decls.is_empty()) else {
+        let Some(outline) = self.outline().filter(|o| !o.decls.is_empty()) else {
             return Ok(self.line_precision());
         };
         let g = self.grammar.map_or("text", |g| g.name);
@@ -378,7 +385,7 @@ impl<'a> Doc<'a> {
     }
 
     fn line_precision(&self) -> Vec<u8> {
-        let why = match (self.grammar, &self.outline) {
+        let why = match (self.grammar, self.outline()) {
             (None, _) => match self.req.path.extension().and_then(|e| e.to_str()) {
                 Some(ext) if self.what == "text" => format!("no grammar for .{ext} files"),
                 _ if self.what == "text" => "no grammar for this file name".to_string(),
@@ -411,7 +418,7 @@ impl<'a> Doc<'a> {
     }
 
     fn symbol(&self, name: &str) -> Result<Vec<u8>, ReadError> {
-        let Some(outline) = &self.outline else {
+        let Some(outline) = self.outline() else {
             return Err(ReadError::Unsupported(format!(
                 "{}: symbol: needs a syntax tree, and ctx has no grammar for this file; read it by lines: {}",
                 self.shown(),
@@ -428,7 +435,7 @@ impl<'a> Doc<'a> {
     fn section(&self, heading: &str) -> Result<Vec<u8>, ReadError> {
         match self.grammar.map(|g| g.name) {
             Some("markdown") => {
-                let outline = self.outline.as_ref().ok_or_else(|| {
+                let outline = self.outline().ok_or_else(|| {
                     ReadError::Unsupported(format!(
                         "{}: the Markdown could not be parsed",
                         self.shown()

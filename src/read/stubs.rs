@@ -7,7 +7,8 @@
 //! read: which view of which file, the view's hash, when), and each view
 //! read (`views/<hash>`, when at most [`KEPT_VIEW_BYTES`]) so a later read
 //! can diff against it. Any failure here (no home, a refused file, a full
-//! disk) turns the stub off for that read; the read itself goes on.
+//! disk) turns the stub off for that read; the read itself goes on. What
+//! is kept is bounded by age and size (`retention`).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use super::retention;
 use crate::home;
 
 /// Views larger than this are remembered by hash only: a change to one is
@@ -55,8 +57,16 @@ impl Session {
     /// The session's journal under ctx's home, created private if missing.
     pub fn open(id: &str) -> std::io::Result<Session> {
         let home = home::ensure_data_dir()?;
-        let dir = private_dir(&home.join("reads"))?;
+        Session::in_dir(&home.join("reads"), id)
+    }
+
+    /// The session's journal under `reads` (ctx's home's `reads/`).
+    pub fn in_dir(reads: &Path, id: &str) -> std::io::Result<Session> {
+        let dir = private_dir(reads)?;
         private_dir(&dir.join("views"))?;
+        // Retention is housekeeping: a sweep that fails (a file another
+        // process removed first, a refused entry) costs no read its stub.
+        let _ = retention::sweep_if_due(&dir, SystemTime::now());
         let journal = dir.join(format!(
             "{}.jsonl",
             &blake3::hash(id.as_bytes()).to_hex()[..32]
@@ -122,7 +132,34 @@ impl Session {
         line.push('\n');
         // One write of one line: concurrent readers of the same session
         // append whole lines.
-        home::open_private_append(&self.journal)?.write_all(line.as_bytes())
+        let mut file = home::open_private_append(&self.journal)?;
+        file.write_all(line.as_bytes())?;
+        if file.metadata()?.len() > retention::JOURNAL_BYTES {
+            self.compact()?;
+        }
+        Ok(())
+    }
+
+    /// Rewrites the journal with only what a later read can use. A read
+    /// of the same session appending meanwhile may lose its line to the
+    /// rename: that costs one stub, never a wrong one.
+    fn compact(&self) -> std::io::Result<()> {
+        let file = home::open_private_read(&self.journal)?;
+        let mut lines = Vec::new();
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line?;
+            if let Ok(entry) = serde_json::from_str::<Entry>(&line) {
+                lines.push((entry.key, line));
+            }
+        }
+        let kept = retention::compact(lines, retention::JOURNAL_BYTES as usize / 2);
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
+        for line in kept {
+            tmp.write_all(line.as_bytes())?;
+            tmp.write_all(b"\n")?;
+        }
+        tmp.persist(&self.journal).map_err(|e| e.error)?;
+        Ok(())
     }
 
     fn view_path(&self, hash: &str) -> PathBuf {
@@ -138,8 +175,14 @@ impl Session {
     }
 
     fn keep(&self, hash: &str, view: &[u8]) -> std::io::Result<()> {
-        if view.len() > KEPT_VIEW_BYTES || self.kept(hash).is_some() {
+        if view.len() > KEPT_VIEW_BYTES {
             return Ok(());
+        }
+        if self.kept(hash).is_some() {
+            // Used again: younger for retention, which removes the least
+            // recently used views first.
+            let file = home::open_private_read(&self.view_path(hash))?;
+            return file.set_modified(SystemTime::now());
         }
         // Written under a fresh name (created 0600, never through a link),
         // then renamed over the final one: a reader sees all of it or none.
@@ -198,4 +241,56 @@ fn diff(shown: &str, earlier: &str, old: &[u8], new: &[u8]) -> Reuse {
         return Reuse::Print;
     }
     Reuse::Diff(super::view::changed(shown, earlier, &text, added, removed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_journal_is_compacted_and_its_newest_reads_still_answer() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let reads = dir.path().join("reads");
+        let session = Session::in_dir(&reads, "s").expect("session");
+        let view = b"fn a() {}\n";
+        // The same view read again and again, then many different ones:
+        // more than the journal may hold.
+        let mut n = 0;
+        while std::fs::metadata(&session.journal).map_or(0, |m| m.len())
+            < retention::JOURNAL_BYTES - 4096
+        {
+            let key = if n % 2 == 0 {
+                "same".to_string()
+            } else {
+                format!("k{n}")
+            };
+            session
+                .append(&Entry {
+                    key,
+                    view: "0".repeat(64),
+                    at: n,
+                    command: format!("ctx read f{n}.rs --mode outline"),
+                })
+                .expect("append");
+            n += 1;
+        }
+        for i in 0..40 {
+            let reuse = session
+                .reuse(&format!("new{i}"), view, "x.rs", "ctx read x.rs")
+                .expect("reuse");
+            assert!(matches!(reuse, Reuse::Print));
+        }
+        let len = std::fs::metadata(&session.journal).expect("journal").len();
+        assert!(len <= retention::JOURNAL_BYTES, "{len} bytes");
+        let text = std::fs::read_to_string(&session.journal).expect("journal");
+        assert!(
+            text.matches("\"key\":\"same\"").count() <= 1,
+            "one line per view"
+        );
+        // The newest reads survived compaction: a stub answers them.
+        let again = session
+            .reuse("new39", view, "x.rs", "ctx read x.rs")
+            .expect("reuse");
+        assert!(matches!(again, Reuse::Stub(_)));
+    }
 }

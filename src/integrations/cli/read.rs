@@ -28,6 +28,11 @@ pub struct Args {
     /// The agent session the read belongs to (default: $CTX_SESSION).
     #[arg(long, env = "CTX_SESSION", hide_env_values = true)]
     pub session: Option<String>,
+    /// The session an agent's hook found (`ctx hook claude` adds it to
+    /// each `ctx read`): used only when neither --session nor CTX_SESSION
+    /// names one.
+    #[arg(long, hide = true, value_name = "ID")]
+    pub agent_session: Option<String>,
 }
 
 fn parse_mode(s: &str) -> Result<Mode, String> {
@@ -52,7 +57,10 @@ pub fn execute(args: Args) -> Result<i32> {
         mode: args.mode,
         anchors: args.anchors,
         fresh: args.fresh,
-        session: args.session,
+        session: args
+            .session
+            .filter(|s| !s.is_empty())
+            .or(args.agent_session),
     })?;
     if let Some(note) = reading.note {
         eprintln!("ctx: {note}");

@@ -37,6 +37,9 @@ pub struct Invocation {
     pub argv: Vec<OsString>,
     pub cwd: Option<PathBuf>,
     pub timeout: Duration,
+    /// A `ctx read --verify`, whose exit 1 means "an anchor drifted": an
+    /// answer, not a failure.
+    pub verifies: bool,
 }
 
 #[derive(Deserialize)]
@@ -83,6 +86,8 @@ struct ReadArgs {
     anchors: bool,
     #[serde(default)]
     fresh: bool,
+    /// Anchors as `--anchors` prints them, separated by spaces or commas.
+    verify: Option<String>,
 }
 
 fn parse<T: DeserializeOwned>(
@@ -157,7 +162,12 @@ pub fn run(
     flag(&mut argv, "budget", args.budget);
     argv.push("--".into());
     argv.extend(args.argv.into_iter().map(OsString::from));
-    Ok(Invocation { argv, cwd, timeout })
+    Ok(Invocation {
+        argv,
+        cwd,
+        timeout,
+        verifies: false,
+    })
 }
 
 /// `ctx_expand`: `ctx expand [--zoom=…]… -- HASH`. Which zooms go
@@ -188,10 +198,13 @@ pub fn expand(arguments: Option<Map<String, Value>>) -> Result<Invocation, BadAr
         argv,
         cwd: None,
         timeout: VIEW_TIMEOUT,
+        verifies: false,
     })
 }
 
-/// `ctx_read`: `ctx read [--mode=M] [--anchors] [--fresh] -- PATH`.
+/// `ctx_read`: `ctx read [--mode=M] [--anchors] [--fresh] -- PATH`, or
+/// with `verify`, `ctx read --verify=A:HASH… -- PATH` (the drift report;
+/// a view's flags mean nothing there and are not passed).
 pub fn read(arguments: Option<Map<String, Value>>) -> Result<Invocation, BadArguments> {
     let tool = tools::READ;
     let args: ReadArgs = parse(tool, arguments)?;
@@ -202,15 +215,34 @@ pub fn read(arguments: Option<Map<String, Value>>) -> Result<Invocation, BadArgu
         });
     }
     let mut argv: Vec<OsString> = vec!["read".into()];
-    flag(&mut argv, "mode", args.mode);
-    switch(&mut argv, "anchors", args.anchors);
-    switch(&mut argv, "fresh", args.fresh);
+    let verifies = args.verify.is_some();
+    if let Some(list) = args.verify {
+        let anchors: Vec<&str> = list
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|a| !a.is_empty())
+            .collect();
+        if anchors.is_empty() {
+            return Err(BadArguments {
+                tool,
+                why: "verify is empty: give anchors as --anchors prints them (12:3fa1 13:9c0e)"
+                    .into(),
+            });
+        }
+        for anchor in anchors {
+            flag(&mut argv, "verify", Some(anchor));
+        }
+    } else {
+        flag(&mut argv, "mode", args.mode);
+        switch(&mut argv, "anchors", args.anchors);
+        switch(&mut argv, "fresh", args.fresh);
+    }
     argv.push("--".into());
     argv.push(args.path.into());
     Ok(Invocation {
         argv,
         cwd: None,
         timeout: VIEW_TIMEOUT,
+        verifies,
     })
 }
 
@@ -342,5 +374,27 @@ mod tests {
         );
         assert!(read(object(json!({"path": ""}))).is_err());
         assert!(read(None).is_err());
+    }
+
+    #[test]
+    fn read_verify_passes_each_anchor_as_one_flag() {
+        let inv = read(object(json!({
+            "path": "a.rs", "verify": "12:3fa1, 13:9c0e\n14:0000", "mode": "outline"
+        })))
+        .expect("valid");
+        assert!(inv.verifies);
+        assert_eq!(
+            words(&inv),
+            [
+                "read",
+                "--verify=12:3fa1",
+                "--verify=13:9c0e",
+                "--verify=14:0000",
+                "--",
+                "a.rs"
+            ]
+        );
+        let err = read(object(json!({"path": "a.rs", "verify": " , "}))).expect_err("empty");
+        assert!(err.to_string().contains("verify is empty"), "{err}");
     }
 }

@@ -98,6 +98,23 @@ pub fn view(finished: &Finished) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(body)])
 }
 
+/// `ctx read --verify`'s report as a result, `ctx/drifted` in `_meta`:
+/// exit 0 (every anchor holds) and exit 1 (some drifted) are both the
+/// answer asked for. None for any other status (a malformed anchor, no
+/// such file), which is a refusal.
+pub fn verified(finished: &Finished) -> Option<CallToolResult> {
+    let drifted = match finished.code() {
+        Some(0) => false,
+        Some(1) => true,
+        _ => return None,
+    };
+    let mut result = view(finished);
+    let mut meta = MetaObject::new();
+    meta.0.insert("ctx/drifted".into(), json!(drifted));
+    result.meta = Some(meta);
+    Some(result)
+}
+
 /// ctx's error text without what only a terminal user needs: clap's
 /// usage and help pointers, blank lines, the `ctx: ` and `error: `
 /// prefixes.

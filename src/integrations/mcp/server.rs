@@ -71,6 +71,8 @@ impl CtxServer {
                 "{name}: this ctx binary ({}) has no `read` verb; a ctx with `ctx read` serves this tool",
                 self.program.display()
             )),
+            tools::READ if invocation.verifies && !finished.timed_out => reply::verified(&finished)
+                .unwrap_or_else(|| tool_error(reply::refusal(name, &finished).unwrap_or_default())),
             _ => match reply::refusal(name, &finished) {
                 Some(why) => tool_error(why),
                 None => reply::view(&finished),

@@ -21,7 +21,7 @@ pub fn list() -> Vec<Tool> {
     vec![
         Tool::new(
             RUN,
-            "Run argv (no shell): digest of its output, exit status. Omitted output: ctx_expand.",
+            "Run argv (no shell): digest and exit status; omitted output via ctx_expand.",
             schema(
                 json!({
                     "argv": {"type": "array", "items": {"type": "string"}},
@@ -34,7 +34,7 @@ pub fn list() -> Vec<Tool> {
         ),
         Tool::new(
             EXPAND,
-            "Zoom into archived output by the hash a digest names.",
+            "Zoom into archived output by a digest's hash.",
             schema(
                 json!({
                     "hash": {"type": "string"},
@@ -64,6 +64,7 @@ pub fn list() -> Vec<Tool> {
                     },
                     "anchors": {"type": "boolean"},
                     "fresh": {"type": "boolean"},
+                    "verify": {"type": "string", "description": "LINE:HASH …"},
                 }),
                 &["path"],
             ),

@@ -9,9 +9,11 @@
 //! "updatedInput": {…}}}`. ctx only rewrites a command worth digesting,
 //! answers with the decision Claude Code would have made for the original
 //! command (permissions.rs, sources.rs), never denies one, and prints
-//! nothing for anything else.
+//! nothing for anything else. It also hands the payload's `session_id` to
+//! every `ctx read` in the command (session.rs), for re-read stubs.
 
 pub mod permissions;
+pub mod session;
 mod settings;
 pub mod sources;
 
@@ -80,7 +82,17 @@ pub fn answer_with(
     }
     let input = payload.get("tool_input")?.as_object()?;
     let command = input.get("command")?.as_str()?;
-    let rewritten = crate::rewrite::rewrite(command)?;
+    let digested = crate::rewrite::rewrite(command);
+    let session = payload
+        .get("session_id")
+        .and_then(Value::as_str)
+        .and_then(|id| session::with_session(digested.as_deref().unwrap_or(command), id));
+    let reason = match (&digested, &session) {
+        (Some(_), _) => "ctx: output digested (ctx run); `ctx expand` brings back anything omitted",
+        (None, Some(_)) => "ctx: ctx read told the agent's session, for its re-read stubs",
+        (None, None) => return None,
+    };
+    let rewritten = session.or(digested)?;
     let rules = rules()?;
     let (before, after) = (rules.verdict(command), rules.verdict(&rewritten));
     let decision = match (before, after) {
@@ -105,7 +117,7 @@ pub fn answer_with(
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": decision,
-            "permissionDecisionReason": "ctx: output digested (ctx run); `ctx expand` brings back anything omitted",
+            "permissionDecisionReason": reason,
             "updatedInput": Value::Object(updated),
         }
     }))
@@ -155,6 +167,30 @@ mod tests {
         let mut r = Rules::default();
         r.add(&json!({"permissions": {"allow": allow, "ask": ask, "deny": deny}}));
         r
+    }
+
+    #[test]
+    fn ctx_read_gets_the_payloads_session_and_keeps_its_permission() {
+        let r = rules(&["Bash(ctx read:*)"], &[], &[]);
+        let mut p = payload("ctx read src/x.rs", "default");
+        p["session_id"] = json!("abc-123");
+        let a = answer_with(&p, || Some(r.clone()), Unlisted::Mirror).expect("an answer");
+        let out = &a["hookSpecificOutput"];
+        assert_eq!(
+            out["updatedInput"]["command"],
+            "ctx read --agent-session=abc-123 src/x.rs"
+        );
+        assert_eq!(out["permissionDecision"], "allow");
+        // Rewritten for digesting and told the session, in one line.
+        p["tool_input"]["command"] = json!("cargo test && ctx read a.rs");
+        let a = answer_with(&p, || Some(r.clone()), Unlisted::Mirror).expect("an answer");
+        assert_eq!(
+            a["hookSpecificOutput"]["updatedInput"]["command"],
+            "ctx run -- cargo test && ctx read --agent-session=abc-123 a.rs"
+        );
+        // No session in the payload: a ctx read is left alone.
+        let p = payload("ctx read src/x.rs", "default");
+        assert!(answer_with(&p, || Some(r.clone()), Unlisted::Mirror).is_none());
     }
 
     #[test]
