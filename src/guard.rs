@@ -12,7 +12,7 @@ use crate::artifact::Artifact;
 use crate::contract::Contract;
 use crate::evidence::EvidenceGraph;
 use crate::normalize;
-use crate::plan::{Address, Block, DeliveryPlan};
+use crate::plan::{Address, Block, DeliveryPlan, Omitted};
 use crate::render::{CTX_PREFIX, Origin, Rendered, census};
 use crate::store::ArchiveKey;
 use crate::tokens;
@@ -250,11 +250,13 @@ pub fn check_census(
         }
     }
     // An omission of items covers identities only when it points at the
-    // whole list: `--items`, which names every census identity.
+    // whole list: `--items`, which names every census identity, and
+    // counts census items (a count of warnings stands for no failure).
     let declared: usize = plan
         .omissions
         .iter()
         .filter(|o| matches!(o.address, Address::Items(None)))
+        .filter(|o| !matches!(&o.what, Omitted::Items(left) if !left.of_census()))
         .map(|o| o.count)
         .sum();
     match unnamed.get(declared) {

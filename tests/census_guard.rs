@@ -248,3 +248,34 @@ fn every_emitted_item_is_placed_by_its_contract() {
     }
     assert!(unplaced.is_empty(), "{unplaced:#?}");
 }
+
+/// A marker that counts findings outside the census (`N warnings not
+/// named`, `--items`) never stands for a census identity the plan lost:
+/// in every fixture whose digest has one, taking a required identity out
+/// is still rejected.
+#[test]
+fn a_count_of_findings_never_covers_a_lost_identity() {
+    use ctx::plan::{Left, Omitted};
+    let mut checked = 0;
+    for case in CASES.iter() {
+        let budget = Budget::from_contract(&case.contract, None);
+        let plan = plan::resolve(
+            &case.artifact,
+            &case.graph,
+            &case.receipt,
+            &case.contract,
+            budget,
+            case.raw_tokens.max(budget.target + 1),
+        );
+        let counts_findings = plan.omissions.iter().any(|o| {
+            matches!(o.what, Omitted::Items(Left::FindingsNotNamed { .. }))
+                && o.address == plan::Address::Items(None)
+        });
+        if !counts_findings || case.contract.census_indices(&case.graph).is_empty() {
+            continue;
+        }
+        assert!(drop_is_caught(case, |_| true), "{}", case.name);
+        checked += 1;
+    }
+    assert!(checked > 0);
+}

@@ -79,6 +79,13 @@ pub struct Noun {
 }
 
 impl Noun {
+    pub fn new(one: &str, many: &str) -> Noun {
+        Noun {
+            one: one.to_string(),
+            many: many.to_string(),
+        }
+    }
+
     /// The form that agrees with `n`.
     pub fn of(&self, n: usize) -> &str {
         if n == 1 { &self.one } else { &self.many }
@@ -311,6 +318,14 @@ impl Contract {
             }
         }
         census
+    }
+
+    /// What `item` is counted as: the unit its class declares, else the
+    /// family's.
+    pub fn noun_of(&self, item: &EvidenceItem) -> &Noun {
+        self.placed(item)
+            .and_then(|(_, class)| class.unit.as_ref())
+            .unwrap_or(&self.unit)
     }
 
     /// What this graph's census is counted as: the noun its items'

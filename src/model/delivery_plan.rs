@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::artifact::{Artifact, Span};
+use crate::contract::Noun;
 use crate::evidence::{EvidenceGraph, Outcome};
 use crate::words::shell_quote;
 
@@ -66,8 +67,83 @@ pub enum Omitted {
     Lines,
     /// Lines identical to the line kept just before them.
     Repeats,
-    /// Items (warnings, detail blocks…) left out; the words name them.
-    Items(String),
+    /// Items (failures, warnings, detail blocks…) left out: which, as
+    /// facts; only the renderer words them (`render::items_left`).
+    Items(Left),
+}
+
+/// Which items a marker counts and in what sense they are left out.
+/// Nouns come from the contract (its decision unit, or the unit a
+/// required class declares); the planner never composes the phrase.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "left")]
+pub enum Left {
+    /// Census items whose detail blocks were left out (`--details`).
+    WithoutDetail { unit: Noun },
+    /// FLOOD: census items with detail, `more` when the first one's is shown.
+    WithDetail { unit: Noun, more: bool },
+    /// FLOOD: census items counted in groups but not named.
+    CountedNotNamed { unit: Noun },
+    /// Findings outside the census (warnings when `warnings`) not named.
+    FindingsNotNamed { warnings: bool },
+    /// Items the contract does not require, not named (listed by `--items`).
+    NotNamed { unit: Noun },
+    /// A re-run's findings outside the census, all as in the last run.
+    FindingsAsBefore { warnings: bool },
+    /// A re-run's findings outside the census, left of the last run's
+    /// `before`.
+    FindingsLeftOf { warnings: bool, before: usize },
+    /// More items of the unit than were shown.
+    More { unit: Noun },
+    /// More items of the unit, all listed by `--items`.
+    MoreListed { unit: Noun },
+    /// Roster items shown without their detail, each whole by `--item`.
+    ShownWithoutDetail { unit: Noun },
+    /// Roster items collapsed by directory, listed by `--items`.
+    CollapsedByDirectory { unit: Noun },
+    /// Items counted above by status (a log's failing endpoints).
+    CountedByStatus { unit: Noun },
+    /// Steps of a CI job that succeeded, not listed.
+    OtherSucceeded { unit: Noun },
+    /// Steps of a CI job that were skipped, not listed.
+    OtherSkipped { unit: Noun },
+    /// Items counted only here (a CI job's annotations).
+    Counted { unit: Noun },
+    /// Searched files without a match (`grep -c`).
+    FilesWithoutMatch,
+    /// One file's matches not shown, of `total` in all.
+    MoreMatches { total: String },
+    /// A log template's later events: `total` in all, the last at line `last`.
+    MoreOfTemplate { total: usize, last: usize },
+    /// Error templates not shown whole; `uncounted` events not even counted.
+    TemplatesNotWhole { uncounted: usize },
+    /// Log templates not shown, holding `lines` lines.
+    MoreTemplates { lines: usize },
+    /// A changed file's header lines left out.
+    HeaderLinesOf { path: String },
+    /// A changed file's hunks left out.
+    HunksOf { path: String },
+    /// A diff's FLOOD: every changed file and commit, listed by `--items`.
+    FilesAndCommits,
+    /// A collection's items not shown (`--item` shows it whole).
+    MoreElements,
+    /// A listing's folders and anomalies not named.
+    MoreFoldersAndAnomalies,
+}
+
+impl Left {
+    /// True when the items are census items, so that a marker pointing at
+    /// `--items` may stand for identities the digest does not name.
+    /// Findings outside the census never stand for a census identity.
+    pub fn of_census(&self) -> bool {
+        !matches!(
+            self,
+            Left::FindingsNotNamed { .. }
+                | Left::FindingsAsBefore { .. }
+                | Left::FindingsLeftOf { .. }
+                | Left::NotNamed { .. }
+        )
+    }
 }
 
 /// One region left out of the digest, declared by exactly one marker.
@@ -364,9 +440,15 @@ pub struct Coverage {
 impl Header {
     /// The header facts of `plan` over `artifact` and `graph`.
     pub fn of(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) -> Header {
+        Header::facts(artifact, graph, plan.outcome)
+    }
+
+    /// The header facts of a digest of `artifact` and `graph` whose plan
+    /// says `outcome` (`None`: the graph's own).
+    pub fn facts(artifact: &Artifact, graph: &EvidenceGraph, outcome: Option<Outcome>) -> Header {
         Header {
             tool: graph.tool.clone(),
-            outcome: plan.outcome.unwrap_or(graph.outcome),
+            outcome: outcome.unwrap_or(graph.outcome),
             counts: graph.counts.clone(),
             exit: artifact.exit,
             lines: artifact.line_count(),

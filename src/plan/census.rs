@@ -26,8 +26,7 @@ use crate::tokens;
 use crate::words::CTX_PREFIX;
 
 use super::{
-    Address, Block, Budget, CensusEntry, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission,
-    Omitted, Rung, lines,
+    Address, Block, Budget, CensusEntry, DeliveryPlan, Left, Omission, Omitted, Rung, lines,
 };
 
 mod flood;
@@ -37,10 +36,6 @@ mod tally;
 
 use memo::LineMemo;
 
-/// The archive key the planner prices a `next:` line with: as long as
-/// the short key the renderer prints (`store::key::SHORT_HEX`), which is
-/// not known until the run is archived.
-const KEY_FOR_PRICING: &str = "3f9a0c7e5b21";
 /// Tokens a single detail line may have to be printed inline.
 const LONGEST_DETAIL_LINE: usize = 300;
 /// Tokens the first cause's detail may take beyond the target: the first
@@ -151,7 +146,7 @@ fn block_tokens(artifact: &Artifact, graph: &EvidenceGraph, block: &Block) -> us
     match block {
         Block::Notice(note) => note_tokens(artifact, graph, note),
         Block::Next(address) => {
-            tokens::estimate(render::next_line(KEY_FOR_PRICING, address).as_bytes()) + 1
+            tokens::estimate(render::next_line(render::KEY_FOR_PRICING, address).as_bytes()) + 1
         }
         _ => 0,
     }
@@ -168,6 +163,8 @@ pub struct CensusCost {
     /// The notes every census digest closes with (coverage, `next:`),
     /// priced on the renderer's words for them.
     pub notes: usize,
+    /// The digest's header and footer, priced on the renderer's lines.
+    pub frame: usize,
 }
 
 impl CensusCost {
@@ -198,7 +195,7 @@ impl CensusCost {
     /// A census of `tokens` fits under `ceiling` with the digest's frame
     /// and closing notes.
     fn fits_as(&self, tokens: usize, ceiling: usize) -> bool {
-        tokens + FRAME_TOKENS + self.notes <= ceiling
+        tokens + self.frame + self.notes <= ceiling
     }
 }
 
@@ -252,6 +249,7 @@ fn measure_entries(
         headlines,
         compact,
         notes,
+        frame: super::frame_tokens(artifact, graph),
     }
 }
 
@@ -290,6 +288,8 @@ struct Planner<'a> {
     contract: &'a Contract,
     /// The plural noun the census is counted in (the contract's).
     unit: &'a str,
+    /// The noun the census is counted in, in both numbers.
+    noun: &'a crate::contract::Noun,
     budget: Budget,
     rung: Rung,
     blocks: Vec<Block>,
@@ -311,11 +311,12 @@ impl<'a> Planner<'a> {
             graph,
             contract,
             unit: &contract.census_unit(graph).many,
+            noun: contract.census_unit(graph),
             budget,
             rung: Rung::FailCensus,
             blocks: vec![Block::Header],
             omissions: Vec::new(),
-            spent: FRAME_TOKENS + closing,
+            spent: super::frame_tokens(artifact, graph) + closing,
             memo: LineMemo::new(artifact),
         }
     }
@@ -410,7 +411,7 @@ impl<'a> Planner<'a> {
             address,
         });
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
-        self.spent += MARKER_TOKENS;
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
     /// Every identity, then the detail of each distinct cause while it fits:
@@ -521,7 +522,9 @@ impl<'a> Planner<'a> {
         self.blocks.extend(detail_blocks);
         if missing > 0 {
             self.rung = Rung::Dense;
-            let what = format!("{} without their detail", self.unit);
+            let what = Left::WithoutDetail {
+                unit: self.noun.clone(),
+            };
             self.omit(Omitted::Items(what), missing, Address::Details);
         }
     }

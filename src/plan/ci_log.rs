@@ -20,7 +20,7 @@
 //! what is printed.
 
 use crate::artifact::{Artifact, Exit, Span};
-use crate::contract::{self, Contract};
+use crate::contract::{self, Contract, Noun};
 use crate::delivery_plan::{CiLogNote, Header, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
@@ -32,7 +32,8 @@ use crate::render;
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// The least a window's digest is given, whatever the steps cost.
@@ -41,7 +42,7 @@ const WINDOW_FLOOR: usize = 256;
 pub fn plan(
     artifact: &Artifact,
     graph: &EvidenceGraph,
-    _contract: &Contract,
+    contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
     let mut p = Planner {
@@ -49,7 +50,7 @@ pub fn plan(
         graph,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         shown: Vec::new(),
         hidden: Vec::new(),
         windows: Vec::new(),
@@ -73,7 +74,7 @@ pub fn plan(
     let first: Vec<usize> = steps
         .iter()
         .copied()
-        .filter(|&i| is_failed(&graph.items[i]) || windows.contains(&i))
+        .filter(|&i| contract.requires(&graph.items[i]) || windows.contains(&i))
         .collect();
 
     // What must be printed whatever the windows cost.
@@ -91,11 +92,13 @@ pub fn plan(
             .map(|&i| p.line_cost(graph.items[i].headline.map_or(1, |h| h.first)))
             .sum::<usize>()
         + MARKER_TOKENS * 2;
-    let left = budget.target.saturating_sub(FRAME_TOKENS + required);
+    let left = budget
+        .target
+        .saturating_sub(frame_tokens(artifact, graph) + required);
     let per_window = (left / windows.len().max(1)).max(WINDOW_FLOOR);
 
     let mut annotation_room = budget.ceiling / 2;
-    let mut unshown_annotations = 0;
+    let mut unshown_annotations: Vec<usize> = Vec::new();
     for &i in &first {
         p.note(CiLogNote::Step {
             index: i,
@@ -157,25 +160,54 @@ pub fn plan(
         }
     }
     // Each class left out behind its own filter: a skipped step is not
-    // one that succeeded.
-    for (class, what) in [(SUCCEEDED, "that succeeded"), (SKIPPED, "skipped")] {
+    // one that succeeded. A failed step is left out only when the contract
+    // does not require it up front: then it is only not named.
+    let unit = Noun::new(one, many);
+    let failed = left_out
+        .iter()
+        .filter(|&&i| is_failed(&graph.items[i]))
+        .count();
+    if failed > 0 {
+        p.omit(
+            Omitted::Items(Left::NotNamed { unit: unit.clone() }),
+            failed,
+            Address::Items(None),
+        );
+    }
+    let classes = [
+        (SUCCEEDED, Left::OtherSucceeded { unit: unit.clone() }),
+        (SKIPPED, Left::OtherSkipped { unit }),
+    ];
+    for (class, left) in classes {
         let n = left_out
             .iter()
             .filter(|&&i| graph.items[i].class.as_deref() == Some(class))
             .count();
         if n > 0 {
-            let noun = if n == 1 { one } else { many };
             p.omit(
-                Omitted::Items(format!("other {noun} {what}")),
+                Omitted::Items(left),
                 n,
                 Address::Items(Some(format!("--code {class}"))),
             );
         }
     }
-    if unshown_annotations > 0 {
+    // Annotations the contract requires stand for census identities in
+    // their count; any other is only not named.
+    let (required, other): (Vec<usize>, Vec<usize>) = unshown_annotations
+        .into_iter()
+        .partition(|&a| contract.requires(&graph.items[a]));
+    let unit = || Noun::new("annotation", "annotations");
+    if !required.is_empty() {
         p.omit(
-            Omitted::Items("annotations".into()),
-            unshown_annotations,
+            Omitted::Items(Left::Counted { unit: unit() }),
+            required.len(),
+            Address::Items(None),
+        );
+    }
+    if !other.is_empty() {
+        p.omit(
+            Omitted::Items(Left::NotNamed { unit: unit() }),
+            other.len(),
             Address::Items(None),
         );
     }
@@ -257,12 +289,18 @@ impl Planner<'_> {
             count,
             address,
         });
-        self.spent += MARKER_TOKENS;
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
     /// The step's annotations, each its raw line (or its census line when
     /// the window's plan hid that line), while `room` lasts.
-    fn annotations(&mut self, step: usize, all: &[usize], room: &mut usize, unshown: &mut usize) {
+    fn annotations(
+        &mut self,
+        step: usize,
+        all: &[usize],
+        room: &mut usize,
+        unshown: &mut Vec<usize>,
+    ) {
         let n = number(&self.graph.items[step]).to_string();
         for &a in all {
             let item = &self.graph.items[a];
@@ -277,7 +315,7 @@ impl Planner<'_> {
             }
             let cost = self.line_cost(line);
             if cost > *room {
-                *unshown += 1;
+                unshown.push(a);
                 continue;
             }
             *room -= cost;

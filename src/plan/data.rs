@@ -22,7 +22,8 @@ use crate::render::notes::data::SAMPLE_CHARS;
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// The contract decision unit planned here (contracts/json.toml, table.toml).
@@ -42,6 +43,7 @@ type Indexed<'g> = Vec<(usize, &'g EvidenceItem)>;
 struct Planner<'a> {
     artifact: &'a Artifact,
     graph: &'a EvidenceGraph,
+    contract: &'a Contract,
     blocks: Vec<Block>,
     omissions: Vec<Omission>,
     spent: usize,
@@ -75,13 +77,13 @@ impl Planner<'_> {
     }
 
     fn omit(&mut self, what: Omitted, n: usize, address: Address) {
-        self.spent += MARKER_TOKENS;
         self.omissions.push(Omission {
             what,
             count: n,
             address,
         });
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 }
 
@@ -104,9 +106,10 @@ pub fn plan(
     let mut p = Planner {
         artifact,
         graph,
+        contract,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         rung: Rung::Dense,
     };
     let mut why = "shape, exact counts, every anomaly; statistics and samples while they fit";
@@ -225,7 +228,9 @@ fn json_records<'r>(
             usize::MAX,
         );
         p.omit(
-            Omitted::Items("more anomalies".into()),
+            Omitted::Items(Left::More {
+                unit: p.contract.noun_of(left[0]).clone(),
+            }),
             left.len(),
             Address::Items(None),
         );
@@ -277,7 +282,7 @@ fn json_records<'r>(
             usize::MAX,
         );
         p.omit(
-            Omitted::Items("more items".into()),
+            Omitted::Items(Left::MoreElements),
             len - shown,
             Address::Item(c.identity.clone()),
         );
@@ -388,7 +393,9 @@ fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &Indexed, budget: Budg
             usize::MAX,
         );
         p.omit(
-            Omitted::Items("more anomalous rows".into()),
+            Omitted::Items(Left::More {
+                unit: p.contract.noun_of(unnamed[0]).clone(),
+            }),
             left,
             Address::Items(None),
         );

@@ -21,7 +21,7 @@ mod matching;
 
 use std::collections::HashSet;
 
-use super::{Address, Block, DeliveryPlan, Omitted, Rung};
+use super::{Address, Block, DeliveryPlan, Left, Omitted, Rung};
 use crate::contract::Contract;
 use crate::evidence::EvidenceGraph;
 use matching::compare_warnings;
@@ -154,15 +154,23 @@ pub fn apply(
     // them says it all: `… 6 warnings as in the last run: ctx expand …`.
     let mut omissions = plan.omissions.clone();
     if let Some(w) = warnings.as_ref().filter(|w| w.new.is_empty()) {
-        let not_named = Omitted::Items(format!("{} not named", w.noun));
+        let findings = w.noun != "warnings";
+        let not_named = Omitted::Items(Left::FindingsNotNamed {
+            warnings: !findings,
+        });
         if let Some(o) = omissions
             .iter_mut()
             .find(|o| o.what == not_named && o.count == w.same)
         {
             o.what = Omitted::Items(if w.fixed == 0 {
-                format!("{} as in the last run", w.noun)
+                Left::FindingsAsBefore {
+                    warnings: !findings,
+                }
             } else {
-                format!("{} left of the last run's {}", w.noun, w.same + w.fixed)
+                Left::FindingsLeftOf {
+                    warnings: !findings,
+                    before: w.same + w.fixed,
+                }
             });
             warnings = None;
         }
@@ -394,7 +402,7 @@ mod tests {
         assert!(
             plan.omissions
                 .iter()
-                .any(|o| o.what == Omitted::Items("warnings as in the last run".into())),
+                .any(|o| o.what == Omitted::Items(Left::FindingsAsBefore { warnings: true })),
             "{:?}",
             plan.omissions
         );

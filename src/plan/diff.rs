@@ -1,6 +1,7 @@
 //! Diff planning: the unit is the changed file and its hunks, not a
-//! failure. Required at every budget: every changed file with its status
-//! and +/- counts (and, in a log, every commit's head). Then whole hunks in
+//! failure. Required at every budget: what the contract requires (for
+//! `git_diff`, every changed file with its status and +/- counts and, in
+//! a log, every commit's head). Then whole hunks in
 //! file order while the budget allows — a hunk is never cut, reflowed or
 //! reordered — and per file one marker with the exact count of hunks left
 //! out and `--item PATH`, which prints that file's whole diff.
@@ -18,9 +19,7 @@ use crate::normalize;
 use crate::render::notes::diff::file as census_line;
 use crate::tokens;
 
-use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
-};
+use super::{Address, Block, Budget, DeliveryPlan, Left, Omission, Omitted, Rung, frame_tokens};
 
 /// Lines outside any file block (a warning, `Only in …`) kept before a marker.
 const STRAY_KEPT: usize = 6;
@@ -42,13 +41,13 @@ pub fn plan(
         rung: Rung::FailCensus,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         left_hunks: 0,
         left_files: Vec::new(),
         shown_files: 0,
     };
     let census: usize = graph.items.iter().map(|i| p.census_cost(i)).sum();
-    if census + FRAME_TOKENS > budget.ceiling {
+    if census + p.spent > budget.ceiling {
         p.flood();
     } else {
         p.spent += census;
@@ -85,8 +84,12 @@ impl Planner<'_> {
             .sum()
     }
 
-    /// What an item costs in the census, which is kept at every budget.
+    /// What an item costs in the census, which is kept at every budget:
+    /// the items the contract requires.
     fn census_cost(&self, item: &EvidenceItem) -> usize {
+        if !self.contract.requires(item) {
+            return 0;
+        }
         match item.kind {
             ItemKind::ChangedFile => tokens::estimate(census_line(item).as_bytes()) + 3,
             ItemKind::Commit => item.detail.iter().map(|s| self.span_cost(*s)).sum(),
@@ -101,29 +104,41 @@ impl Planner<'_> {
             address,
         });
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
-        self.spent += MARKER_TOKENS;
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
     fn fits(&self, cost: usize) -> bool {
         self.spent + cost <= self.budget.target
     }
 
-    /// In order: each commit's head, its files' census lines, then their hunks.
+    /// In order: each commit's head, its files' census lines, then their
+    /// hunks. What the contract requires is kept whatever the budget; a
+    /// commit head it does not require is left to `--lines`, a file it
+    /// does not require is named only by its hunks' header when they fit.
     fn walk(&mut self) {
         let mut pending: Vec<usize> = Vec::new();
         for (i, item) in self.graph.items.iter().enumerate() {
+            let required = self.contract.requires(item);
             match item.kind {
                 ItemKind::Commit => {
                     self.flush(&mut pending);
-                    self.blocks
-                        .extend(item.detail.iter().map(|s| Block::Raw(*s)));
+                    if required {
+                        self.blocks
+                            .extend(item.detail.iter().map(|s| Block::Raw(*s)));
+                    } else {
+                        for head in &item.detail {
+                            self.omit(Omitted::Lines, head.len(), Address::Lines(*head));
+                        }
+                    }
                     if let Some(rest) = item.fields.get("rest_of_head").and_then(|r| span_of(r)) {
                         self.omit(Omitted::Lines, rest.len(), Address::Lines(rest));
                     }
                 }
                 ItemKind::ChangedFile => {
-                    self.blocks
-                        .push(Block::Notice(Note::Diff(DiffNote::File { index: i })));
+                    if required {
+                        self.blocks
+                            .push(Block::Notice(Note::Diff(DiffNote::File { index: i })));
+                    }
                     pending.push(i);
                 }
                 // Planned with the detail, so raw lines stay in raw order.
@@ -184,7 +199,7 @@ impl Planner<'_> {
                 self.blocks.push(Block::Raw(header));
                 self.shown_files += 1;
             } else {
-                let what = format!("header lines left out of {path}");
+                let what = Left::HeaderLinesOf { path: path.clone() };
                 self.omit(Omitted::Items(what), header.len(), Address::Item(path));
             }
             return;
@@ -208,7 +223,7 @@ impl Planner<'_> {
         if left > 0 {
             self.left_hunks += left;
             self.left_files.push(path.clone());
-            let what = format!("hunks left out of {path}");
+            let what = Left::HunksOf { path: path.clone() };
             self.omit(Omitted::Items(what), left, Address::Item(path));
         }
     }
@@ -266,7 +281,7 @@ impl Planner<'_> {
         }
         let n = ids.len();
         self.omit(
-            Omitted::Items("changed files and commits, listed".into()),
+            Omitted::Items(Left::FilesAndCommits),
             n,
             Address::Items(None),
         );

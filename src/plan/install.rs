@@ -18,7 +18,8 @@ use crate::tokens;
 
 use super::runs::runs;
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 pub fn plan(
@@ -32,7 +33,7 @@ pub fn plan(
     let mut keep = vec![false; total + 1];
     let mut blocks = vec![Block::Header];
     let mut omissions: Vec<Omission> = Vec::new();
-    let mut spent = FRAME_TOKENS;
+    let mut spent = frame_tokens(artifact, graph);
     let mut rung = Rung::Dense;
     // The failures' lines first, in output order, while under the ceiling.
     let mut left = 0;
@@ -55,7 +56,9 @@ pub fn plan(
     if left > 0 {
         rung = Rung::Flood;
         omissions.push(Omission {
-            what: Omitted::Items("more errors".into()),
+            what: Omitted::Items(Left::More {
+                unit: contract.census_unit(graph).clone(),
+            }),
             count: left,
             address: Address::Items(None),
         });
@@ -64,10 +67,11 @@ pub fn plan(
     if let Some(note) = warnings_note(graph) {
         spent += tokens::estimate(notes::words(&note, artifact, graph).as_bytes()) + 2;
         blocks.push(Block::Notice(note));
-        blocks.push(Block::Next(Address::Items(Some(
-            "--severity warning".into(),
-        ))));
-        spent += MARKER_TOKENS;
+        let next = Address::Items(Some("--severity warning".into()));
+        spent += tokens::estimate(
+            crate::render::next_line(crate::render::KEY_FOR_PRICING, &next).as_bytes(),
+        ) + 1;
+        blocks.push(Block::Next(next));
     }
     // What changed (the lines naming packages) and the tool's summary, in
     // order, while under the ceiling: they are the success's census.
@@ -104,7 +108,7 @@ pub fn plan(
                 address: Address::Lines(span),
             });
             blocks.push(Block::Marker(omissions.len() - 1));
-            spent += MARKER_TOKENS;
+            spent += crate::render::marker_tokens(&omissions[omissions.len() - 1]);
         }
     }
     blocks.push(Block::Footer);

@@ -11,7 +11,7 @@ use crate::evidence::{EvidenceGraph, ItemKind};
 use crate::normalize;
 use crate::tokens;
 
-use super::{Address, Block, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung};
+use super::{Address, Block, DeliveryPlan, MARKER_TOKENS, Omission, Omitted, Rung, frame_tokens};
 
 /// A run of identical lines is collapsed when it is at least this long.
 const MIN_RUN: usize = 3;
@@ -32,18 +32,21 @@ struct Lines<'a> {
     collapsed: Vec<bool>,
     /// Tokens the collapsed lines would have cost.
     collapsed_cost: usize,
+    /// Tokens of the digest's header and footer, as printed.
+    frame: usize,
 }
 
 const UNPRICED: u32 = u32::MAX;
 
 impl<'a> Lines<'a> {
-    fn read(artifact: &'a Artifact) -> Self {
+    fn read(artifact: &'a Artifact, frame: usize) -> Self {
         let n = artifact.line_count();
         let mut lines = Lines {
             artifact,
             cost: vec![Cell::new(UNPRICED); n],
             collapsed: vec![false; n],
             collapsed_cost: 0,
+            frame,
         };
         let mut start = 0;
         while start < n {
@@ -105,7 +108,7 @@ pub fn plan_with(
     budget: usize,
     raw_tokens: usize,
 ) -> DeliveryPlan {
-    let lines = Lines::read(artifact);
+    let lines = Lines::read(artifact, frame_tokens(artifact, graph));
     let n = lines.len();
 
     // Rung 1: only runs of identical lines collapsed. Priced exactly when
@@ -118,7 +121,7 @@ pub fn plan_with(
         let markers = (1..n)
             .filter(|&i| lines.collapsed[i] && !lines.collapsed[i - 1])
             .count();
-        FRAME_TOKENS
+        lines.frame
             + (raw_tokens + n).saturating_sub(lines.collapsed_cost)
             + markers * MARKER_TOKENS
     };
@@ -134,7 +137,7 @@ pub fn plan_with(
     }
 
     // Rung 2: select the tail, the decisive middle and the head.
-    let avail = budget.saturating_sub(FRAME_TOKENS + MARKER_TOKENS);
+    let avail = budget.saturating_sub(lines.frame + MARKER_TOKENS);
     let longest = avail / 4;
     let eligible = |i: usize| !lines.collapsed[i] && lines.cost(i) <= longest;
     let mut kept = vec![false; n];
@@ -227,7 +230,7 @@ fn repeat_markers(lines: &Lines, from: usize, to: usize) -> usize {
 
 /// The digest's estimated tokens: frame, kept lines, one marker per gap.
 fn digest_cost(lines: &Lines, kept: &[bool]) -> usize {
-    let mut total = FRAME_TOKENS;
+    let mut total = lines.frame;
     for i in 0..lines.len() {
         if kept[i] {
             total += lines.cost(i);

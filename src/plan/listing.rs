@@ -23,7 +23,8 @@ use crate::render::notes;
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 use super::{census, runs};
 
@@ -44,7 +45,7 @@ pub fn plan(
     let mut p = Planner {
         artifact,
         keep: vec![false; total + 1],
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         blocks: vec![Block::Header],
         omissions: Vec::new(),
         rung: Rung::Dense,
@@ -96,7 +97,7 @@ pub fn plan(
     p.emit();
     if unnamed > 0 {
         p.omit(
-            Omitted::Items("more listed folders and anomalies".into()),
+            Omitted::Items(Left::MoreFoldersAndAnomalies),
             unnamed,
             Address::Items(None),
         );

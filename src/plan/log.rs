@@ -21,14 +21,16 @@
 use std::collections::HashMap;
 
 use crate::artifact::{Artifact, Span};
+use crate::contract::Contract;
 use crate::delivery_plan::{LogNote, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
-use crate::render::{count, notes};
+use crate::render::notes;
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// An error block longer than this keeps its head and its last line.
@@ -37,13 +39,19 @@ const LONG_BLOCK: usize = 40;
 const LONG_HEAD: usize = 30;
 pub use crate::profiles::log::TEMPLATE_CODE;
 
-pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
     let mut p = Planner {
         artifact,
         graph,
+        contract,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         rung: Rung::Dense,
     };
     let of = |kind: ItemKind| -> Vec<(usize, &EvidenceItem)> {
@@ -60,8 +68,17 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
             to: field(period, "to").to_string(),
         });
     }
-    p.endpoints(&of(ItemKind::Endpoint), budget.ceiling / 3);
-    p.errors(&of(ItemKind::Diagnostic), budget);
+    // Failing endpoints and error events are planned as far as the
+    // contract requires them; one it does not require is left to `ctx
+    // expand` (no log contract makes them preferred).
+    let required = |kind: ItemKind| -> Vec<(usize, &EvidenceItem)> {
+        of(kind)
+            .into_iter()
+            .filter(|(_, i)| contract.requires(i))
+            .collect()
+    };
+    p.endpoints(&required(ItemKind::Endpoint), budget.ceiling / 3);
+    p.errors(&required(ItemKind::Diagnostic), budget);
     p.slowest(&of(ItemKind::SlowRequest), budget.target);
     p.templates(&of(ItemKind::LogTemplate), budget.target);
     p.blocks.push(Block::Footer);
@@ -91,6 +108,7 @@ fn number(item: &EvidenceItem, key: &str) -> usize {
 struct Planner<'a> {
     artifact: &'a Artifact,
     graph: &'a EvidenceGraph,
+    contract: &'a Contract,
     blocks: Vec<Block>,
     omissions: Vec<Omission>,
     spent: usize,
@@ -118,13 +136,13 @@ impl Planner<'_> {
     }
 
     fn omit(&mut self, what: Omitted, n: usize, address: Address) {
-        self.spent += MARKER_TOKENS;
         self.omissions.push(Omission {
             what,
             count: n,
             address,
         });
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
+        self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
     /// Every failing endpoint with its count, most requests first; past
@@ -176,7 +194,12 @@ impl Planner<'_> {
             });
         }
         self.omit(
-            Omitted::Items("failing endpoints, counted above by status".into()),
+            Omitted::Items(Left::CountedByStatus {
+                unit: self
+                    .contract
+                    .noun_of(&self.graph.items[sorted[0].0])
+                    .clone(),
+            }),
             sorted.len(),
             Address::Items(None),
         );
@@ -238,11 +261,10 @@ impl Planner<'_> {
                 self.block(first);
                 if list.len() > 1 {
                     self.omit(
-                        Omitted::Items(format!(
-                            "more events of this template ({} in all, last at line {})",
-                            count(list.len()),
-                            count(list[list.len() - 1].first)
-                        )),
+                        Omitted::Items(Left::MoreOfTemplate {
+                            total: list.len(),
+                            last: list[list.len() - 1].first,
+                        }),
                         list.len() - 1,
                         Address::Item(id.to_string()),
                     );
@@ -264,14 +286,7 @@ impl Planner<'_> {
         }
         if counted_only > 0 {
             // Templates only counted here are named in full by `--items`.
-            let what = if silent > 0 {
-                format!(
-                    "error templates not shown whole ({} events not even counted here)",
-                    count(silent)
-                )
-            } else {
-                "error templates not shown whole".to_string()
-            };
+            let what = Left::TemplatesNotWhole { uncounted: silent };
             self.omit(Omitted::Items(what), counted_only, Address::Items(None));
         }
     }
@@ -359,17 +374,10 @@ impl Planner<'_> {
                 .map(|(_, t)| number(t, "count"))
                 .sum();
             self.omit(
-                Omitted::Items(format!(
-                    "more templates ({})",
-                    count_word(lines, "line", "lines")
-                )),
+                Omitted::Items(Left::MoreTemplates { lines }),
                 sorted.len() - shown,
                 Address::Items(Some(format!("--code {TEMPLATE_CODE}"))),
             );
         }
     }
-}
-
-fn count_word(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", count(n), if n == 1 { one } else { many })
 }

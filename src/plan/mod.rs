@@ -24,13 +24,23 @@ pub mod roster;
 pub mod runs;
 pub mod search;
 
-/// Tokens a marker line costs, for planning (`[ctx] … N lines omitted …`).
+/// Tokens a planner reserves for a marker it may still add
+/// (`[ctx] … N lines omitted …`); a marker it adds is priced as printed
+/// (`render::marker_tokens`).
 pub const MARKER_TOKENS: usize = 28;
-/// Tokens the header and the footer cost together, for planning.
-pub const FRAME_TOKENS: usize = 40;
+
+/// Tokens the digest's header and footer cost, priced on the renderer's
+/// own lines for these facts (`render::frame_tokens`): a long command
+/// line or many counts cost what they print.
+pub fn frame_tokens(artifact: &Artifact, graph: &EvidenceGraph) -> usize {
+    crate::render::frame_tokens(
+        artifact,
+        &crate::delivery_plan::Header::facts(artifact, graph, None),
+    )
+}
 
 pub use crate::delivery_plan::{
-    Address, Block, CensusEntry, DeliveryPlan, Omission, Omitted, Rung,
+    Address, Block, CensusEntry, DeliveryPlan, Left, Omission, Omitted, Rung,
 };
 /// Where it always was for callers: the quoting lives in `words`.
 pub use crate::words::shell_quote;
@@ -85,10 +95,10 @@ pub fn resolve(
     // The contract names the planner: nothing is inferred from the graph.
     match contract.planner {
         Planner::Diff => diff::plan(artifact, graph, receipt, contract, budget),
-        Planner::Search => search::plan(artifact, graph, budget),
+        Planner::Search => search::plan(artifact, graph, contract, budget),
         Planner::Listing => listing::plan(artifact, graph, receipt, contract, budget),
         Planner::Install => install::plan(artifact, graph, contract, budget),
-        Planner::Log => log::plan(artifact, graph, budget),
+        Planner::Log => log::plan(artifact, graph, contract, budget),
         Planner::Roster => roster::plan(artifact, graph, contract, budget),
         Planner::Data => data::plan(artifact, graph, contract, budget, raw_tokens),
         Planner::CiLog => ci_log::plan(artifact, graph, contract, budget),
@@ -102,6 +112,80 @@ mod tests {
     use super::*;
     use crate::artifact::Span;
     use crate::evidence::Outcome;
+
+    /// The header, footer and markers are priced as the renderer prints
+    /// them: a digest whose header is long (many counts) costs exactly
+    /// what the planner estimated, so a long header cannot push it over
+    /// its budget.
+    #[test]
+    fn the_frame_is_priced_as_printed() {
+        use crate::artifact::Exit;
+        use crate::evidence::{EvidenceItem, ItemKind, Severity};
+        let contract = crate::contract::for_family("pytest").unwrap();
+        let mut text = String::new();
+        let mut graph = EvidenceGraph::empty();
+        graph.tool = "pytest".into();
+        graph.outcome = Outcome::Failed;
+        for n in 0..40 {
+            graph.counts.push((
+                format!("results of the kind number {n} with a long description"),
+                n as u64 + 1,
+            ));
+        }
+        for n in 0..30 {
+            let first = n * 4 + 1;
+            text.push_str(&format!(
+                "FAILED tests/test_m.py::test_case_{n} - AssertionError\n"
+            ));
+            for k in 0..3 {
+                text.push_str(&format!(
+                    "    assert compute({n}, {k}) == expected_value_{k}\n"
+                ));
+            }
+            let mut item = EvidenceItem::new(
+                ItemKind::FailingTest,
+                Severity::Error,
+                format!("tests/test_m.py::test_case_{n}"),
+            );
+            item.headline = Some(Span::line(first));
+            item.detail = vec![Span::new(first + 1, first + 3)];
+            graph.items.push(item);
+        }
+        let artifact =
+            Artifact::from_stdout(text.into_bytes(), Exit::Code(1), vec!["pytest".into()]);
+        let mut receipt = CoverageReceipt::new(artifact.line_count() as u64);
+        receipt.items_parsed = 30;
+        receipt.items_announced = Some(30);
+        let raw = crate::tokens::estimate_bulk(artifact.bytes());
+        let budget = Budget::from_contract(&contract, Some(300));
+        let plan = resolve(&artifact, &graph, &receipt, &contract, budget, raw);
+        // A key whose short form is the one the planner prices with.
+        let hex = format!("{}{}", crate::render::KEY_FOR_PRICING, "0".repeat(52));
+        let key = crate::store::ArchiveKey::from_hex(&hex).unwrap();
+        let rendered = crate::render::render(&artifact, &graph, &plan, Some(&key));
+        let frame: usize = rendered
+            .lines
+            .iter()
+            .filter(|l| {
+                l.origin == crate::render::Origin::Header || l.text.contains("full output (")
+            })
+            .map(|l| crate::tokens::estimate(l.text.as_bytes()) + 1)
+            .sum();
+        let total: usize = rendered
+            .lines
+            .iter()
+            .map(|l| crate::tokens::estimate(l.text.as_bytes()) + 1)
+            .sum();
+        // Every line is priced as printed, markers included: the estimate
+        // is the digest.
+        assert_eq!(
+            total, plan.estimate,
+            "rendered {total} tokens, estimated {}",
+            plan.estimate
+        );
+        assert!(plan.omits(), "a digest with markers: {:?}", plan.rung);
+        assert_eq!(frame_tokens(&artifact, &graph), frame);
+    }
 
     /// A family that is neither a test runner nor a compiler is planned
     /// from its contract: its required classes make the census, and the

@@ -30,7 +30,8 @@ use crate::render::notes;
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// Tokens kept free under the ceiling for the FLOOD notes and markers.
@@ -98,7 +99,7 @@ pub fn plan(
     contract: &Contract,
     budget: Budget,
 ) -> DeliveryPlan {
-    let unit = contract.unit.many.as_str();
+    let unit = &contract.unit;
     let cost_of = |s: Span| -> usize {
         (s.first..=s.last)
             .map(|n| tokens::estimate(normalize::line(artifact.line(n)).as_bytes()) + 1)
@@ -121,7 +122,8 @@ pub fn plan(
             "nothing parsed and the run not known to be clean: head, decisive lines, tail".into();
         return plan;
     }
-    let mut spent = FRAME_TOKENS + graph.conclusion.iter().map(|s| cost_of(*s)).sum::<usize>();
+    let mut spent =
+        frame_tokens(artifact, graph) + graph.conclusion.iter().map(|s| cost_of(*s)).sum::<usize>();
     let whole: usize = all.iter().map(|&i| entry_cost(&graph.items[i])).sum();
     // Untracked bulk: collapsed by directory first when the list exceeds
     // the ceiling (below it, every identity is inline).
@@ -216,7 +218,7 @@ pub fn plan(
         }
     }
     let mut omissions = Vec::new();
-    let mut omit = |blocks: &mut Vec<Block>, what: String, n: usize, address: Address| {
+    let mut omit = |blocks: &mut Vec<Block>, what: Left, n: usize, address: Address| {
         omissions.push(Omission {
             what: Omitted::Items(what),
             count: n,
@@ -227,14 +229,14 @@ pub fn plan(
     let mut rung = Rung::FailCensus;
     if let Some(&first) = left.first() {
         rung = Rung::Dense;
-        let what = format!("{unit} shown without their detail (each whole by --item)");
+        let what = Left::ShownWithoutDetail { unit: unit.clone() };
         let id = graph.items[first].identity.clone();
         omit(&mut blocks, what, left.len(), Address::Item(id));
     }
     if collapsed > 0 {
         omit(
             &mut blocks,
-            format!("{unit} collapsed by directory above, listed"),
+            Left::CollapsedByDirectory { unit: unit.clone() },
             collapsed,
             Address::Items(None),
         );
@@ -259,7 +261,7 @@ pub fn plan(
         })));
         omit(
             &mut blocks,
-            format!("more {unit}, listed"),
+            Left::MoreListed { unit: unit.clone() },
             unlisted.len(),
             Address::Items(None),
         );

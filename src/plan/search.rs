@@ -10,6 +10,7 @@
 //! `[ctx]` note or marker.
 
 use crate::artifact::{Artifact, Span, Stream};
+use crate::contract::Contract;
 use crate::delivery_plan::{FolderCount, Note, SearchNote};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
@@ -18,7 +19,8 @@ use crate::tokens;
 use crate::words::count;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, FRAME_TOKENS, MARKER_TOKENS, Omission, Omitted, Rung,
+    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// The width of one FLOOD note listing files, in characters.
@@ -34,6 +36,8 @@ struct File<'g> {
     matches: Vec<usize>,
     shown: usize,
     whole: bool,
+    /// The contract requires it: named at every budget.
+    required: bool,
 }
 
 impl File<'_> {
@@ -46,19 +50,28 @@ impl File<'_> {
     }
 }
 
-pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> DeliveryPlan {
+pub fn plan(
+    artifact: &Artifact,
+    graph: &EvidenceGraph,
+    contract: &Contract,
+    budget: Budget,
+) -> DeliveryPlan {
     let mut p = Planner {
         artifact,
+        contract,
         blocks: vec![Block::Header],
         omissions: Vec::new(),
-        spent: FRAME_TOKENS,
+        spent: frame_tokens(artifact, graph),
         rung: Rung::Dense,
     };
-    let errors: Vec<&EvidenceItem> = graph
+    // The diagnostics the contract requires (the search tool's errors)
+    // come first; any other is shown after the files while the target
+    // allows.
+    let (errors, findings): (Vec<&EvidenceItem>, Vec<&EvidenceItem>) = graph
         .items
         .iter()
         .filter(|i| i.kind == ItemKind::Diagnostic)
-        .collect();
+        .partition(|i| contract.requires(i));
     p.errors(&errors, budget.ceiling / 2);
     // `grep -c` names every file it searched; those without a match are
     // counted in the header and listed by `--items`, not line by line.
@@ -85,15 +98,24 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
                 matches,
                 shown: 0,
                 whole: false,
+                required: contract.requires(item),
             }
         })
         .collect();
-    let census: usize = files.iter().map(|f| p.least(f)).sum();
+    // The census is the files the contract requires; any other file is
+    // shown while the target allows and counted when it is not.
+    let census: usize = files
+        .iter()
+        .filter(|f| f.required)
+        .map(|f| p.least(f))
+        .sum();
     if p.spent + census > budget.ceiling {
-        p.flood(graph, &files, budget.ceiling);
+        let (named, others): (Vec<File>, Vec<File>) = files.into_iter().partition(|f| f.required);
+        p.flood(graph, &named, budget.ceiling);
+        p.not_named(others.iter().map(|f| f.item), others.len());
     } else {
         p.spent += census;
-        for f in files.iter_mut() {
+        for f in files.iter_mut().filter(|f| f.required) {
             f.shown = f.matches.len().min(1);
         }
         p.rounds(&mut files, budget.target);
@@ -101,10 +123,16 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
         for f in &files {
             p.file(f);
         }
+        let unshown: Vec<&File> = files
+            .iter()
+            .filter(|f| !f.required && f.shown == 0)
+            .collect();
+        p.not_named(unshown.iter().map(|f| f.item), unshown.len());
     }
+    p.findings(&findings, budget.target);
     if unmatched > 0 {
         p.omit(
-            Omitted::Items("files without a match".into()),
+            Omitted::Items(Left::FilesWithoutMatch),
             unmatched,
             Address::Items(None),
         );
@@ -129,6 +157,7 @@ pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: Budget) -> Deliv
 
 struct Planner<'a> {
     artifact: &'a Artifact,
+    contract: &'a Contract,
     blocks: Vec<Block>,
     omissions: Vec<Omission>,
     spent: usize,
@@ -171,12 +200,43 @@ impl Planner<'_> {
             self.blocks.push(Block::Raw(h));
         }
         if left > 0 {
+            let unit = self.contract.noun_of(errors[0]).clone();
             self.omit(
-                Omitted::Items("more errors".into()),
+                Omitted::Items(Left::More { unit }),
                 left,
                 Address::Items(None),
             );
         }
+    }
+
+    /// Findings the contract does not require: each while the target
+    /// allows, the rest counted.
+    fn findings(&mut self, findings: &[&EvidenceItem], target: usize) {
+        let mut left = Vec::new();
+        for e in findings {
+            let Some(h) = e.headline else { continue };
+            let cost = self.line_cost(h.first);
+            if !left.is_empty() || self.spent + cost + MARKER_TOKENS > target {
+                left.push(*e);
+                continue;
+            }
+            self.spent += cost;
+            self.blocks.push(Block::Raw(h));
+        }
+        let n = left.len();
+        self.not_named(left.into_iter(), n);
+    }
+
+    /// `n` items the contract does not require left unnamed: one marker,
+    /// counted in their noun, listed by `--items`.
+    fn not_named<'g>(&mut self, mut items: impl Iterator<Item = &'g EvidenceItem>, n: usize) {
+        let Some(first) = items.next() else { return };
+        let unit = self.contract.noun_of(first).clone();
+        self.omit(
+            Omitted::Items(Left::NotNamed { unit }),
+            n,
+            Address::Items(None),
+        );
     }
 
     /// Second matches of every file, then third…, while the target allows.
@@ -233,6 +293,9 @@ impl Planner<'_> {
     }
 
     fn file(&mut self, f: &File) {
+        if f.shown == 0 && !f.required {
+            return;
+        }
         if f.whole
             && let Some(block) = f.item.block
         {
@@ -256,8 +319,7 @@ impl Planner<'_> {
         }
         let left = f.matches.len() - f.shown;
         if left > 0 {
-            let noun = if left == 1 { "match" } else { "matches" };
-            let what = format!("more {noun} ({} in all)", f.total());
+            let what = Left::MoreMatches { total: f.total() };
             self.omit(
                 Omitted::Items(what),
                 left,
@@ -313,8 +375,9 @@ impl Planner<'_> {
                 .push(Block::Notice(Note::Search(SearchNote::Folders {
                     folders: folders(&files[named..]),
                 })));
+            let unit = self.contract.noun_of(files[0].item).clone();
             self.omit(
-                Omitted::Items("more matching files".into()),
+                Omitted::Items(Left::More { unit }),
                 files.len() - named,
                 Address::Items(None),
             );

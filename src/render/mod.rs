@@ -3,7 +3,7 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
-use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Omission, Omitted};
+use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Left, Omission, Omitted};
 use crate::evidence::{EvidenceGraph, EvidenceItem, Location};
 use crate::normalize;
 use crate::store::{ArchiveKey, zoom};
@@ -216,12 +216,42 @@ fn location(loc: &Location) -> String {
 }
 
 fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryPlan) {
-    let words = header_words(artifact, graph, plan);
-    if graph.tool.is_empty() {
-        out.push(Origin::Ctx, format!("{CTX_PREFIX} {words}"));
+    out.lines
+        .push(header_line(&Header::of(artifact, graph, plan)));
+}
+
+/// The header line of a digest with these facts: the family's own, or a
+/// ctx line for output no family read.
+fn header_line(h: &Header) -> RenderedLine {
+    let words = header_text(h);
+    if h.tool.is_empty() {
+        RenderedLine {
+            origin: Origin::Ctx,
+            text: format!("{CTX_PREFIX} {words}"),
+        }
     } else {
-        out.push(Origin::Header, words);
+        RenderedLine {
+            origin: Origin::Header,
+            text: words,
+        }
     }
+}
+
+/// The archive key a planner prices lines with: as long as the short key
+/// the renderer prints (`store::key::SHORT_HEX`), which is not known
+/// until the run is archived.
+pub const KEY_FOR_PRICING: &str = "3f9a0c7e5b21";
+
+/// Tokens of the header (with facts `h`) and the footer of a digest of
+/// `artifact`, each with its newline, as `render` prints them: the
+/// planner prices its frame with this, never with a guess.
+pub fn frame_tokens(artifact: &Artifact, h: &Header) -> usize {
+    let header = header_line(h);
+    let footer = footer(artifact, KEY_FOR_PRICING);
+    crate::tokens::estimate(header.text.as_bytes())
+        + 1
+        + crate::tokens::estimate(footer.as_bytes())
+        + 1
 }
 
 /// The header's words: `<tool>: <OUTCOME> · <counts> · exit N`, or for
@@ -254,6 +284,12 @@ pub fn header_text(h: &Header) -> String {
     format!("{}: {}", h.tool, parts.join(" · "))
 }
 
+/// Tokens of `omission`'s marker line with its newline, as `render`
+/// prints it: the planner prices each marker it adds with this.
+pub fn marker_tokens(omission: &Omission) -> usize {
+    crate::tokens::estimate(marker(omission, KEY_FOR_PRICING).as_bytes()) + 1
+}
+
 fn marker(omission: &Omission, key: &str) -> String {
     let args = omission.address.args();
     let n = omission.count;
@@ -264,9 +300,75 @@ fn marker(omission: &Omission, key: &str) -> String {
             count(n),
             plural(n, "time", "times")
         ),
-        Omitted::Items(what) => counted(n, what),
+        Omitted::Items(left) => items_left(n, left),
     };
     format!("{CTX_PREFIX} … {what}: ctx expand {key} {args}")
+}
+
+/// `n` items left out, worded: `3 failures without their detail`.
+pub fn items_left(n: usize, left: &Left) -> String {
+    counted(n, &left_phrase(n, left))
+}
+
+/// The plural noun of findings outside the census.
+fn findings(warnings: bool) -> &'static str {
+    if warnings { "warnings" } else { "findings" }
+}
+
+/// The plural phrase of `left` (`counted` makes it agree with `n`).
+pub fn left_phrase(n: usize, left: &Left) -> String {
+    match left {
+        Left::WithoutDetail { unit } => format!("{} without their detail", unit.many),
+        Left::WithDetail { unit, more: true } => format!("more {} with detail", unit.many),
+        Left::WithDetail { unit, more: false } => format!("{} with detail", unit.many),
+        Left::CountedNotNamed { unit } => format!("{} counted above but not named", unit.many),
+        Left::FindingsNotNamed { warnings: true } => "warnings not named".into(),
+        Left::FindingsNotNamed { warnings: false } => "findings not named".into(),
+        Left::FindingsAsBefore { warnings } => {
+            format!("{} as in the last run", findings(*warnings))
+        }
+        Left::FindingsLeftOf { warnings, before } => {
+            format!("{} left of the last run's {before}", findings(*warnings))
+        }
+        Left::NotNamed { unit } => format!("{} not named", unit.many),
+        Left::More { unit } => format!("more {}", unit.many),
+        Left::MoreListed { unit } => format!("more {}, listed", unit.many),
+        Left::ShownWithoutDetail { unit } => format!(
+            "{} shown without their detail (each whole by --item)",
+            unit.many
+        ),
+        Left::CollapsedByDirectory { unit } => {
+            format!("{} collapsed by directory above, listed", unit.many)
+        }
+        Left::CountedByStatus { unit } => format!("{}, counted above by status", unit.many),
+        Left::OtherSucceeded { unit } => format!("other {} that succeeded", unit.of(n)),
+        Left::OtherSkipped { unit } => format!("other {} skipped", unit.of(n)),
+        Left::Counted { unit } => unit.many.clone(),
+        Left::FilesWithoutMatch => "files without a match".into(),
+        Left::MoreMatches { total } => {
+            format!("more {} ({total} in all)", plural(n, "match", "matches"))
+        }
+        Left::MoreOfTemplate { total, last } => format!(
+            "more events of this template ({} in all, last at line {})",
+            count(*total),
+            count(*last)
+        ),
+        Left::TemplatesNotWhole { uncounted: 0 } => "error templates not shown whole".into(),
+        Left::TemplatesNotWhole { uncounted } => format!(
+            "error templates not shown whole ({} events not even counted here)",
+            count(*uncounted)
+        ),
+        Left::MoreTemplates { lines } => format!(
+            "more templates ({} {})",
+            count(*lines),
+            plural(*lines, "line", "lines")
+        ),
+        Left::HeaderLinesOf { path } => format!("header lines left out of {path}"),
+        Left::HunksOf { path } => format!("hunks left out of {path}"),
+        Left::FilesAndCommits => "changed files and commits, listed".into(),
+        Left::MoreElements => "more items".into(),
+        Left::MoreFoldersAndAnomalies => "more listed folders and anomalies".into(),
+    }
 }
 
 /// An extractor's count words (`errors`, `packages failed`, `no test

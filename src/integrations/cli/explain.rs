@@ -242,6 +242,6 @@ fn omitted(n: usize, what: &Omitted) -> String {
     match what {
         Omitted::Lines => counted(n, "lines"),
         Omitted::Repeats => counted(n, "repeated lines"),
-        Omitted::Items(what) => counted(n, what),
+        Omitted::Items(left) => crate::render::items_left(n, left),
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::Planner;
 use crate::delivery_plan::{Note, Tally};
 use crate::evidence::ItemKind;
-use crate::plan::{Address, Block, Omitted, Rung};
+use crate::plan::{Address, Block, Left, Omitted, Rung};
 
 /// The group of diagnostics that carry no code.
 pub const NO_CODE: &str = "(no code)";
@@ -88,7 +88,9 @@ impl Planner<'_> {
         self.top_files(census, Tally::TopFiles);
         let listed = census.len() - examples;
         self.omit(
-            Omitted::Items(format!("{unit} counted above but not named")),
+            Omitted::Items(Left::CountedNotNamed {
+                unit: self.noun.clone(),
+            }),
             listed,
             Address::Items(None),
         );
@@ -99,11 +101,17 @@ impl Planner<'_> {
             self.spent += self.detail_cost(first);
             self.blocks.push(Block::Detail(first));
             if with_detail > 1 {
-                let what = format!("more {unit} with detail");
+                let what = Left::WithDetail {
+                    unit: self.noun.clone(),
+                    more: true,
+                };
                 self.omit(Omitted::Items(what), with_detail - 1, Address::Details);
             }
         } else if with_detail > 0 {
-            let what = format!("{unit} with detail");
+            let what = Left::WithDetail {
+                unit: self.noun.clone(),
+                more: false,
+            };
             self.omit(Omitted::Items(what), with_detail, Address::Details);
         }
     }

@@ -6,7 +6,7 @@ use super::tally::tally;
 use crate::contract::Tier;
 use crate::delivery_plan::{Note, Tally};
 use crate::evidence::Severity;
-use crate::plan::{Address, Block, MARKER_TOKENS, Omitted};
+use crate::plan::{Address, Block, Left, MARKER_TOKENS, Omitted};
 
 impl Planner<'_> {
     /// Warnings and other non-census findings: counted by class and file,
@@ -55,12 +55,10 @@ impl Planner<'_> {
             named += entry.times;
         }
         if named < items.len() {
-            let filter = match noun {
-                "warnings" => Some("--severity warning".to_string()),
-                _ => None,
-            };
+            let warnings = noun == "warnings";
+            let filter = warnings.then(|| "--severity warning".to_string());
             self.omit(
-                Omitted::Items(format!("{noun} not named")),
+                Omitted::Items(Left::FindingsNotNamed { warnings }),
                 items.len() - named,
                 Address::Items(filter),
             );

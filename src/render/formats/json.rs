@@ -160,7 +160,9 @@ impl<'a> Document<'a> {
                     let (what, noun) = match &o.what {
                         Omitted::Lines => ("lines", None),
                         Omitted::Repeats => ("repeats", None),
-                        Omitted::Items(noun) => ("items", Some(noun.clone())),
+                        Omitted::Items(left) => {
+                            ("items", Some(crate::render::left_phrase(o.count, left)))
+                        }
                     };
                     Omission {
                         what,
