@@ -10,7 +10,7 @@
 //! Every time is the server's clock. A short connect and statement timeout
 //! (default 300 ms) bounds what a slow or dead server can cost a command.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, RefMut};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -93,6 +93,69 @@ pub struct PgStore {
     schema_checked: Cell<bool>,
     /// Settings that did not parse (shown by `ctx store stats`).
     pub warnings: Vec<String>,
+    /// Behind a transaction-pooling proxy (PgBouncer), which refuses
+    /// the start-up `options` that carry the timeouts and hands each
+    /// transaction to any server connection: every operation then runs in
+    /// a transaction of its own that sets its timeouts with `SET LOCAL`,
+    /// so no session state (timeouts, prepared statements) is relied on.
+    pooled: bool,
+}
+
+/// The connection for one operation.
+///
+/// Behind a pooler it is a transaction that begins with the timeouts
+/// (`SET LOCAL`), so that all its statements run on one server
+/// connection, and ends with `DEALLOCATE ALL` in the same message as
+/// the `COMMIT`/`ROLLBACK` (the pooler hands the server connection on
+/// only after the whole message): the client names its prepared
+/// statements `s0`, `s1`, … in every process and closes them only when
+/// the last row that uses one is dropped, possibly after the transaction,
+/// so a statement left on the server connection would collide with the
+/// next client's. A plain borrow otherwise, or a plain transaction for
+/// `PgStore::transaction`.
+pub(crate) struct Session<'a> {
+    client: RefMut<'a, Client>,
+    /// The statement that ends the transaction when the session is
+    /// dropped without `commit`, if one is open.
+    on_drop: Option<&'static str>,
+    pooled: bool,
+}
+
+impl Session<'_> {
+    /// Commits the operation's transaction, reporting a failure: writes
+    /// call it, so that a lost commit is an error.
+    pub(crate) fn commit(mut self) -> Result<(), StoreError> {
+        if self.on_drop.take().is_some() {
+            let sql = if self.pooled {
+                "COMMIT; DEALLOCATE ALL"
+            } else {
+                "COMMIT"
+            };
+            self.client.batch_execute(sql).map_err(describe)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for Session<'_> {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl std::ops::DerefMut for Session<'_> {
+    fn deref_mut(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if let Some(sql) = self.on_drop.take() {
+            let _ = self.client.batch_execute(sql);
+        }
+    }
 }
 
 impl PgStore {
@@ -115,7 +178,12 @@ impl PgStore {
     /// schema under the migration lock.
     fn ensure_schema(&self) -> Result<(), StoreError> {
         if !self.schema_checked.get() {
-            schema::ensure(&mut self.client.borrow_mut())?;
+            let v = schema::version(&mut *self.session()?)?;
+            if v != SCHEMA_VERSION {
+                let mut tx = self.transaction()?;
+                schema::ensure(v, &mut tx)?;
+                tx.commit()?;
+            }
             self.schema_checked.set(true);
         }
         Ok(())
@@ -147,6 +215,7 @@ impl PgStore {
         // Every statement is bounded too: a server that accepts the
         // connection and then stalls costs no more than a refused one.
         let ms = options.timeout.as_millis();
+        let plain = config.clone();
         let mut extra = config.get_options().unwrap_or("").to_string();
         extra.push_str(&format!(
             " -c statement_timeout={ms} -c lock_timeout={ms} -c idle_in_transaction_session_timeout={}",
@@ -157,9 +226,22 @@ impl PgStore {
             config.application_name("ctx");
         }
         let connector = tls::connector(&tls).map_err(in_location)?;
-        let client = connect_within(config, connector, options.timeout)
-            .map_err(|e| with_warnings(e, &warnings))
-            .map_err(in_location)?;
+        let mut pooled = false;
+        let client = match connect_within(config, connector.clone(), options.timeout) {
+            // PgBouncer refuses start-up options: connect without them
+            // and bound every transaction instead (`Session`).
+            Err(e) if refuses_options(&e) && plain.get_options().is_none() => {
+                pooled = true;
+                let mut plain = plain;
+                if plain.get_application_name().is_none() {
+                    plain.application_name("ctx");
+                }
+                connect_within(plain, connector, options.timeout).map_err(describe_connect)
+            }
+            other => other.map_err(describe_connect),
+        }
+        .map_err(|e| with_warnings(e, &warnings))
+        .map_err(in_location)?;
         Ok(PgStore {
             client: RefCell::new(client),
             options,
@@ -169,6 +251,7 @@ impl PgStore {
             clock_offset_ms: Cell::new(0),
             schema_checked: Cell::new(false),
             warnings,
+            pooled,
         })
     }
 
@@ -190,15 +273,63 @@ impl PgStore {
 
     /// Runs the missing migrations (`ctx store migrate`).
     pub fn migrate(&self) -> Result<(i32, i32), StoreError> {
-        schema::migrate(&mut self.client.borrow_mut())
+        let mut tx = self.transaction()?;
+        let versions = schema::migrate(&mut tx)?;
+        tx.commit()?;
+        Ok(versions)
+    }
+
+    /// Behind a pooler, the `SET LOCAL` statements that bound the
+    /// current transaction (the start-up options carry them otherwise).
+    /// It also clears statements another client may have left on the
+    /// server connection (see `Session`).
+    pub(crate) fn bounds(&self) -> Option<String> {
+        self.pooled
+            .then(|| format!("DEALLOCATE ALL; {}", timeouts_sql(self.options.timeout)))
+    }
+
+    /// The connection for one operation (see `Session`). Its statements
+    /// stand alone: behind a pooler it commits when dropped (the server
+    /// answers COMMIT of a failed transaction with a rollback).
+    pub(crate) fn session(&self) -> Result<Session<'_>, StoreError> {
+        let mut client = self.client.borrow_mut();
+        if let Some(sql) = self.bounds() {
+            client
+                .batch_execute(&format!("BEGIN; {sql}"))
+                .map_err(describe)?;
+        }
+        Ok(Session {
+            client,
+            on_drop: self.pooled.then_some("COMMIT; DEALLOCATE ALL"),
+            pooled: self.pooled,
+        })
+    }
+
+    /// A transaction of several statements, rolled back unless
+    /// committed (`Session::commit`).
+    pub(crate) fn transaction(&self) -> Result<Session<'_>, StoreError> {
+        let mut client = self.client.borrow_mut();
+        let begin = match self.bounds() {
+            Some(sql) => format!("BEGIN; {sql}"),
+            None => "BEGIN".to_string(),
+        };
+        client.batch_execute(&begin).map_err(describe)?;
+        Ok(Session {
+            client,
+            on_drop: Some(if self.pooled {
+                "ROLLBACK; DEALLOCATE ALL"
+            } else {
+                "ROLLBACK"
+            }),
+            pooled: self.pooled,
+        })
     }
 
     /// The TLS version of this connection, `None` when it is plain text
     /// (`ctx store stats`).
     pub fn tls_version(&self) -> Result<Option<String>, StoreError> {
         let row = self
-            .client
-            .borrow_mut()
+            .session()?
             .query_opt(
                 "SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl",
                 &[],
@@ -209,7 +340,7 @@ impl PgStore {
 
     /// The schema version on the server.
     pub fn schema_version(&self) -> Result<i32, StoreError> {
-        schema::version(&mut self.client.borrow_mut())
+        schema::version(&mut *self.session()?)
     }
 }
 
@@ -222,7 +353,7 @@ fn connect_within(
     config: Config,
     tls: Option<MakeRustlsConnect>,
     timeout: Duration,
-) -> Result<Client, StoreError> {
+) -> Result<Client, Connect> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("ctx-pg-connect".into())
@@ -232,15 +363,51 @@ fn connect_within(
                 None => config.connect(NoTls),
             });
         })
-        .map_err(|e| StoreError::Unavailable(format!("cannot start a thread: {e}")))?;
+        .map_err(|e| {
+            Connect::Other(StoreError::Unavailable(format!(
+                "cannot start a thread: {e}"
+            )))
+        })?;
     match rx.recv_timeout(timeout) {
         Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(describe(e)),
-        Err(_) => Err(StoreError::Unavailable(format!(
+        Ok(Err(e)) => Err(Connect::Server(e)),
+        Err(_) => Err(Connect::Other(StoreError::Unavailable(format!(
             "the server did not answer within {}",
             humantime::format_duration(timeout)
-        ))),
+        )))),
     }
+}
+
+/// Why a connection failed: the server's answer is kept, so that a
+/// pooler's refusal of start-up options can be told apart.
+enum Connect {
+    Server(postgres::Error),
+    Other(StoreError),
+}
+
+fn describe_connect(e: Connect) -> StoreError {
+    match e {
+        Connect::Server(e) => describe(e),
+        Connect::Other(e) => e,
+    }
+}
+
+/// PgBouncer's answer to a start-up packet with `options` in it.
+fn refuses_options(e: &Connect) -> bool {
+    matches!(e, Connect::Server(e) if e.as_db_error().is_some_and(|d| {
+        d.message().starts_with("unsupported startup parameter")
+    }))
+}
+
+/// The statements that bound one transaction, as the start-up options
+/// bound a direct session. Only numbers from ctx's own settings go in.
+fn timeouts_sql(timeout: Duration) -> String {
+    let ms = timeout.as_millis();
+    format!(
+        "SET LOCAL statement_timeout = {ms}; SET LOCAL lock_timeout = {ms}; \
+         SET LOCAL idle_in_transaction_session_timeout = {}",
+        ms.max(1000) * 10
+    )
 }
 
 /// A failed connection also says what was skipped on the way (a password

@@ -140,8 +140,7 @@ impl PgStore {
 
     fn quarantined(&self, prefix: &str, upper: &str) -> Result<StoreError, StoreError> {
         let row = self
-            .client
-            .borrow_mut()
+            .session()?
             .query_opt(
                 "SELECT hex, why FROM ctx_damaged
                  WHERE namespace = $1 AND hex >= $2 AND hex < $3 ORDER BY found_ms DESC LIMIT 1",
@@ -163,8 +162,7 @@ impl PgStore {
     /// else `NotFound`.
     fn gone(&self, prefix: &str, upper: &str) -> Result<StoreError, StoreError> {
         let row = self
-            .client
-            .borrow_mut()
+            .session()?
             .query_opt(
                 "SELECT hex, why, gone_ms FROM ctx_gone
                  WHERE namespace = $1 AND hex >= $2 AND hex < $3 ORDER BY gone_ms DESC LIMIT 1",
@@ -188,8 +186,7 @@ impl PgStore {
     /// Who wrote the records: (machine, user, records), most first.
     pub fn writers(&self) -> Result<Vec<(String, String, u64)>, StoreError> {
         let rows = self
-            .client
-            .borrow_mut()
+            .session()?
             .query(
                 "SELECT machine, os_user, count(*) FROM ctx_records WHERE namespace = $1
                  GROUP BY machine, os_user ORDER BY count(*) DESC, machine, os_user LIMIT 20",
@@ -235,8 +232,7 @@ impl Store for PgStore {
     fn resolve(&self, prefix: &str) -> Result<ArchiveKey, StoreError> {
         let upper = format!("{prefix}g");
         let rows = self
-            .client
-            .borrow_mut()
+            .session()?
             .query(
                 &format!(
                     "SELECT {SUMMARY_COLUMNS} FROM ctx_records
@@ -259,8 +255,7 @@ impl Store for PgStore {
 
     fn meta(&self, key: &ArchiveKey) -> Result<RecordMeta, StoreError> {
         let row = self
-            .client
-            .borrow_mut()
+            .session()?
             .query_opt(
                 "SELECT argv, cwd, label, family, exit_kind, exit_value, truncated, segments,
                         raw_bytes, stored_bytes, line_count, created_ms, used_ms
@@ -297,8 +292,7 @@ impl Store for PgStore {
 
     fn chunk_index(&self, meta: &RecordMeta) -> Result<Vec<ChunkInfo>, StoreError> {
         let rows = self
-            .client
-            .borrow_mut()
+            .session()?
             .query(
                 "SELECT c.\"offset\", c.raw_len, c.lines_before, c.newlines
                  FROM ctx_chunks c JOIN ctx_records r ON c.record = r.id
@@ -312,8 +306,7 @@ impl Store for PgStore {
     fn chunk(&self, meta: &RecordMeta, seq: usize) -> Result<Vec<u8>, StoreError> {
         // By key, not row id: a record evicted meanwhile reads as gone.
         let row = self
-            .client
-            .borrow_mut()
+            .session()?
             .query_opt(
                 "SELECT c.\"offset\", c.raw_len, c.lines_before, c.newlines, c.codec, c.data, c.sum
                  FROM ctx_chunks c JOIN ctx_records r ON c.record = r.id
@@ -334,12 +327,11 @@ impl Store for PgStore {
     }
 
     fn touch(&self, key: &ArchiveKey) -> Result<(), StoreError> {
-        self.refresh(&mut *self.client.borrow_mut(), &key.hex())
-            .map(drop)
+        self.refresh(&mut *self.session()?, &key.hex()).map(drop)
     }
 
     fn stats(&self) -> Result<Stats, StoreError> {
-        let mut c = self.client.borrow_mut();
+        let mut c = self.session()?;
         let r = c
             .query_one(
                 "SELECT count(*), coalesce(sum(raw_bytes), 0)::bigint,
@@ -361,22 +353,21 @@ impl Store for PgStore {
     }
 
     fn gc(&self, policy: Retention) -> Result<GcReport, StoreError> {
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(describe)?;
-        self.lock_gc(&mut tx)?;
-        let now = self.now(&mut tx)?;
-        let (_, total) = self.total(&mut tx)?;
-        let candidates = self.candidates(&mut tx, policy, now)?;
+        let mut tx = self.transaction()?;
+        self.lock_gc(&mut *tx)?;
+        let now = self.now(&mut *tx)?;
+        let (_, total) = self.total(&mut *tx)?;
+        let candidates = self.candidates(&mut *tx, policy, now)?;
         let (ids, _) = retention::evict_lru(&candidates, total.max(0) as u64, 0, policy, now);
-        let evicted = self.evict(&mut tx, &ids)?;
+        let evicted = self.evict(&mut *tx, &ids)?;
         // The list of removed keys stays short.
         tx.execute(
             "DELETE FROM ctx_gone WHERE namespace = $1 AND gone_ms < $2",
             &[&self.ns(), &now.saturating_sub(GONE_KEPT_MS)],
         )
         .map_err(describe)?;
-        let (left, bytes) = self.total(&mut tx)?;
-        tx.commit().map_err(describe)?;
+        let (left, bytes) = self.total(&mut *tx)?;
+        tx.commit()?;
         Ok(GcReport {
             evicted_bytes: evicted.iter().map(|s| s.stored_bytes).sum(),
             evicted,
@@ -386,7 +377,7 @@ impl Store for PgStore {
     }
 
     fn purge(&self, older_than: Option<Duration>) -> Result<PurgeReport, StoreError> {
-        let mut client = self.client.borrow_mut();
+        let mut client = self.session()?;
         let now = self.now(&mut *client)?;
         let cutoff = match older_than {
             Some(d) => now.saturating_sub(d.as_millis() as i64),
@@ -404,6 +395,7 @@ impl Store for PgStore {
                 &[&self.ns(), &cutoff, &now],
             )
             .map_err(describe)?;
+        client.commit()?;
         Ok(PurgeReport {
             records: r.get::<_, i64>(0).max(0) as u64,
             stored_bytes: r.get::<_, i64>(1).max(0) as u64,
@@ -411,9 +403,8 @@ impl Store for PgStore {
     }
 
     fn quarantine(&self, key: &ArchiveKey, why: &str) -> Result<(), StoreError> {
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(describe)?;
-        let now = self.now(&mut tx)?;
+        let mut tx = self.transaction()?;
+        let now = self.now(&mut *tx)?;
         let hex = key.hex();
         tx.execute(
             "INSERT INTO ctx_damaged (namespace, hex, found_ms, why) VALUES ($1, $2, $3, $4)
@@ -426,13 +417,12 @@ impl Store for PgStore {
             &[&self.ns(), &hex],
         )
         .map_err(describe)?;
-        tx.commit().map_err(describe)
+        tx.commit()
     }
 
     fn keys(&self) -> Result<Vec<ArchiveKey>, StoreError> {
         let rows = self
-            .client
-            .borrow_mut()
+            .session()?
             .query(
                 "SELECT hex FROM ctx_records WHERE namespace = $1 ORDER BY id",
                 &[&self.ns()],

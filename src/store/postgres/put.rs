@@ -151,7 +151,7 @@ impl PgStore {
             match self.put_in_one_statement(artifact, &rec)? {
                 OneStatement::Stored => return Ok(key),
                 OneStatement::Raced => {
-                    self.refresh(&mut *self.client.borrow_mut(), &rec.hex)?;
+                    self.refresh(&mut *self.session()?, &rec.hex)?;
                     return Ok(key);
                 }
                 OneStatement::OverCap => {}
@@ -162,7 +162,7 @@ impl PgStore {
         }
         self.ensure_schema()?;
         // A large repeat costs one short statement and no compression.
-        if self.refresh(&mut *self.client.borrow_mut(), &hex)? {
+        if self.refresh(&mut *self.session()?, &hex)? {
             return Ok(key);
         }
         let rec = NewRecord::encode(artifact, hex, seg_blob)?;
@@ -212,11 +212,8 @@ impl PgStore {
             (&data, Type::BYTEA_ARRAY),
             (&sums, Type::BYTEA_ARRAY),
         ];
-        let row = match self
-            .client
-            .borrow_mut()
-            .query_typed_one(PUT_IN_ONE_STATEMENT, &params)
-        {
+        let mut session = self.session()?;
+        let row = match session.query_typed_one(PUT_IN_ONE_STATEMENT, &params) {
             Ok(row) => row,
             // A server ctx never ran on has no tables yet.
             Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => {
@@ -224,6 +221,7 @@ impl PgStore {
             }
             Err(e) => return Err(describe(e)),
         };
+        session.commit()?;
         let (version, go, inserted, refreshed): (i32, bool, bool, bool) =
             (row.get(0), row.get(1), row.get(2), row.get(3));
         Ok(if version != SCHEMA_VERSION {
@@ -245,18 +243,17 @@ impl PgStore {
     /// statement each.
     fn put_in_transaction(&self, artifact: &Artifact, rec: &NewRecord) -> Result<(), StoreError> {
         let stored = rec.stored_bytes;
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(describe)?;
-        let now = self.now(&mut tx)?;
+        let mut tx = self.transaction()?;
+        let now = self.now(&mut *tx)?;
         let policy = self.options.retention;
-        let (_, total) = self.total(&mut tx)?;
+        let (_, total) = self.total(&mut *tx)?;
         if (total.max(0) as u64).saturating_add(stored) > policy.max_bytes {
-            self.lock_gc(&mut tx)?;
-            let (_, total) = self.total(&mut tx)?;
-            let candidates = self.candidates(&mut tx, policy, now)?;
+            self.lock_gc(&mut *tx)?;
+            let (_, total) = self.total(&mut *tx)?;
+            let candidates = self.candidates(&mut *tx, policy, now)?;
             match retention::plan_eviction(&candidates, total.max(0) as u64, stored, policy, now) {
                 Ok(ids) => {
-                    self.evict(&mut tx, &ids)?;
+                    self.evict(&mut *tx, &ids)?;
                 }
                 Err(refusal) => {
                     return Err(StoreError::Full {
@@ -333,9 +330,9 @@ impl PgStore {
                 .map_err(describe)?;
             }
             None => {
-                self.refresh(&mut tx, &rec.hex)?;
+                self.refresh(&mut *tx, &rec.hex)?;
             }
         }
-        tx.commit().map_err(describe)
+        tx.commit()
     }
 }

@@ -122,15 +122,16 @@ pub fn version(client: &mut Client) -> Result<i32, StoreError> {
 }
 
 /// Checks the schema on connect and migrates it when it is older.
-pub fn ensure(client: &mut Client) -> Result<(), StoreError> {
-    let v = version(client)?;
+/// `v`: the server's version, as `version` read it.
+/// Runs in the caller's transaction, which commits.
+pub fn ensure(v: i32, tx: &mut Client) -> Result<(), StoreError> {
     if v == SCHEMA_VERSION {
         return Ok(());
     }
     if v > SCHEMA_VERSION {
         return Err(newer(v));
     }
-    migrate(client).map(drop)
+    migrate(tx).map(drop)
 }
 
 fn newer(v: i32) -> StoreError {
@@ -142,8 +143,8 @@ fn newer(v: i32) -> StoreError {
 
 /// Runs the missing migrations under the migration lock; returns the
 /// versions before and after.
-pub fn migrate(client: &mut Client) -> Result<(i32, i32), StoreError> {
-    let mut tx = client.transaction().map_err(describe)?;
+/// Runs in the caller's transaction (`tx`), which commits.
+pub fn migrate(tx: &mut Client) -> Result<(i32, i32), StoreError> {
     // Held until commit: a second migrator waits here, then finds the
     // work done.
     tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])
@@ -169,6 +170,5 @@ pub fn migrate(client: &mut Client) -> Result<(i32, i32), StoreError> {
         )
         .map_err(describe)?;
     }
-    tx.commit().map_err(describe)?;
     Ok((v, SCHEMA_VERSION))
 }
