@@ -11,7 +11,10 @@
 //! SQLite store, and the PostgreSQL server named by `CTX_TEST_POSTGRES_URL`
 //! in plain text (`sslmode=disable`) and over TLS (`sslmode=require`);
 //! with `CTX_BENCH_BEFORE=LABEL=PATH[,LABEL=PATH…]`, the PostgreSQL
-//! variants also run with those older ctx binaries. Reports per run the wall time's p50/p99, the
+//! variants also run with those older ctx binaries; with
+//! `CTX_TEST_PGBOUNCER_URL` (`.ci/pgbouncer.sh start`: PgBouncer in
+//! transaction pooling mode in front of that server), a variant through
+//! the pooler in plain text too. Reports per run the wall time's p50/p99, the
 //! added time over the baseline's median, runs per second, and checks
 //! that every run was archived exactly once (keys from the digests;
 //! records counted in the store); then the cost of ctx's connection to
@@ -271,6 +274,19 @@ fn main() {
             ));
         }
     }
+    let pooler = std::env::var("CTX_TEST_PGBOUNCER_URL")
+        .ok()
+        .filter(|u| !u.is_empty());
+    if let Some(url) = &pooler {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        runs.push((
+            "ctx run, PgBouncer plain".into(),
+            ctx,
+            tempfile::tempdir().expect("home"),
+            Some(format!("{url}{sep}sslmode=disable")),
+            format!("{namespace}-pooled"),
+        ));
+    }
     let mut variants = vec![Variant {
         name: "bare seq (baseline)".into(),
         make: Box::new(|a, b| {
@@ -313,5 +329,14 @@ fn main() {
                 ms(p99)
             );
         }
+    }
+    if let Some(url) = &pooler {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        let (p50, p99) = connection_floor(&format!("{url}{sep}sslmode=disable"), 200);
+        println!(
+            "connection alone, PgBouncer  p50 {:>6.2} ms  p99 {:>6.2} ms  (in process, one at a time, 200 times)",
+            ms(p50),
+            ms(p99)
+        );
     }
 }
