@@ -124,7 +124,7 @@ mod tests {
         let contract = crate::contract::for_family("pytest").unwrap();
         let mut text = String::new();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "pytest".into();
+        graph.reader = crate::evidence::Reader::family("pytest");
         graph.outcome = Outcome::Failed;
         for n in 0..40 {
             graph.counts.push((
@@ -217,7 +217,7 @@ target_tokens = 256
         .unwrap();
         let mut text = String::new();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "plan".into();
+        graph.reader = crate::evidence::Reader::family("plan");
         graph.outcome = Outcome::Ok;
         for n in 0..200 {
             let class = ["update", "destroy", "replace", "update"][n % 4];
