@@ -3,7 +3,7 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
-use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Left, Omission, Omitted};
+use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Left, Note, Omission, Omitted};
 use crate::evidence::{EvidenceGraph, EvidenceItem, Location, Reader};
 use crate::normalize;
 use crate::store::{ArchiveKey, zoom};
@@ -281,6 +281,13 @@ pub fn header_text(h: &Header) -> String {
     }
     parts.extend(exit);
     format!("{tool}: {}", parts.join(" · "))
+}
+
+/// Tokens of `note`'s line with its newline, as `render` prints it (its
+/// words behind the ctx prefix): a planner prices each note with this.
+pub fn notice_tokens(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> usize {
+    let words = notes::words(note, artifact, graph);
+    crate::tokens::estimate(format!("{CTX_PREFIX} {words}").as_bytes()) + 1
 }
 
 /// Tokens of `omission`'s marker line with its newline, as `render`
