@@ -5,11 +5,10 @@
 //! Each PostgreSQL test works in a namespace of its own, so tests share
 //! one server without seeing each other.
 
-use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ctx::artifact::{Artifact, Exit, Segment, Stream};
 use ctx::store::chunks::CHUNK_TARGET;
@@ -17,6 +16,8 @@ use ctx::store::postgres::{PgOptions, PgStore};
 use ctx::store::sqlite::{Options, SqliteStore};
 use ctx::store::{AnyStore, Reader, Retention, Store, StoreError};
 use tempfile::TempDir;
+
+mod support;
 
 const HOUR: Duration = Duration::from_secs(3600);
 
@@ -687,48 +688,12 @@ fn raw_stdout() -> String {
         .collect()
 }
 
-/// Runs `ctx run --digest` against `url`; kills it (and fails) if it
-/// has not finished in a minute: a dead server must never hang a command.
+/// Runs `ctx run --digest` against `url`; fails if it has not finished
+/// in a minute: a dead server must never hang a command.
 fn run_against(url: &str, home: &Path) -> (Option<i32>, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ctx"))
-        .args(["run", "--digest", "--", "sh", "-c", SCRIPT])
-        .env("CTX_HOME", home)
-        .env("CTX_STORE", url)
-        .env_remove("CTX_STORE_TIMEOUT")
-        .env_remove("CTX_BUDGET")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().expect("wait") {
-            break st;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("ctx hung on an unreachable store");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (
-        status.code(),
-        reader.join().expect("stdout"),
-        err_reader.join().expect("stderr"),
-    )
+    let mut cmd = support::ctx_cmd(home, &["run", "--digest", "--", "sh", "-c", SCRIPT]);
+    cmd.env("CTX_STORE", url);
+    support::output_within(cmd, Duration::from_secs(60))
 }
 
 fn assert_raw_with_one_note(code: Option<i32>, out: &str, err: &str) {

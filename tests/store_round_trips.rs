@@ -15,6 +15,8 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod support;
+
 /// Who sent last on the connection, and how many flights the client
 /// began (a client send after silence or after a server send).
 #[derive(Default)]
@@ -196,44 +198,12 @@ fn run_seq(url: &str, home: &std::path::Path, first: u64, last: u64) -> (String,
 }
 
 /// `ctx run --digest -- sh -c SCRIPT` against `url`: (stdout, stderr).
-/// Killed (and failed) after a minute: a run must never hang.
+/// Fails after a minute: a run must never hang.
 fn run_sh(url: &str, home: &std::path::Path, script: &str) -> (String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ctx"))
-        .args(["run", "--digest", "--", "sh", "-c", script])
-        .env("CTX_HOME", home)
-        .env("CTX_STORE", url)
-        .env("CTX_STORE_TIMEOUT", "20s")
-        .env_remove("CTX_NAMESPACE")
-        .env_remove("CTX_BUDGET")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ctx");
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let started = std::time::Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if started.elapsed() > std::time::Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("ctx run hung");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    (
-        reader.join().expect("stdout"),
-        err_reader.join().expect("stderr"),
-    )
+    let mut cmd = support::ctx_cmd(home, &["run", "--digest", "--", "sh", "-c", script]);
+    cmd.env("CTX_STORE", url).env("CTX_STORE_TIMEOUT", "20s");
+    let (_, out, err) = support::output_within(cmd, std::time::Duration::from_secs(60));
+    (out, err)
 }
 
 /// The key the digest names after `ctx expand`.

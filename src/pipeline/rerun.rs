@@ -155,19 +155,24 @@ mod tests {
         crate::fixture::load(&dir).expect("fixture")
     }
 
+    /// Options with deltas on, comparing against runs kept under `runs`.
+    fn deltas_on(runs: &Path) -> Options {
+        Options {
+            delta: Some(DeltaSource {
+                dir: runs.join(last_run::DIR_NAME),
+                now_ms: 1,
+                horizon: Duration::from_secs(60),
+            }),
+            ..Options::default()
+        }
+    }
+
     /// Only a failing run that fits, with deltas on, is archived for the
     /// next run to compare with; it is still printed as the tool wrote it.
     #[test]
     fn a_failing_run_that_fits_is_kept_for_the_next_one() {
         let runs = tempfile::tempdir().expect("tempdir");
-        let on = Options {
-            delta: Some(DeltaSource {
-                dir: runs.path().join(last_run::DIR_NAME),
-                now_ms: 1,
-                horizon: Duration::from_secs(60),
-            }),
-            ..Options::default()
-        };
+        let on = deltas_on(runs.path());
         for (case, options, puts) in [
             ("deltas/tsc-errors/step-0", &on, 1),
             ("deltas/tsc-errors/step-0", &Options::default(), 0),
@@ -192,14 +197,7 @@ mod tests {
     fn a_small_run_is_read_only_when_it_fails_and_a_profile_claims_it() {
         use crate::artifact::Exit;
         let runs = tempfile::tempdir().expect("tempdir");
-        let on = Options {
-            delta: Some(DeltaSource {
-                dir: runs.path().join(last_run::DIR_NAME),
-                now_ms: 1,
-                horizon: Duration::from_secs(60),
-            }),
-            ..Options::default()
-        };
+        let on = deltas_on(runs.path());
         let step = load("deltas/go-shop/step-4");
         let unknown = Artifact::from_stdout(
             b"error: widget 3 is broken\nFAILED\n".to_vec(),

@@ -67,3 +67,47 @@ pub fn pipe(home: &Path, input: &[u8]) -> Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// Runs `cmd` (stdin closed, both streams read on threads so neither pipe
+/// fills) and returns its exit code and output; kills it and fails the
+/// test after `limit`, because a run that hangs is the defect under test.
+pub fn output_within(
+    mut cmd: Command,
+    limit: std::time::Duration,
+) -> (Option<i32>, String, String) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ctx");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("ctx hung: {:?}", cmd.get_args().collect::<Vec<_>>());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    (
+        status.code(),
+        reader.join().expect("stdout"),
+        err_reader.join().expect("stderr"),
+    )
+}
