@@ -178,7 +178,7 @@ fn hostile_findings_read_back_unchanged() {
         items.push(item);
     }
     let graph = EvidenceGraph {
-        tool: "py,test: x".into(),
+        reader: ctx::evidence::Reader::family("py,test: x"),
         outcome: Outcome::Failed,
         counts: Vec::new(),
         items,
@@ -522,7 +522,7 @@ fn hostile_and_unparsed_runs_make_valid_logs() {
         items.push(item);
     }
     let graph = EvidenceGraph {
-        tool: "lint".into(),
+        reader: ctx::evidence::Reader::family("lint"),
         outcome: Outcome::Failed,
         counts: Vec::new(),
         items,

@@ -162,7 +162,7 @@ fn markdown_is_the_text_plus_markup() {
         let md = shaped(&artifact, &d, Format::Markdown, None);
         let mut lines = text.lines();
         if let (Output::Digest(_), Some(t)) = (&d.output, &d.trace)
-            && !t.graph.tool.is_empty()
+            && let Some(tool) = t.graph.reader.tool()
         {
             // The header becomes the heading and the table of counts.
             let header = lines.next().unwrap_or("");
@@ -173,11 +173,7 @@ fn markdown_is_the_text_plus_markup() {
                 "{}: {heading}",
                 name(&case)
             );
-            assert!(
-                heading.contains(&t.graph.tool),
-                "{}: {heading}",
-                name(&case)
-            );
+            assert!(heading.contains(tool), "{}: {heading}", name(&case));
         }
         for line in lines {
             let words = line.strip_prefix("[ctx] ").unwrap_or(line).trim();

@@ -227,7 +227,9 @@ fn every_fixture_reads_as_snapshotted() {
         let line = |k: usize| normalize::line(artifact.line(k)).into_owned();
         let mut out = format!(
             "tool: {}\noutcome: {:?}\ncounts: {:?}\n",
-            graph.tool, graph.outcome, graph.counts
+            graph.reader.tool().unwrap_or_default(),
+            graph.outcome,
+            graph.counts
         );
         for item in &graph.items {
             out += &format!(

@@ -82,7 +82,7 @@ fn every_log_is_told_by_content() {
         let (profile, m) = classify::choose(&a, None).unwrap();
         assert_eq!(profile.version(), "log/v1", "{name}: {}", m.reason);
         let (graph, _) = profile.extract(&a);
-        assert_eq!(graph.tool, tool, "{name}");
+        assert_eq!(graph.reader.tool(), Some(tool), "{name}");
     }
 }
 

@@ -447,7 +447,7 @@ impl Header {
     /// says `outcome` (`None`: the graph's own).
     pub fn facts(artifact: &Artifact, graph: &EvidenceGraph, outcome: Option<Outcome>) -> Header {
         Header {
-            tool: graph.tool.clone(),
+            reader: graph.reader.clone(),
             outcome: outcome.unwrap_or(graph.outcome),
             counts: graph.counts.clone(),
             exit: artifact.exit,

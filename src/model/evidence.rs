@@ -185,11 +185,39 @@ impl Outcome {
     }
 }
 
+/// Who read an artifact: the one fact that decides how its digest is
+/// headed. Typed, so that no renderer infers "no family read this" from
+/// an empty name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "read_by", content = "tool")]
+pub enum Reader {
+    /// A family's extractor; its tool's name (`pytest`, `cargo test`)
+    /// heads the digest.
+    Family(String),
+    /// No family (the text/v1 fallback): a ctx line naming the command
+    /// heads the digest.
+    Text,
+}
+
+impl Reader {
+    pub fn family(tool: impl Into<String>) -> Self {
+        Reader::Family(tool.into())
+    }
+
+    /// The family's tool name; `None` for output no family read.
+    pub fn tool(&self) -> Option<&str> {
+        match self {
+            Reader::Family(tool) => Some(tool),
+            Reader::Text => None,
+        }
+    }
+}
+
 /// Everything an extractor found in one artifact.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EvidenceGraph {
-    /// The tool name used in the header (`pytest`, `cargo test`); empty for text.
-    pub tool: String,
+    /// Who read the artifact: a family (by its tool's name) or text/v1.
+    pub reader: Reader,
     pub outcome: Outcome,
     /// Aggregate counts in display order (`failed`, `passed`, `skipped`…).
     pub counts: Vec<(String, u64)>,
@@ -199,9 +227,11 @@ pub struct EvidenceGraph {
 }
 
 impl EvidenceGraph {
+    /// A graph with no facts, read by no family: each family's extractor
+    /// names itself (`reader`) before it fills the graph.
     pub fn empty() -> Self {
         EvidenceGraph {
-            tool: String::new(),
+            reader: Reader::Text,
             outcome: Outcome::Unknown,
             counts: Vec::new(),
             items: Vec::new(),

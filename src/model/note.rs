@@ -247,8 +247,9 @@ pub enum CiLogNote {
 /// What a digest's header says, as facts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Header {
-    /// The family's tool name; empty when no family read the output.
-    pub tool: String,
+    /// Who read the output: a family (its tool's name heads the digest)
+    /// or text/v1 (a ctx line naming the command does).
+    pub reader: crate::evidence::Reader,
     pub outcome: Outcome,
     pub counts: Vec<(String, u64)>,
     pub exit: Exit,

@@ -249,7 +249,7 @@ fn field(item: &EvidenceItem, key: &str) -> Option<usize> {
 /// `step`/`steps`, GitLab's `section`/`sections`, Jenkins'
 /// `stage`/`stages`.
 fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
-    crate::profiles::ci_log::steps::nouns(&graph.tool)
+    crate::profiles::ci_log::steps::nouns(graph.reader.tool().unwrap_or_default())
 }
 
 struct Planner<'a> {

@@ -124,7 +124,7 @@ mod tests {
         let contract = crate::contract::for_family("pytest").unwrap();
         let mut text = String::new();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "pytest".into();
+        graph.reader = crate::evidence::Reader::family("pytest");
         graph.outcome = Outcome::Failed;
         for n in 0..40 {
             graph.counts.push((
@@ -187,6 +187,60 @@ mod tests {
         assert_eq!(frame_tokens(&artifact, &graph), frame);
     }
 
+    /// Tokens of `rendered` as printed, each line with its newline.
+    fn printed(rendered: &crate::render::Rendered) -> usize {
+        rendered
+            .lines
+            .iter()
+            .map(|l| crate::tokens::estimate(l.text.as_bytes()) + 1)
+            .sum()
+    }
+
+    /// The search and roster planners price every marker as printed
+    /// (`render::marker_tokens`), not with the reserve: on real runs cut
+    /// to a small budget, the estimate is the digest.
+    #[test]
+    fn search_and_roster_markers_are_priced_as_printed() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let hex = format!("{}{}", crate::render::KEY_FOR_PRICING, "0".repeat(52));
+        let key = crate::store::ArchiveKey::from_hex(&hex).unwrap();
+        for (case, family, budgets) in [
+            ("search/grep-rn", "search", [150, 400, 900]),
+            ("search/rg-heading", "search", [150, 400, 900]),
+            ("search/grep-c", "search", [150, 400, 900]),
+            ("search/git-grep", "search", [150, 400, 900]),
+            ("git_log/stat", "git_log", [150, 400, 900]),
+            ("git_log/default", "git_log", [150, 400, 900]),
+            ("git_log/flood-default", "git_log", [150, 400, 900]),
+            ("git_status/untracked-flood", "git_status", [150, 400, 900]),
+        ] {
+            let artifact = crate::fixture::load(&root.join(case)).unwrap();
+            let (profile, graph, contract) =
+                crate::store::census_zoom::evidence(&artifact).unwrap();
+            assert_eq!(profile.family(), family, "{case}");
+            let (_, receipt) = profile.extract(&artifact);
+            let raw = crate::tokens::estimate_bulk(artifact.bytes());
+            let mut marked = false;
+            for tokens in budgets {
+                let budget = Budget::from_contract(&contract, Some(tokens));
+                let plan = resolve(&artifact, &graph, &receipt, &contract, budget, raw);
+                if plan.rung == Rung::Verbatim {
+                    // The raw output is delivered: no digest to price.
+                    continue;
+                }
+                marked |= !plan.omissions.is_empty();
+                let rendered = crate::render::render(&artifact, &graph, &plan, Some(&key));
+                assert_eq!(
+                    printed(&rendered),
+                    plan.estimate,
+                    "{case} at {tokens}: {:?}",
+                    plan.rung
+                );
+            }
+            assert!(marked, "{case}: no budget made a marker");
+        }
+    }
+
     /// A family that is neither a test runner nor a compiler is planned
     /// from its contract: its required classes make the census, and the
     /// digest counts them in its own noun, never as errors or failures.
@@ -217,7 +271,7 @@ target_tokens = 256
         .unwrap();
         let mut text = String::new();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "plan".into();
+        graph.reader = crate::evidence::Reader::family("plan");
         graph.outcome = Outcome::Ok;
         for n in 0..200 {
             let class = ["update", "destroy", "replace", "update"][n % 4];

@@ -26,7 +26,7 @@ use crate::contract::Contract;
 use crate::delivery_plan::{Group, Grouping, Note, RosterNote};
 use crate::evidence::{EvidenceGraph, EvidenceItem, Outcome, Severity};
 use crate::normalize;
-use crate::render::notes;
+use crate::render;
 use crate::tokens;
 
 use super::{
@@ -105,10 +105,16 @@ pub fn plan(
             .map(|n| tokens::estimate(normalize::line(artifact.line(n)).as_bytes()) + 1)
             .sum()
     };
-    let entry_cost = |item: &EvidenceItem| -> usize {
+    // An item's raw line, or the note `render` prints for it.
+    let entry_cost = |i: usize| -> usize {
+        let item = &graph.items[i];
         match (item.fields.get("line"), item.headline) {
             (None, Some(h)) => cost_of(h),
-            _ => tokens::estimate(notes::roster::entry(item).as_bytes()) + 3,
+            _ => render::notice_tokens(
+                &Note::Roster(RosterNote::Entry { index: i }),
+                artifact,
+                graph,
+            ),
         }
     };
     let all: Vec<usize> = contract.census_indices(graph);
@@ -124,7 +130,7 @@ pub fn plan(
     }
     let mut spent =
         frame_tokens(artifact, graph) + graph.conclusion.iter().map(|s| cost_of(*s)).sum::<usize>();
-    let whole: usize = all.iter().map(|&i| entry_cost(&graph.items[i])).sum();
+    let whole: usize = all.iter().map(|&i| entry_cost(i)).sum();
     // Untracked bulk: collapsed by directory first when the list exceeds
     // the ceiling (below it, every identity is inline).
     let bulk = if spent + whole + MARKER_TOKENS * 2 > budget.ceiling {
@@ -140,11 +146,9 @@ pub fn plan(
         .collect();
     spent += bulk
         .iter()
-        .map(|(g, m)| {
-            tokens::estimate(notes::words(&bulk_note(g, m), artifact, graph).as_bytes()) + 3
-        })
+        .map(|(g, m)| render::notice_tokens(&bulk_note(g, m), artifact, graph))
         .sum::<usize>();
-    let census: usize = roster.iter().map(|&i| entry_cost(&graph.items[i])).sum();
+    let census: usize = roster.iter().map(|&i| entry_cost(i)).sum();
     let flood = spent + census + MARKER_TOKENS * 2 > budget.ceiling;
     let mut listed = vec![false; graph.items.len()];
     if flood {
@@ -159,7 +163,7 @@ pub fn plan(
         };
         for r in ["e", "0", "1"] {
             for &i in roster.iter().filter(|&&i| rank(i) == r) {
-                let cost = entry_cost(&graph.items[i]);
+                let cost = entry_cost(i);
                 if spent + cost + FLOOD_RESERVE > budget.ceiling {
                     break;
                 }
@@ -251,14 +255,16 @@ pub fn plan(
     }
     if !unlisted.is_empty() {
         rung = Rung::Flood;
-        blocks.push(Block::Notice(Note::Roster(RosterNote::Flood {
+        let note = Note::Roster(RosterNote::Flood {
             items: all.len(),
             noun: contract.unit.of(all.len()).to_string(),
             ceiling: budget.ceiling,
             listed: all.len() - unlisted.len() - collapsed,
             more: unlisted.len(),
             grouping: grouping(&unlisted),
-        })));
+        });
+        spent += render::notice_tokens(&note, artifact, graph);
+        blocks.push(Block::Notice(note));
         omit(
             &mut blocks,
             Left::MoreListed { unit: unit.clone() },
@@ -267,6 +273,9 @@ pub fn plan(
         );
     }
     blocks.push(Block::Footer);
+    // Each marker priced as `render` prints it (FLOOD_RESERVE and
+    // MARKER_TOKENS above only kept room for them).
+    spent += omissions.iter().map(render::marker_tokens).sum::<usize>();
     let why = match rung {
         Rung::Flood => "the list exceeds the ceiling: listed while it fits, the rest grouped",
         Rung::Dense => "every item; detail while the budget allows",

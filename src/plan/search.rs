@@ -14,7 +14,7 @@ use crate::contract::Contract;
 use crate::delivery_plan::{FolderCount, Note, SearchNote};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
-use crate::render::notes;
+use crate::render::{self, notes};
 use crate::tokens;
 use crate::words::count;
 
@@ -169,21 +169,38 @@ impl Planner<'_> {
         tokens::estimate(normalize::line(self.artifact.line(n)).as_bytes()) + 1
     }
 
-    fn marker_cost(&self, f: &File) -> usize {
-        MARKER_TOKENS / 2 + tokens::estimate(f.item.identity.as_bytes())
+    /// What `file` prints for the file's matches not shown, with `shown`
+    /// of them shown.
+    fn more_matches(f: &File, shown: usize) -> Option<Omission> {
+        let left = f.matches.len().saturating_sub(shown);
+        (left > 0).then(|| Omission {
+            what: Omitted::Items(Left::MoreMatches { total: f.total() }),
+            count: left,
+            address: Address::Item(f.item.identity.clone()),
+        })
+    }
+
+    /// What the file costs as printed with `shown` of its matches shown:
+    /// its heading, those matches, and the marker for the rest, priced as
+    /// `render` prints it. A file the contract does not require and none
+    /// of whose matches is shown is not printed at all.
+    fn printed(&self, f: &File, shown: usize) -> usize {
+        if shown == 0 && !f.required {
+            return 0;
+        }
+        let heading = f.heading.map_or(0, |h| self.line_cost(h));
+        let matches: usize = f.matches[..shown.min(f.matches.len())]
+            .iter()
+            .map(|&n| self.line_cost(n))
+            .sum();
+        let marker = Self::more_matches(f, shown).map_or(0, |m| render::marker_tokens(&m));
+        heading + matches + marker
     }
 
     /// What a file costs at its least: its heading, its first match, and
     /// the marker for the rest.
     fn least(&self, f: &File) -> usize {
-        let heading = f.heading.map_or(0, |h| self.line_cost(h));
-        let first = f.matches.first().map_or(0, |&n| self.line_cost(n));
-        let marker = if f.matches.len() > 1 {
-            self.marker_cost(f)
-        } else {
-            0
-        };
-        heading + first + marker
+        self.printed(f, f.matches.len().min(1))
     }
 
     /// Every error line while they fit in `room`; the rest behind `--items`.
@@ -247,14 +264,16 @@ impl Planner<'_> {
                 if f.shown >= f.matches.len() {
                     continue;
                 }
-                let mut cost = self.line_cost(f.matches[f.shown]);
-                if f.shown + 1 == f.matches.len() {
-                    cost = cost.saturating_sub(self.marker_cost(f));
-                }
-                if self.spent + cost > target {
+                // One more match shown: its line (and the file's heading
+                // when it is the first), the marker's count one less.
+                let before = self.printed(f, f.shown);
+                let after = self.printed(f, f.shown + 1);
+                // A file's last match costs no more than the marker it
+                // replaces: shown even when the census is past the target.
+                if after > before && self.spent - before + after > target {
                     return;
                 }
-                self.spent += cost;
+                self.spent = self.spent - before + after;
                 f.shown += 1;
                 progressed = true;
             }
@@ -317,23 +336,25 @@ impl Planner<'_> {
                 .push(Block::Raw(Span::new(shown[k], shown[end])));
             k = end + 1;
         }
-        let left = f.matches.len() - f.shown;
-        if left > 0 {
-            let what = Left::MoreMatches { total: f.total() };
-            self.omit(
-                Omitted::Items(what),
-                left,
-                Address::Item(f.item.identity.clone()),
-            );
+        // Its marker is already priced, with the file (`printed`).
+        if let Some(more) = Self::more_matches(f, f.shown) {
+            self.mark(more);
         }
     }
 
+    /// Adds a marker, priced as `render` prints it.
     fn omit(&mut self, what: Omitted, n: usize, address: Address) {
-        self.omissions.push(Omission {
+        let omission = Omission {
             what,
             count: n,
             address,
-        });
+        };
+        self.spent += render::marker_tokens(&omission);
+        self.mark(omission);
+    }
+
+    fn mark(&mut self, omission: Omission) {
+        self.omissions.push(omission);
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
     }
 
@@ -395,8 +416,7 @@ impl Planner<'_> {
         let note = Note::Search(SearchNote::Files {
             indices: line.clone(),
         });
-        let words = notes::words(&note, self.artifact, graph);
-        let cost = tokens::estimate(words.as_bytes()) + 3;
+        let cost = render::notice_tokens(&note, self.artifact, graph);
         if self.spent + cost + MARKER_TOKENS * 3 > ceiling {
             return false;
         }

@@ -211,7 +211,7 @@ impl Profile for CargoTest {
             summary_seen: false,
             crashed: false,
         };
-        s.graph.tool = "cargo test".into();
+        s.graph.reader = crate::evidence::Reader::family("cargo test");
         let mut in_block: Option<(usize, usize)> = None; // (failure index, first line)
         let mut unmatched = 0usize;
         // Inside rustc's rendering of a compile error (snippet, labels,

@@ -181,7 +181,7 @@ fn github_stamped(line: &str) -> bool {
 /// items under its family's kinds.
 fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
     let mut g = EvidenceGraph::empty();
-    g.tool = job.dialect.tool().to_string();
+    g.reader = crate::evidence::Reader::family(job.dialect.tool());
     let name = |k: usize| -> String {
         let s = &job.steps[k];
         match (&s.job, distinct_jobs(job)) {

@@ -338,7 +338,7 @@ impl<'a> Extraction<'a> {
         let artifact = self.artifact;
         let total = artifact.line_count();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = tool.into();
+        graph.reader = crate::evidence::Reader::family(tool);
         let (mut errors, mut warnings, mut notes) = (0u64, 0u64, 0u64);
         let mut blocks = 0u64;
         for f in &self.found {

@@ -103,7 +103,7 @@ impl Profile for GitBlame {
             }
         }
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "git blame".into();
+        graph.reader = crate::evidence::Reader::family("git blame");
         let mut lines = 0usize;
         let mut authors: Vec<&str> = Vec::new();
         for Owner {

@@ -116,7 +116,7 @@ impl Profile for GitDiff {
             .collect();
         let pieces = parse(texts.iter().enumerate().map(|(i, t)| (i + 1, t.as_str())));
         let mut graph = EvidenceGraph::empty();
-        graph.tool = tool_name(&artifact.argv).unwrap_or("diff").to_string();
+        graph.reader = crate::evidence::Reader::family(tool_name(&artifact.argv).unwrap_or("diff"));
         let (mut blocks, mut unmatched) = (0u64, 0u64);
         let (mut commits, mut files, mut plus, mut minus) = (0u64, 0u64, 0u64, 0u64);
         let mut cut = false;

@@ -65,7 +65,7 @@ impl Profile for GitLog {
             .collect();
         let log = parse(texts.iter().enumerate().map(|(i, t)| (i + 1, t.as_str())));
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "git log".into();
+        graph.reader = crate::evidence::Reader::family("git log");
         let mut authors: Vec<&str> = Vec::new();
         for c in &log.commits {
             if let Some(a) = c.author.as_deref()

@@ -75,13 +75,12 @@ impl Profile for GitRefs {
         let kind = listing(&artifact.argv).unwrap_or(Listing::Branch);
         let total = artifact.line_count();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = match kind {
+        graph.reader = crate::evidence::Reader::family(match kind {
             Listing::Branch => "git branch",
             Listing::Tag => "git tag",
             Listing::Stash => "git stash list",
             Listing::Remote => "git remote",
-        }
-        .to_string();
+        });
         let mut unmatched = 0u64;
         for n in 1..=total {
             let text = super::visible(artifact, n);

@@ -157,7 +157,7 @@ pub(crate) fn extract(artifact: &Artifact, tool: &str) -> (EvidenceGraph, Covera
         .collect();
     let mut r = read(&texts);
     let mut graph = EvidenceGraph::empty();
-    graph.tool = tool.to_string();
+    graph.reader = crate::evidence::Reader::family(tool);
     r.kept.sort_unstable();
     graph.conclusion = r.kept.iter().map(|&n| Span::line(n)).collect();
     let count = |kind: ItemKind, sev: Option<Severity>| {

@@ -57,7 +57,7 @@ impl Profile for GitStatus {
             .collect();
         let status = parse(texts.iter().enumerate().map(|(i, t)| (i + 1, t.as_str())));
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "git status".into();
+        graph.reader = crate::evidence::Reader::family("git status");
         let mut by_state: Vec<(State, u64)> = Vec::new();
         for p in &status.paths {
             match by_state.iter_mut().find(|(s, _)| *s == p.state) {

@@ -470,7 +470,7 @@ fn json_event(s: &mut Scan, e: Event, n: usize, cwd: Option<&str>) {
 
 fn finish(mut s: Scan, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
     let mut graph = EvidenceGraph::empty();
-    graph.tool = "go test".into();
+    graph.reader = crate::evidence::Reader::family("go test");
     // Anything still pending: the output stopped before go named the
     // package. `--- FAIL` items are kept without one; test2json's
     // provisional entries (tests that had not finished) are not failures.

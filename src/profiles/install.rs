@@ -111,7 +111,7 @@ impl Profile for Install {
         receipt.blocks_parsed = r.failures.len() as u64;
         receipt.truncated = artifact.truncated;
         let graph = EvidenceGraph {
-            tool: name,
+            reader: crate::evidence::Reader::family(name),
             outcome,
             counts,
             items,

@@ -96,7 +96,7 @@ impl Profile for Jest {
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "jest".into();
+        graph.reader = crate::evidence::Reader::family("jest");
         let mut file = String::new();
         let mut open: Option<(usize, Vec<usize>)> = None; // (item index, decisive lines)
         let mut repeats = false;

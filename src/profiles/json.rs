@@ -389,7 +389,7 @@ fn graph(artifact: &Artifact, mut facts: Facts, parsed: bool) -> (EvidenceGraph,
         receipt.precision = Precision::Degraded("not a JSON document nor JSON Lines".into());
     }
     let graph = EvidenceGraph {
-        tool: if facts.lines { "jsonl" } else { "json" }.to_string(),
+        reader: crate::evidence::Reader::family(if facts.lines { "jsonl" } else { "json" }),
         outcome,
         counts,
         items,

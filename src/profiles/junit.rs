@@ -90,7 +90,7 @@ impl Profile for Junit {
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "junit".into();
+        graph.reader = crate::evidence::Reader::family("junit");
         let mut reader = Reader::from_reader(artifact.bytes());
         reader.config_mut().trim_text(false);
         let line_of = |offset: u64| line_of(artifact, offset as usize);

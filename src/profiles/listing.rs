@@ -181,7 +181,7 @@ fn graph(artifact: &Artifact, o: &Options, l: Listing) -> (EvidenceGraph, Covera
         .map(|_| receipt.items_parsed)
         .filter(|_| receipt.precision == Precision::Full);
     let graph = EvidenceGraph {
-        tool: o.name().to_string(),
+        reader: crate::evidence::Reader::family(o.name()),
         outcome,
         counts,
         items,

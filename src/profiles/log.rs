@@ -477,7 +477,7 @@ fn graph(artifact: &Artifact, r: Reader) -> (EvidenceGraph, CoverageReceipt) {
         receipt.precision = Precision::Degraded(degraded.join("; "));
     }
     let graph = EvidenceGraph {
-        tool: format.name().to_string(),
+        reader: crate::evidence::Reader::family(format.name()),
         outcome,
         counts,
         items,

@@ -159,7 +159,7 @@ impl Profile for Pytest {
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "pytest".into();
+        graph.reader = crate::evidence::Reader::family("pytest");
         let mut section = Section::Session;
         let mut blocks: Vec<Block> = Vec::new();
         let mut entries: Vec<SummaryEntry> = Vec::new();

@@ -165,7 +165,7 @@ fn graph(artifact: &Artifact, o: &Options, found: Found) -> (EvidenceGraph, Cove
         .doubts(found.degraded)
         .finish();
     let graph = EvidenceGraph {
-        tool: o.name.clone(),
+        reader: crate::evidence::Reader::family(o.name.clone()),
         outcome,
         counts,
         items,

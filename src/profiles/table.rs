@@ -163,7 +163,7 @@ impl Profile for Table {
                 receipt.lines_unmatched = artifact.line_count() as u64;
                 receipt.precision = Precision::Degraded("no table header found".into());
                 let mut g = EvidenceGraph::empty();
-                g.tool = tool;
+                g.reader = crate::evidence::Reader::family(tool);
                 (g, receipt)
             }
         }
@@ -254,7 +254,7 @@ fn graph(
             Precision::Degraded(format!("the tool counted {n} rows, {rows} were read"));
     }
     let graph = EvidenceGraph {
-        tool,
+        reader: crate::evidence::Reader::family(tool),
         outcome,
         counts,
         items,

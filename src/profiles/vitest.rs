@@ -71,7 +71,7 @@ impl Profile for Vitest {
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();
-        graph.tool = "vitest".into();
+        graph.reader = crate::evidence::Reader::family("vitest");
         let mut suites = false;
         let mut open: Option<(usize, Vec<usize>)> = None;
         let (mut tests_failed, mut files_failed, mut summary_seen) = (0, 0, false);

@@ -4,6 +4,8 @@
 //!
 //! An extractor: it returns data and never words a view (`view.rs` does).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use tree_sitter::{Node, Parser, Tree};
 
 use super::languages::{Grammar, Role};
@@ -92,7 +94,7 @@ pub fn extract(grammar: &'static Grammar, src: &[u8]) -> Option<Outline> {
     if tree.root_node().has_error() {
         collect_errors(tree.root_node(), src, &starts, &mut errors);
     }
-    drop_aside(tree);
+    dispose(tree);
     Some(Outline {
         grammar: grammar.name,
         decls: walk.decls,
@@ -120,6 +122,30 @@ fn kind_ids(grammar: &Grammar, wanted: impl Fn(&str) -> bool) -> Vec<bool> {
     (0..lang.node_kind_count() as u16)
         .map(|id| lang.node_kind_is_named(id) && lang.node_kind_for_id(id).is_some_and(&wanted))
         .collect()
+}
+
+/// Whether syntax trees are left for the process's exit to reclaim
+/// (`leak_trees_until_exit`).
+static LEAK_TREES: AtomicBool = AtomicBool::new(false);
+
+/// For a process that exits right after its one read (the `ctx read`
+/// command): from now on, `extract` never frees its syntax tree. Freeing
+/// a 5,000-line file's tree node by node costs about a tenth of its parse
+/// (1.4 ms, a thread's start-up on top when done aside), and the kernel
+/// takes the whole heap back at exit for nothing. Never for a process
+/// that lives on (`ctx mcp`, a library caller): each outline would keep
+/// its tree, megabytes per large file.
+pub fn leak_trees_until_exit() {
+    LEAK_TREES.store(true, Ordering::Relaxed);
+}
+
+fn dispose(tree: Tree) {
+    if LEAK_TREES.load(Ordering::Relaxed) {
+        // Deliberate: see `leak_trees_until_exit`.
+        std::mem::forget(tree);
+    } else {
+        drop_aside(tree);
+    }
 }
 
 /// Frees `tree` on a thread of its own. Freeing a large tree node by node

@@ -584,7 +584,7 @@ mod tests {
             .map(|index| CensusEntry { index, times: 1 })
             .collect();
         let graph = EvidenceGraph {
-            tool: "lint".into(),
+            reader: crate::evidence::Reader::family("lint"),
             outcome: Outcome::Failed,
             counts: Vec::new(),
             items,

@@ -3,8 +3,8 @@
 //! plan's; how a ctx line is worded is here, in one place.
 
 use crate::artifact::{Artifact, Span};
-use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Left, Omission, Omitted};
-use crate::evidence::{EvidenceGraph, EvidenceItem, Location};
+use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Left, Note, Omission, Omitted};
+use crate::evidence::{EvidenceGraph, EvidenceItem, Location, Reader};
 use crate::normalize;
 use crate::store::{ArchiveKey, zoom};
 use crate::words::agree;
@@ -224,16 +224,15 @@ fn header(out: &mut Rendered, artifact: &Artifact, graph: &EvidenceGraph, plan: 
 /// ctx line for output no family read.
 fn header_line(h: &Header) -> RenderedLine {
     let words = header_text(h);
-    if h.tool.is_empty() {
-        RenderedLine {
+    match h.reader {
+        Reader::Text => RenderedLine {
             origin: Origin::Ctx,
             text: format!("{CTX_PREFIX} {words}"),
-        }
-    } else {
-        RenderedLine {
+        },
+        Reader::Family(_) => RenderedLine {
             origin: Origin::Header,
             text: words,
-        }
+        },
     }
 }
 
@@ -265,12 +264,12 @@ pub fn header_words(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryP
 /// A header's words from its facts (also a CI step's `read as` note).
 pub fn header_text(h: &Header) -> String {
     let exit = h.exit.describe();
-    if h.tool.is_empty() {
+    let Reader::Family(tool) = &h.reader else {
         let mut parts = vec![format!("{} lines", count(h.lines))];
         parts.extend(exit);
         let name = clip(&h.command, 80);
         return format!("{name}: {}", parts.join(" · "));
-    }
+    };
     let mut parts = vec![h.outcome.word().to_string()];
     if !h.counts.is_empty() {
         let counts: Vec<String> = h
@@ -281,7 +280,14 @@ pub fn header_text(h: &Header) -> String {
         parts.push(counts.join(", "));
     }
     parts.extend(exit);
-    format!("{}: {}", h.tool, parts.join(" · "))
+    format!("{tool}: {}", parts.join(" · "))
+}
+
+/// Tokens of `note`'s line with its newline, as `render` prints it (its
+/// words behind the ctx prefix): a planner prices each note with this.
+pub fn notice_tokens(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> usize {
+    let words = notes::words(note, artifact, graph);
+    crate::tokens::estimate(format!("{CTX_PREFIX} {words}").as_bytes()) + 1
 }
 
 /// Tokens of `omission`'s marker line with its newline, as `render`
@@ -442,5 +448,34 @@ mod tests {
     fn count_words_lead_with_their_noun() {
         assert_eq!(agree_first("no test files", 1), "no test files");
         assert_eq!(agree_first("packages failed", 1), "package failed");
+    }
+
+    /// The header's kind comes from who read the output, never from
+    /// whether the tool's name happens to be empty.
+    #[test]
+    fn the_header_follows_the_reader_not_the_name() {
+        use crate::evidence::{Outcome, Reader};
+        let facts = |reader| Header {
+            reader,
+            outcome: Outcome::Passed,
+            counts: vec![("passed".to_string(), 3)],
+            exit: crate::artifact::Exit::Code(0),
+            lines: 12,
+            command: "make check".to_string(),
+        };
+        // A family whose name is empty still heads with its own line.
+        let family = header_line(&facts(Reader::family("")));
+        assert_eq!(family.origin, Origin::Header);
+        assert_eq!(family.text, ": PASSED · 3 passed · exit 0");
+        let named = header_line(&facts(Reader::family("pytest")));
+        assert_eq!(named.origin, Origin::Header);
+        assert_eq!(named.text, "pytest: PASSED · 3 passed · exit 0");
+        // Output no family read is headed by a ctx line naming the command.
+        let text = header_line(&facts(Reader::Text));
+        assert_eq!(text.origin, Origin::Ctx);
+        assert_eq!(
+            text.text,
+            format!("{CTX_PREFIX} make check: 12 lines · exit 0")
+        );
     }
 }

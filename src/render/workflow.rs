@@ -208,11 +208,12 @@ fn annotation(
 
 /// What the annotation is about: the test, or the tool and the code.
 pub fn title(graph: &EvidenceGraph, item: &EvidenceItem) -> String {
-    let tool = if graph.tool.trim().is_empty() {
-        "ctx"
-    } else {
-        graph.tool.trim()
-    };
+    let tool = graph
+        .reader
+        .tool()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .unwrap_or("ctx");
     let title = if is_test(item.kind) {
         format!("{tool}: {}", item.identity)
     } else {
@@ -290,7 +291,7 @@ mod tests {
 
     fn graph(items: Vec<EvidenceItem>) -> EvidenceGraph {
         EvidenceGraph {
-            tool: "tsc".into(),
+            reader: crate::evidence::Reader::family("tsc"),
             outcome: Outcome::Failed,
             counts: Vec::new(),
             items,

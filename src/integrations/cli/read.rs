@@ -51,6 +51,8 @@ pub fn execute(args: Args) -> Result<i32> {
         stdout.write_all(&report)?;
         return Ok(i32::from(drifted));
     }
+    // This process ends right after printing the view.
+    read::outline::leak_trees_until_exit();
     let reading = read::read(&Request {
         path: args.path,
         shown,

@@ -158,7 +158,7 @@ mod tests {
         let artifact =
             Artifact::from_stdout(text.into_bytes(), Exit::Code(1), vec!["eslint".into()]);
         let graph = EvidenceGraph {
-            tool: "eslint".into(),
+            reader: crate::evidence::Reader::family("eslint"),
             outcome: Outcome::Failed,
             counts: vec![("errors".into(), 800)],
             items,

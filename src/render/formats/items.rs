@@ -57,7 +57,7 @@ pub fn render(formatting: &Formatting, listing: &Listing) -> Vec<u8> {
                 .split_once('/')
                 .map_or(listing.profile, |(f, _)| f);
             let graph = EvidenceGraph {
-                tool: family.to_string(),
+                reader: crate::evidence::Reader::family(family),
                 items: listing.items.iter().map(|i| (*i).clone()).collect(),
                 ..EvidenceGraph::empty()
             };

@@ -177,16 +177,14 @@ impl<'a> Document<'a> {
         let items = shown(report).into_iter().map(|s| item(s, report)).collect();
         Document {
             schema: SCHEMA,
-            tool: facts
-                .map(|f| f.graph.tool.as_str())
-                .filter(|t| !t.is_empty()),
+            tool: facts.and_then(|f| f.graph.reader.tool()),
             family: Some(family).filter(|f| !f.is_empty()),
             profile: Some(report.profile).filter(|p| !p.is_empty()),
             command: artifact.display_command(),
             delivery,
             fallback_reason,
             outcome: facts
-                .filter(|f| !f.graph.tool.is_empty())
+                .filter(|f| f.graph.reader.tool().is_some())
                 .map(|f| f.plan.outcome.unwrap_or(f.graph.outcome).word()),
             exit: match artifact.exit {
                 Exit::Code(c) => ExitStatus {

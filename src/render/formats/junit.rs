@@ -47,10 +47,14 @@ pub fn render(
     key: Option<&ArchiveKey>,
 ) -> Vec<u8> {
     let family = profile.split('/').next().unwrap_or(profile);
-    let tool = [graph.tool.trim(), family, "ctx"]
-        .into_iter()
-        .find(|name| !name.is_empty())
-        .unwrap_or("ctx");
+    let tool = [
+        graph.reader.tool().unwrap_or_default().trim(),
+        family,
+        "ctx",
+    ]
+    .into_iter()
+    .find(|name| !name.is_empty())
+    .unwrap_or("ctx");
     let mut cases: Vec<Case> = graph
         .items
         .iter()

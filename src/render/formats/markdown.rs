@@ -203,11 +203,14 @@ impl<'a> Markdown<'a> {
     fn heading(&mut self, report: &Report, lines: &Rendered) {
         self.section();
         let header = lines.lines.first().map_or("", |l| l.text.as_str());
-        match report.facts.filter(|f| !f.graph.tool.is_empty()) {
-            Some(facts) => {
+        match report
+            .facts
+            .and_then(|f| f.graph.reader.tool().map(|tool| (f, tool)))
+        {
+            Some((facts, tool)) => {
                 let outcome = facts.plan.outcome.unwrap_or(facts.graph.outcome).word();
                 let exit = report.artifact.exit.describe();
-                let _ = write!(self.out, "### {}: {outcome}", span(&facts.graph.tool));
+                let _ = write!(self.out, "### {}: {outcome}", span(tool));
                 if let Some(exit) = exit {
                     let _ = write!(self.out, " · {exit}");
                 }
@@ -235,8 +238,7 @@ impl<'a> Markdown<'a> {
     fn raw_heading(&mut self, report: &Report, delivered: Delivered) {
         let name = report
             .facts
-            .map(|f| f.graph.tool.as_str())
-            .filter(|t| !t.is_empty())
+            .and_then(|f| f.graph.reader.tool())
             .map_or_else(|| report.artifact.display_command(), str::to_string);
         let _ = write!(
             self.out,

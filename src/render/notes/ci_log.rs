@@ -27,7 +27,7 @@ pub fn words(note: &CiLogNote, graph: &EvidenceGraph) -> String {
 /// `step`/`steps`, GitLab's `section`/`sections`, Jenkins'
 /// `stage`/`stages`.
 fn nouns(graph: &EvidenceGraph) -> (&'static str, &'static str) {
-    crate::profiles::ci_log::steps::nouns(&graph.tool)
+    crate::profiles::ci_log::steps::nouns(graph.reader.tool().unwrap_or_default())
 }
 
 /// A step's line: `✗ Run pytest · exit 1 · lines 40–88`, with, for a
