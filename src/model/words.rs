@@ -26,6 +26,18 @@ pub fn counted(n: usize, plural_phrase: &str) -> String {
     format!("{} {}", count(n), agree(plural_phrase, n as u64))
 }
 
+/// `s` cut to at most `max` characters, the last one `…` when anything
+/// was cut: for a value or a template quoted inside a line, where a
+/// cut mid-word is acceptable (the whole text is one `expand` away).
+pub fn clip_chars(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// `1 errors` → `1 error`, `1 more failures with detail` → `1 more
 /// failure with detail`: when the count is one, the first plural noun of
 /// the phrase (the first word of four letters or more ending in a single
@@ -66,6 +78,14 @@ mod tests {
         assert_eq!(count(999), "999");
         assert_eq!(count(1000), "1,000");
         assert_eq!(count(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn clipping_counts_characters_not_bytes() {
+        assert_eq!(clip_chars("short", 5), "short");
+        assert_eq!(clip_chars("longer", 5), "long…");
+        assert_eq!(clip_chars("ünïcödé", 4), "ünï…");
+        assert_eq!(clip_chars("ünïcödé", 4).chars().count(), 4);
     }
 
     #[test]

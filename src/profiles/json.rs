@@ -225,7 +225,7 @@ fn read_document(doc: &RawValue, facts: &mut Facts) {
                 if let Some(text) = raw::scalar_text(v) {
                     let mut item = field(&p, "identity");
                     item.fields
-                        .insert("value".into(), collection::clip(&text, 100));
+                        .insert("value".into(), crate::words::clip_chars(&text, 100));
                     facts.items.push(item);
                 } else if DEPENDENCY_KEYS.contains(&k.as_str()) && Kind::of(v) == Kind::Object {
                     dependencies(&p, v, facts);
@@ -482,7 +482,7 @@ fn stats_item(c: &Crushed, f: &collection::FieldStats) -> EvidenceItem {
         let top: Vec<String> = f
             .top(3)
             .into_iter()
-            .map(|(v, n)| format!("{} ×{n}", collection::clip(&v, 40)))
+            .map(|(v, n)| format!("{} ×{n}", crate::words::clip_chars(&v, 40)))
             .collect();
         item.fields.insert("top".into(), top.join(", "));
     }

@@ -10,6 +10,7 @@ use crate::contract::{self, Contract, ContractError};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
 use crate::profiles::Profile;
+use crate::words::clip_chars;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ZoomError {
@@ -136,7 +137,7 @@ pub fn listing_line(artifact: &Artifact, item: &EvidenceItem) -> String {
     }
     if let Some(reason) = reason {
         line.push_str(" - ");
-        line.push_str(&clip(&reason, REASON_CHARS));
+        line.push_str(&clip_chars(&reason, REASON_CHARS));
     }
     line
 }
@@ -193,15 +194,6 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::Step => "step of the job",
         ItemKind::Annotation => "annotation",
     }
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
 }
 
 /// `--item ID`: the spans of that item's whole block (every occurrence).

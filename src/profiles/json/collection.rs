@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 
 use super::raw::{self, Kind};
 use super::rules;
+use crate::words::clip_chars;
 
 /// Distinct values tracked per field before counting stops naming them.
 const DISTINCT_CAP: usize = 1000;
@@ -333,7 +334,7 @@ fn value_reason(f: &FieldStats, v: &RawValue, n: usize) -> Option<String> {
     if rules::ERROR_KEYS.contains(&key) {
         let empty = matches!(v.get(), "null" | "false" | "\"\"" | "[]" | "{}" | "0");
         if !empty && kind != Kind::Bool {
-            return Some(format!("{} {}", f.path, clip(&raw::minify(v.get()), 60)));
+            return Some(format!("{} {}", f.path, clip_chars(&raw::minify(v.get()), 60)));
         }
     }
     if kind == Kind::Bool {
@@ -354,7 +355,7 @@ fn value_reason(f: &FieldStats, v: &RawValue, n: usize) -> Option<String> {
     if kind == Kind::String && rules::STATUS_KEYS.contains(&key) {
         let s = raw::string(v)?;
         if rules::state_anomaly(&s, f.share_percent(v.get(), n)) {
-            return Some(format!("{} {}", f.path, clip(&s, 60)));
+            return Some(format!("{} {}", f.path, clip_chars(&s, 60)));
         }
     }
     None
@@ -382,15 +383,6 @@ fn outliers(fields: &[FieldStats], reasons: &mut BTreeMap<usize, Vec<String>>) {
                 .push(format!("{} {x} is an outlier", f.path));
         }
     }
-}
-
-pub fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
 }
 
 /// A field that is null in a handful of items and set in all the others

@@ -60,7 +60,7 @@ pub fn summarize(columns: &[String], rows: &[Row], delimited: bool) -> Vec<Colum
                 .iter()
                 .take(3)
                 .map(|(v, (k, _))| {
-                    format!("{} ×{k}", crate::profiles::json::collection::clip(v, 40))
+                    format!("{} ×{k}", crate::words::clip_chars(v, 40))
                 })
                 .collect();
             fields.insert("top".into(), words.join(", "));

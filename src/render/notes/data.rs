@@ -3,7 +3,7 @@
 
 use crate::delivery_plan::DataNote;
 use crate::evidence::{EvidenceGraph, EvidenceItem};
-use crate::words::{count, counted};
+use crate::words::{clip_chars, count, counted};
 
 /// Characters of a large sample's opening.
 pub const SAMPLE_CHARS: usize = 240;
@@ -80,7 +80,7 @@ fn unescaped(note: &DataNote, graph: &EvidenceGraph) -> String {
             format!(
                 "{} (opening {SAMPLE_CHARS} chars; whole by --item): {}",
                 s.identity,
-                clip(get(s, "json"), SAMPLE_CHARS)
+                clip_chars(get(s, "json"), SAMPLE_CHARS)
             )
         }),
         DataNote::CollectionShown {
@@ -143,7 +143,7 @@ fn collection(c: &EvidenceItem) -> String {
     }
     let keys = get(c, "keys");
     if !keys.is_empty() {
-        line.push_str(&format!(" · keys: {}", clip(keys, 400)));
+        line.push_str(&format!(" · keys: {}", clip_chars(keys, 400)));
     }
     line
 }
@@ -175,15 +175,6 @@ fn stats(s: &EvidenceItem) -> String {
         parts.push(format!("{e} empty"));
     }
     format!("{}: {}", s.identity, parts.join(" · "))
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
 }
 
 /// `1 anomaly`, `7 anomalies` (the shared plural rule would cut the `s`).

@@ -2,7 +2,7 @@
 
 use crate::delivery_plan::LogNote;
 use crate::evidence::{EvidenceGraph, EvidenceItem};
-use crate::words::count;
+use crate::words::{clip_chars, count};
 
 /// The characters of a template a note keeps.
 const TEMPLATE_CHARS: usize = 160;
@@ -23,7 +23,7 @@ pub fn words(note: &LogNote, graph: &EvidenceGraph) -> String {
         LogNote::Endpoint { index } => item(index).map_or_else(String::new, |e| {
             format!(
                 "  {} ×{} ({})",
-                clip(&e.identity, TEMPLATE_CHARS),
+                clip_chars(&e.identity, TEMPLATE_CHARS),
                 count(number(e, "count")),
                 lines_word(number(e, "first"), number(e, "last"))
             )
@@ -52,7 +52,7 @@ pub fn words(note: &LogNote, graph: &EvidenceGraph) -> String {
             count(*events),
             if *events == 1 { "event" } else { "events" },
             lines_word(*first, *last),
-            clip(
+            clip_chars(
                 item(index).map_or("", |i| i.identity.as_str()),
                 TEMPLATE_CHARS
             )
@@ -74,7 +74,7 @@ pub fn words(note: &LogNote, graph: &EvidenceGraph) -> String {
                 "  ×{} ({}): {}",
                 count(number(t, "count")),
                 lines_word(number(t, "first"), number(t, "last")),
-                clip(&t.identity, TEMPLATE_CHARS)
+                clip_chars(&t.identity, TEMPLATE_CHARS)
             )
         }),
     }
@@ -85,15 +85,6 @@ fn number(item: &EvidenceItem, key: &str) -> usize {
         .get(key)
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
 }
 
 /// `lines 4–2,390` or `line 4`.
