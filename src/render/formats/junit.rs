@@ -46,15 +46,7 @@ pub fn render(
     workspace: &Workspace,
     key: Option<&ArchiveKey>,
 ) -> Vec<u8> {
-    let family = profile.split('/').next().unwrap_or(profile);
-    let tool = [
-        graph.reader.tool().unwrap_or_default().trim(),
-        family,
-        "ctx",
-    ]
-    .into_iter()
-    .find(|name| !name.is_empty())
-    .unwrap_or("ctx");
+    let tool = super::tool_name(graph, profile);
     let mut cases: Vec<Case> = graph
         .items
         .iter()

@@ -236,6 +236,16 @@ fn named_in_words(facts: Facts, census: &[usize]) -> Vec<(usize, usize)> {
     out
 }
 
+/// The tool a report names: the reader's own name, else the family of
+/// `profile` (`<family>/vN`), else `ctx`, never empty.
+pub fn tool_name<'a>(graph: &'a EvidenceGraph, profile: &'a str) -> &'a str {
+    let family = profile.split('/').next().unwrap_or(profile);
+    [graph.reader.tool().unwrap_or_default().trim(), family]
+        .into_iter()
+        .find(|name| !name.is_empty())
+        .unwrap_or("ctx")
+}
+
 /// The one-line reason of an item: the tool's summary, first line only.
 pub fn reason(item: &EvidenceItem) -> Option<String> {
     let summary = item.summary.as_deref()?.lines().next()?.trim();

@@ -127,15 +127,7 @@ fn log(
         Exit::Signal(s) => (None, Some(s)),
         Exit::Unknown => (None, None),
     };
-    let tool = [
-        graph.reader.tool().unwrap_or_default().trim(),
-        family,
-        "ctx",
-    ]
-    .into_iter()
-    .find(|name| !name.is_empty())
-    .unwrap_or("ctx")
-    .to_string();
+    let tool = super::tool_name(graph, profile).to_string();
     Log {
         schema: SCHEMA_URI,
         version: "2.1.0",
