@@ -19,8 +19,8 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use ctx::read::{cache, languages, outline};
 
@@ -64,24 +64,11 @@ fn input() -> String {
 /// Wall time, and the child's CPU time (user + system) as the kernel
 /// counts it: on a loaded machine the wall time measures the load, the
 /// CPU time the work.
-// The child is reaped by `wait4`, which std's `wait` cannot replace: it
-// alone reports the child's own resource usage.
-#[allow(clippy::zombie_processes)]
-fn time(cmd: &mut Command) -> (Duration, Duration) {
-    let start = Instant::now();
-    let child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child with valid out-pointers.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert!(pid > 0 && status == 0, "child failed");
+fn time(cmd: Command) -> (Duration, Duration) {
+    let (status, usage, wall) = support::reaped(cmd);
+    assert!(status == 0, "child failed");
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    (start.elapsed(), tv(usage.ru_utime) + tv(usage.ru_stime))
+    (wall, tv(usage.ru_utime) + tv(usage.ru_stime))
 }
 
 /// This thread's CPU time.
@@ -130,7 +117,7 @@ fn main() {
             cmd.args(&argv[1..])
                 .env("CTX_HOME", home)
                 .env_remove("CTX_SESSION");
-            let (t, c) = time(&mut cmd);
+            let (t, c) = time(cmd);
             if round >= 5 {
                 times[i].push(t);
                 cpu[i].push(c);

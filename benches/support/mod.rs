@@ -14,10 +14,17 @@ pub fn median<T: Ord + Copy>(mut v: Vec<T>) -> T {
 }
 
 /// Runs `cmd` to the end, output discarded; (peak RSS in bytes, wall time).
+pub fn measure(cmd: Command) -> (u64, Duration) {
+    let (_, usage, wall) = reaped(cmd);
+    (usage.ru_maxrss as u64 * 1024, wall)
+}
+
+/// Runs `cmd` to the end, output discarded; (wait status, the child's
+/// own resource usage as the kernel counts it, wall time).
 // The child is reaped by `wait4`, which std's `wait` cannot replace: it
 // alone reports the child's own resource usage.
 #[allow(clippy::zombie_processes)]
-pub fn measure(mut cmd: Command) -> (u64, Duration) {
+pub fn reaped(mut cmd: Command) -> (i32, libc::rusage, Duration) {
     let start = Instant::now();
     let child = cmd
         .stdout(Stdio::null())
@@ -30,5 +37,5 @@ pub fn measure(mut cmd: Command) -> (u64, Duration) {
     // SAFETY: waits for our own child with valid out-pointers.
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     assert!(pid > 0, "wait4 failed");
-    (usage.ru_maxrss as u64 * 1024, start.elapsed())
+    (status, usage, start.elapsed())
 }
