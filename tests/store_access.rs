@@ -18,20 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ctx::artifact::{Artifact, Exit, Segment, Stream};
 use ctx::store::sqlite::{Options, SqliteStore};
 use ctx::store::{ArchiveKey, Store};
-use support::{ctx_cmd, text};
-
-fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
-/// The server's variables, or `None` with a visible note.
-fn server(test: &str, names: &[&str]) -> Option<Vec<String>> {
-    let found: Option<Vec<String>> = names.iter().map(|n| var(n)).collect();
-    if found.is_none() {
-        eprintln!("SKIPPED {test}: {names:?} not set (`bash .ci/run` starts a server)");
-    }
-    found
-}
+use support::{ctx_cmd, server_env as server, text};
 
 /// A namespace no other test uses.
 fn namespace(test: &str) -> String {

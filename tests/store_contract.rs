@@ -95,16 +95,7 @@ struct Postgres {
 impl Postgres {
     /// `None` (with a visible note) when no server is configured.
     fn new(test: &str) -> Option<Postgres> {
-        let Some(url) = std::env::var("CTX_TEST_POSTGRES_URL")
-            .ok()
-            .filter(|u| !u.is_empty())
-        else {
-            eprintln!(
-                "SKIPPED {test} on postgres: CTX_TEST_POSTGRES_URL is not set \
-                 (`bash .ci/run` starts a server; README.md, Tests)"
-            );
-            return None;
-        };
+        let url = support::server_env(test, &["CTX_TEST_POSTGRES_URL"])?.remove(0);
         static N: AtomicU64 = AtomicU64::new(0);
         let namespace = format!(
             "test-{test}-{}-{}",

@@ -22,15 +22,7 @@ struct Pooler {
 
 impl Pooler {
     fn new(test: &str) -> Option<Pooler> {
-        let Some(url) = std::env::var("CTX_TEST_PGBOUNCER_URL")
-            .ok()
-            .filter(|u| !u.is_empty())
-        else {
-            eprintln!(
-                "SKIPPED {test}: CTX_TEST_PGBOUNCER_URL is not set (docs/store.md, PgBouncer)"
-            );
-            return None;
-        };
+        let url = support::server_env(test, &["CTX_TEST_PGBOUNCER_URL"])?.remove(0);
         static N: AtomicU64 = AtomicU64::new(0);
         let namespace = format!(
             "pooler_{test}_{}_{}",
@@ -179,16 +171,13 @@ fn timeouts_bound_statements_through_a_pooler() {
     let Some(p) = Pooler::new("timeouts") else {
         return;
     };
-    let Some(direct) = std::env::var("CTX_TEST_POSTGRES_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-    else {
-        eprintln!("SKIPPED timeouts: CTX_TEST_POSTGRES_URL is not set");
+    let Some(direct) = support::server_env("timeouts", &["CTX_TEST_POSTGRES_URL"]) else {
         return;
     };
+    let direct = direct[0].as_str();
     let home = tempfile::tempdir().expect("home");
     p.run(home.path(), "seq 1 5000");
-    let mut holder = ::postgres::Client::connect(&direct, ::postgres::NoTls).expect("connect");
+    let mut holder = ::postgres::Client::connect(direct, ::postgres::NoTls).expect("connect");
     let mut tx = holder.transaction().expect("begin");
     tx.batch_execute("LOCK TABLE ctx_records IN ACCESS EXCLUSIVE MODE")
         .expect("lock");

@@ -131,13 +131,7 @@ struct Server {
 
 impl Server {
     fn new(test: &str) -> Option<Server> {
-        let Some(url) = std::env::var("CTX_TEST_POSTGRES_URL")
-            .ok()
-            .filter(|u| !u.is_empty())
-        else {
-            eprintln!("SKIPPED {test}: CTX_TEST_POSTGRES_URL is not set (README.md, Tests)");
-            return None;
-        };
+        let url = support::server_env(test, &["CTX_TEST_POSTGRES_URL"])?.remove(0);
         let rest = url.split_once("://").map_or("", |(_, r)| r);
         let authority = rest.split(['/', '?']).next().unwrap_or("");
         let upstream = authority.rsplit('@').next().unwrap_or("").to_string();

@@ -111,3 +111,20 @@ pub fn output_within(
         err_reader.join().expect("stderr"),
     )
 }
+
+/// The test servers' variables (`.ci/run` starts PostgreSQL;
+/// `.ci/pgbouncer.sh` the pooler), or `None` with a
+/// visible `SKIPPED` note when any is unset or empty.
+pub fn server_env(test: &str, names: &[&str]) -> Option<Vec<String>> {
+    let found: Option<Vec<String>> = names
+        .iter()
+        .map(|n| std::env::var(n).ok().filter(|v| !v.is_empty()))
+        .collect();
+    if found.is_none() {
+        eprintln!(
+            "SKIPPED {test}: {names:?} not set (`bash .ci/run` starts PostgreSQL, \
+             `.ci/pgbouncer.sh start` PgBouncer)"
+        );
+    }
+    found
+}
