@@ -90,12 +90,7 @@ fn read(texts: &[String]) -> Report {
             });
             item.headline = Some(Span::line(n));
             item.block = Some(Span::line(n));
-            item.fields.insert(
-                "group".into(),
-                path.rsplit_once('/')
-                    .map_or("./".into(), |(d, _)| format!("{d}/")),
-            );
-            item.fields.insert("group_by".into(), "directory".into());
+            group_by_directory(&mut item, &path);
             r.items.push(item);
             continue;
         }
@@ -135,12 +130,7 @@ fn read(texts: &[String]) -> Report {
             item.summary = Some(stat.trim().to_string());
             item.headline = Some(Span::line(n));
             item.block = Some(Span::line(n));
-            item.fields.insert(
-                "group".into(),
-                path.rsplit_once('/')
-                    .map_or("./".into(), |(d, _)| format!("{d}/")),
-            );
-            item.fields.insert("group_by".into(), "directory".into());
+            group_by_directory(&mut item, path);
             r.items.push(item);
             continue;
         }
@@ -196,6 +186,15 @@ pub(crate) fn extract(artifact: &Artifact, tool: &str) -> (EvidenceGraph, Covera
     receipt.truncated = artifact.truncated;
     graph.items = r.items;
     (graph, receipt)
+}
+
+/// Files past the census ceiling are counted under their directory.
+fn group_by_directory(item: &mut EvidenceItem, path: &str) {
+    let dir = path
+        .rsplit_once('/')
+        .map_or("./".into(), |(d, _)| format!("{d}/"));
+    item.fields.insert("group".into(), dir);
+    item.fields.insert("group_by".into(), "directory".into());
 }
 
 #[cfg(test)]
