@@ -212,19 +212,21 @@ impl PgStore {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(options.timeout);
         }
+        if config.get_application_name().is_none() {
+            config.application_name("ctx");
+        }
+        // The same settings without start-up options, for a pooler that
+        // refuses them.
+        let plain = config.clone();
         // Every statement is bounded too: a server that accepts the
         // connection and then stalls costs no more than a refused one.
         let ms = options.timeout.as_millis();
-        let plain = config.clone();
         let mut extra = config.get_options().unwrap_or("").to_string();
         extra.push_str(&format!(
             " -c statement_timeout={ms} -c lock_timeout={ms} -c idle_in_transaction_session_timeout={}",
             ms.max(1000) * 10
         ));
         config.options(extra.trim());
-        if config.get_application_name().is_none() {
-            config.application_name("ctx");
-        }
         let connector = tls::connector(&tls).map_err(in_location)?;
         let mut pooled = false;
         let client = match connect_within(config, connector.clone(), options.timeout) {
@@ -232,10 +234,6 @@ impl PgStore {
             // and bound every transaction instead (`Session`).
             Err(e) if refuses_options(&e) && plain.get_options().is_none() => {
                 pooled = true;
-                let mut plain = plain;
-                if plain.get_application_name().is_none() {
-                    plain.application_name("ctx");
-                }
                 connect_within(plain, connector, options.timeout).map_err(describe_connect)
             }
             other => other.map_err(describe_connect),
