@@ -411,6 +411,58 @@ fn eslint() {
 }
 
 #[test]
+fn pylint() {
+    check_family(
+        "pylint",
+        "pylint/v1",
+        &[
+            "clean",
+            "colorized",
+            "errors-only",
+            "json",
+            "msvs",
+            "parseable",
+            "tabulate",
+            "text",
+        ],
+    );
+    same_identities("pylint", "text", "colorized");
+    same_identities("pylint", "text", "json");
+    malformed("pylint", "text", &ctx::profiles::pylint::Pylint);
+    malformed("pylint", "json", &ctx::profiles::pylint::Pylint);
+}
+
+/// Every pylint message, whatever its type, keeps its id, symbol and type.
+#[test]
+fn pylint_messages_keep_symbol_and_type() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pylint/text");
+    let (graph, _) = extract(&dir);
+    let item = graph
+        .items
+        .iter()
+        .find(|i| i.identity == "inventory/report.py:1:0 C0114")
+        .expect("the convention message");
+    assert_eq!(
+        item.fields.get("symbol").map(String::as_str),
+        Some("missing-module-docstring")
+    );
+    assert_eq!(
+        item.fields.get("type").map(String::as_str),
+        Some("convention")
+    );
+    assert_eq!(
+        graph.counts,
+        vec![
+            ("messages".to_string(), 26),
+            ("errors".to_string(), 8),
+            ("warnings".to_string(), 6),
+            ("refactor".to_string(), 1),
+            ("convention".to_string(), 11),
+        ]
+    );
+}
+
+#[test]
 fn mypy() {
     check_family(
         "mypy",
@@ -492,6 +544,7 @@ const CHECKED: &[&str] = &[
     "tsc",
     "gcc",
     "eslint",
+    "pylint",
     "mypy",
     "ruff",
     "pyright",

@@ -968,12 +968,160 @@ fn dump() {
 /// Every test runner the registry knows has its expectations here, under
 /// its one name: a new runner family fails this test until it has a
 /// `Family` table (and its fixtures are checked against their truth).
+// -------------------------------------------------------------- unittest
+
+const UNITTEST: Family = Family {
+    dir: "unittest",
+    version: "unittest/v1",
+    sniffed: &[
+        "default",
+        "verbose",
+        "quiet",
+        "buffer",
+        "py310",
+        "py310-verbose",
+        "py312-durations",
+        "many-failures",
+        "green",
+        "green-verbose",
+        "django",
+        "django-verbose",
+    ],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn unittest_fixtures() {
+    assert!(check_family(&UNITTEST) >= 12);
+}
+
+#[test]
+fn unittest_malformed() {
+    check_malformed(&UNITTEST);
+}
+
+/// The same tests under CPython 3.10 (class only in the header) and 3.11
+/// (the whole id): the same identities, kinds, locations and reasons.
+#[test]
+fn unittest_versions_agree() {
+    let p = profile("unittest/v1");
+    let items = |case: &str| {
+        let a = fixture::load(&root().join("unittest").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        assert!(r.is_complete(), "{case}: {r:?}");
+        let mut items: Vec<_> = g
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.identity.clone(),
+                    i.kind,
+                    i.location.clone(),
+                    i.summary.clone(),
+                )
+            })
+            .collect();
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        items
+    };
+    let new = items("default");
+    assert_eq!(new.len(), 18);
+    // 3.10 names an unexpected success only in its verbose line.
+    assert_eq!(items("py310-verbose"), new);
+    assert_eq!(items("verbose"), new);
+    assert_eq!(items("buffer"), new);
+    let without_marks: Vec<_> = new
+        .iter()
+        .filter(|i| !i.0.contains("test_marks"))
+        .cloned()
+        .collect();
+    assert_eq!(items("py310"), without_marks);
+}
+
+#[test]
+fn unittest_items_say_where_and_why() {
+    let p = profile("unittest/v1");
+    let a = fixture::load(&root().join("unittest/default")).unwrap();
+    let (g, _) = p.extract(&a);
+    let find = |id: &str| {
+        g.items
+            .iter()
+            .find(|i| i.identity == id)
+            .unwrap_or_else(|| panic!("{id} missing: {:#?}", g.items))
+    };
+    let broken = find("tests.test_broken");
+    assert_eq!(broken.kind, ItemKind::SuiteNotRun);
+    let loc = broken.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("tests/test_broken.py", Some(3))
+    );
+    assert_eq!(
+        broken.summary.as_deref(),
+        Some("ModuleNotFoundError: No module named 'shopkit.shipping'")
+    );
+    // An error raised in the code under test is placed where it was raised.
+    let empty = find("tests.test_import.TestCsvImport.test_import_empty_file");
+    assert_eq!(empty.kind, ItemKind::TestError);
+    let loc = empty.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("shopkit/importer.py", Some(8))
+    );
+    assert_eq!(empty.class.as_deref(), Some("StopIteration"));
+    // A chained exception: the one raised last is the reason.
+    let chained = find("tests.test_import.TestCsvImport.test_chained");
+    assert_eq!(
+        chained.summary.as_deref(),
+        Some("RuntimeError: could not read the quantity column")
+    );
+    assert_eq!(
+        find("tests.test_grid.TestPrimes.test_composites (n=6)").kind,
+        ItemKind::FailingTest
+    );
+    assert_eq!(
+        find("setUpClass (tests.test_db.TestDatabase)").kind,
+        ItemKind::TestError
+    );
+    let unexpected = find("tests.test_marks.TestMarks.test_fixed_already");
+    assert_eq!(unexpected.class.as_deref(), Some("unexpected success"));
+    assert_eq!(
+        unexpected.location.as_ref().unwrap().file,
+        "tests/test_marks.py"
+    );
+    assert_eq!(
+        g.counts,
+        vec![
+            ("failed".to_string(), 9),
+            ("errors".to_string(), 8),
+            ("unexpected success".to_string(), 1),
+            ("skipped".to_string(), 2),
+            ("expected failure".to_string(), 1),
+            ("tests ran".to_string(), 24),
+        ]
+    );
+    let (g, _) = p.extract(&fixture::load(&root().join("unittest/no-tests")).unwrap());
+    assert_eq!(g.outcome, Outcome::Error);
+    let (g, _) = p.extract(&fixture::load(&root().join("unittest/django")).unwrap());
+    assert_eq!(g.reader.tool(), Some("manage.py test"));
+    assert_eq!(g.outcome, Outcome::Failed);
+}
+
 #[test]
 fn every_registered_test_runner_is_checked_here() {
-    let checked: Vec<(&str, &str)> = [&PYTEST, &CARGO_TEST, &GO_TEST, &JEST, &VITEST, &JUNIT]
-        .iter()
-        .map(|f| (f.dir, f.version))
-        .collect();
+    let checked: Vec<(&str, &str)> = [
+        &PYTEST,
+        &UNITTEST,
+        &CARGO_TEST,
+        &GO_TEST,
+        &JEST,
+        &VITEST,
+        &JUNIT,
+    ]
+    .iter()
+    .map(|f| (f.dir, f.version))
+    .collect();
     let registered: Vec<(&str, &str)> = profiles::registry()
         .iter()
         .filter(|p| p.spec().group == profiles::ReceiptGroup::TestRunner)

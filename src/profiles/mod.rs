@@ -57,6 +57,7 @@ registry! {
     // traceback, a panic), but its head is unmistakably a log's.
     log: Log,
     pytest: Pytest,
+    unittest: Unittest,
     cargo_test: CargoTest,
     go_test: GoTest,
     jest: Jest,
@@ -66,6 +67,7 @@ registry! {
     tsc: Tsc,
     gcc: Gcc,
     eslint: Eslint,
+    pylint: Pylint,
     mypy: Mypy,
     ruff: Ruff,
     pyright: Pyright,
