@@ -495,13 +495,35 @@ fn ruff() {
         &[
             "clean",
             "concise",
+            "flake8",
+            "flake8-count-statistics",
+            "flake8-show-source",
+            "flake8-tabulate",
             "flood",
             "flood-concise",
             "full",
             "full-color",
             "json",
+            "pycodestyle",
+            "pycodestyle-statistics",
         ],
     );
+    // flake8 and pycodestyle print ruff's concise dialect; the digest is
+    // headed by the tool that ran, and `--show-source`, `--statistics` and
+    // `--count` lines are read, not left unmatched.
+    same_identities("ruff", "flake8", "flake8-show-source");
+    same_identities("ruff", "flake8", "flake8-count-statistics");
+    same_identities("ruff", "pycodestyle", "pycodestyle-statistics");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ruff");
+    for (case, tool) in [
+        ("flake8-count-statistics", "flake8"),
+        ("pycodestyle-statistics", "pycodestyle"),
+    ] {
+        let (graph, receipt) = extract(&dir.join(case));
+        assert_eq!(graph.reader.tool(), Some(tool), "{case}");
+        assert_eq!(receipt.lines_unmatched, 0, "{case}: {receipt:?}");
+        assert!(receipt.items_announced.is_some(), "{case}: --count read");
+    }
     same_identities("ruff", "full", "full-color");
     same_identities("ruff", "full", "concise");
     same_identities("ruff", "full", "grouped");

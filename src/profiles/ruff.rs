@@ -1,5 +1,7 @@
 //! ruff/v1 — `ruff check` with the full (default), concise, grouped and
-//! json output formats.
+//! json output formats; and flake8 and pycodestyle, whose reports are the
+//! concise dialect (`path:line:col: CODE message`), with `--show-source`,
+//! `--statistics` and `--count`.
 //!
 //! **Decision.** Which rule findings must I fix (file, line, column, rule
 //! code), which are auto-fixable, and how does a flood of thousands of
@@ -51,6 +53,14 @@ static GROUPED_ROW: LazyLock<Regex> =
 /// Lines inside a full-format block: frame, `help:`/`note:`, elisions.
 static CONTINUES: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\s|\d|-->|\.\.\.|(help|note|info): )").expect("static"));
+/// A caret alone on its line, under a `--show-source` line.
+static CARET_ALONE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\^$").expect("static"));
+/// A `--statistics` line: `2     F405 'User' may be undefined, …`.
+static STATISTIC: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d+\s+[A-Z][A-Z0-9]*[0-9] ").expect("static"));
+/// The tools whose whole report is the concise dialect.
+const CONCISE_TOOLS: &[&str] = &["flake8", "pycodestyle"];
 static FOUND: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^Found (\d+) errors?\b").expect("static"));
 static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
@@ -68,7 +78,7 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static SPEC: ProfileSpec = ProfileSpec {
-    commands: &["ruff"],
+    commands: &["ruff", "flake8", "pycodestyle"],
     // Every alternative of SNIFF needs one of these words.
     sniff_words: &["--> ", ".py", "All checks passed!", r#""noqa_row": "#],
     sniff: Some(&SNIFF),
@@ -84,6 +94,9 @@ impl Profile for Ruff {
 
     fn by_command(&self, argv: &[String]) -> Option<String> {
         let words = command_words(argv);
+        if let Some(other) = words.first().filter(|w| CONCISE_TOOLS.contains(w)) {
+            return Some(format!("command {other}"));
+        }
         if words.first() != Some(&"ruff") {
             return None;
         }
@@ -97,6 +110,11 @@ impl Profile for Ruff {
         let mut ex = Extraction::new(artifact);
         let mut current: Option<Found> = None;
         let mut group: Option<String> = None;
+        let tool = command_words(&artifact.argv)
+            .first()
+            .copied()
+            .filter(|w| CONCISE_TOOLS.contains(w));
+        let concise_tool = tool.is_some();
         let total = artifact.line_count();
         let mut n = 0;
         while n < total {
@@ -126,7 +144,26 @@ impl Profile for Ruff {
                 }
             }
             if let Some(c) = CONCISE.captures(text) {
-                ex.push(found(&c, 4, n).at(&c[1], num(c.get(2)), num(c.get(3))));
+                let mut f = found(&c, 4, n).at(&c[1], num(c.get(2)), num(c.get(3)));
+                // `--show-source` (flake8, pycodestyle): the source line,
+                // then a caret alone under the column.
+                if n + 2 <= total && CARET_ALONE.is_match(&crate::profiles::visible(artifact, n + 2)) {
+                    f.block_last = n + 2;
+                    n += 2;
+                }
+                ex.push(f);
+                continue;
+            }
+            if concise_tool && STATISTIC.is_match(text) {
+                ex.mark(n);
+                continue;
+            }
+            if concise_tool
+                && let Ok(count) = text.parse::<u64>()
+            {
+                // `--count`: the total, on a line of its own at the end.
+                ex.add_announced_errors(count);
+                ex.conclude(n);
                 continue;
             }
             if let Some(c) = GROUPED_ROW.captures(text) {
@@ -162,7 +199,7 @@ impl Profile for Ruff {
             }
         }
         flush(&mut ex, &mut current);
-        ex.finish("ruff check", |line| {
+        ex.finish(tool.unwrap_or("ruff check"), |line| {
             let t = line.trim_start();
             t.starts_with("help:") || t.starts_with("note:")
         })
