@@ -383,6 +383,42 @@ fn gcc_header_warning_keeps_its_include_chain() {
 }
 
 #[test]
+fn shellcheck() {
+    check_family(
+        "shellcheck",
+        "shellcheck/v1",
+        &[
+            "errors-only",
+            "gcc",
+            "json1",
+            "n-all",
+            "n-all-gcc",
+            "tty",
+            "tty-color",
+        ],
+    );
+    same_identities("shellcheck", "tty", "gcc");
+    same_identities("shellcheck", "tty", "tty-color");
+    same_identities("shellcheck", "n-all", "n-all-gcc");
+    malformed("shellcheck", "tty", &ctx::profiles::shellcheck::Shellcheck);
+    malformed(
+        "shellcheck",
+        "n-all-gcc",
+        &ctx::profiles::shellcheck::Shellcheck,
+    );
+    // A parse error keeps its level; a `Did you mean:` joins its finding.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/shellcheck/tty");
+    let (graph, _) = extract(&dir);
+    let parse = graph
+        .items
+        .iter()
+        .find(|i| i.identity == "scripts/broken.sh:3:1 SC1046")
+        .expect("the parse error");
+    assert_eq!(parse.fields.get("level").map(String::as_str), Some("error"));
+    assert_eq!(graph.counts, vec![("findings".to_string(), 19)]);
+}
+
+#[test]
 fn eslint() {
     check_family(
         "eslint",
@@ -565,6 +601,7 @@ const CHECKED: &[&str] = &[
     "cargo_build",
     "tsc",
     "gcc",
+    "shellcheck",
     "eslint",
     "pylint",
     "mypy",

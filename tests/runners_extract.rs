@@ -965,9 +965,6 @@ fn dump() {
     }
 }
 
-/// Every test runner the registry knows has its expectations here, under
-/// its one name: a new runner family fails this test until it has a
-/// `Family` table (and its fixtures are checked against their truth).
 // -------------------------------------------------------------- unittest
 
 const UNITTEST: Family = Family {
@@ -1108,6 +1105,9 @@ fn unittest_items_say_where_and_why() {
     assert_eq!(g.outcome, Outcome::Failed);
 }
 
+/// Every test runner the registry knows has its expectations here, under
+/// its one name: a new runner family fails this test until it has a
+/// `Family` table (and its fixtures are checked against their truth).
 #[test]
 fn every_registered_test_runner_is_checked_here() {
     let checked: Vec<(&str, &str)> = [

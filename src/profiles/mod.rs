@@ -66,7 +66,11 @@ registry! {
     cargo_build: CargoBuild,
     tsc: Tsc,
     gcc: Gcc,
+    shellcheck: Shellcheck,
     eslint: Eslint,
+    // Before ruff: `ruff format --check` quotes a syntax error in ruff's
+    // own full format among its would-reformat blocks.
+    format_check: FormatCheck,
     pylint: Pylint,
     mypy: Mypy,
     ruff: Ruff,

@@ -154,8 +154,8 @@ impl Profile for Unittest {
         graph.reader = crate::evidence::Reader::family(tool(artifact));
         let mut blocks: Vec<Block> = Vec::new();
         let mut open = false;
-        let (mut ran, mut verdict): (Option<u64>, Option<(String, Vec<(String, u64)>)>) =
-            (None, None);
+        let mut ran: Option<u64> = None;
+        let mut verdict: Option<Verdict> = None;
         let mut unmatched = 0usize;
         // Verbose `... unexpected success` lines, and a verbose line whose
         // verdict follows its docstring.
@@ -280,6 +280,9 @@ impl Profile for Unittest {
     }
 }
 
+/// The verdict line's word (`FAILED`, `OK`, `NO TESTS RAN`) and its counts.
+type Verdict = (String, Vec<(String, u64)>);
+
 /// The tool a digest is headed by: Django's runner by its command.
 fn tool(artifact: &Artifact) -> &'static str {
     let words = testrun::command_words(&artifact.argv);
@@ -315,7 +318,7 @@ fn header_of(verdict: &str, name: &str, paren: &str, sub: Option<&str>) -> Optio
         || paren.strip_prefix("unittest.loader._FailedTest.") == Some(name);
     let (kind, mut id) = if failed_import {
         (ItemKind::SuiteNotRun, name.to_string())
-    } else if FIXTURES.iter().any(|f| name == *f) {
+    } else if FIXTURES.contains(&name) {
         (ItemKind::TestError, format!("{name} ({paren})"))
     } else {
         // 3.11+ prints the whole id; earlier versions the class alone.
