@@ -27,6 +27,9 @@ struct Ran {
 
 /// Runs `cmd` with `input` on stdin, killed (and the test failed) past
 /// the deadline.
+// The child is reaped by `wait4` (std's `wait` cannot report its
+// resource usage or be polled with WNOHANG alongside it).
+#[allow(clippy::zombie_processes)]
 fn run(mut cmd: Command, input: &[u8]) -> Ran {
     let mut child = cmd
         .stdin(Stdio::piped())

@@ -105,9 +105,9 @@ pub fn view(req: &Request, mut file: File, size: u64) -> Result<Vec<u8>, ReadErr
             Ok(out)
         }
         Mode::Symbol(_) | Mode::Section(_) => Err(ReadError::Unsupported(format!(
-            "{shown}: {} is {}, too large for a syntax tree; read it by lines: {}",
-            req.mode,
+            "{shown} is {}, too large for the syntax tree {} needs; read it by lines: {}",
             crate::words::counted(size as usize, "bytes"),
+            req.mode,
             view::command(shown, &Mode::Lines(1, 200))
         ))),
         Mode::Auto | Mode::Outline | Mode::Signatures => line_precision(req, &mut file, size),
