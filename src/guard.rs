@@ -228,10 +228,25 @@ pub fn check_census(
             shown.extend(d.still.iter().map(String::as_str));
         }
     }
+    // The raw spans sorted by start, each with the furthest end so far:
+    // a line's test is a binary search, not a walk over every block.
+    let mut spans: Vec<(usize, usize)> = plan
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Raw(span) => Some((span.first, span.last)),
+            _ => None,
+        })
+        .collect();
+    spans.sort_unstable();
+    let mut reach = 0;
+    for span in &mut spans {
+        reach = reach.max(span.1);
+        span.1 = reach;
+    }
     let raw = |n: usize| {
-        plan.blocks
-            .iter()
-            .any(|b| matches!(b, Block::Raw(span) if span.contains(n)))
+        let before = spans.partition_point(|&(first, _)| first <= n);
+        before > 0 && spans[before - 1].1 >= n
     };
     // An identity is named once any of its occurrences is (a log's
     // repeated error: its first event whole, the others counted by
@@ -241,11 +256,13 @@ pub fn check_census(
             shown.insert(item.identity.as_str());
         }
     }
+    // In census order, each identity once (a set beside the list: with
+    // many failures unnamed, a search of the list per item was quadratic).
     let mut unnamed: Vec<&str> = Vec::new();
+    let mut listed = std::collections::HashSet::new();
     for item in contract.census(graph) {
         let id = item.identity.as_str();
-        let named = shown.contains(id);
-        if !named && !unnamed.contains(&id) {
+        if !shown.contains(id) && listed.insert(id) {
             unnamed.push(id);
         }
     }

@@ -36,7 +36,7 @@ pub mod ledger;
 // What the stages run on: settings, the data directory, tokens, faults,
 // trust in project-local files.
 pub mod runtime;
-pub use runtime::{config, fault, home, tokens, trust};
+pub use runtime::{bounded, config, fault, home, tokens, trust};
 
 // Integrations: the CLI, PATH shims, `ctx rewrite`, agent hooks.
 pub mod integrations;

@@ -401,3 +401,44 @@ fn digests_as_snapshotted() {
         insta::assert_snapshot!(format!("{stem}-squeezed"), digest(&piped(name), Some(256)));
     }
 }
+
+/// A log with more error events than the extractor itemises (10,000):
+/// the digest says it itemised only the first of them, and each count it
+/// draws from them is marked as the lower bound it is, while the header
+/// and the templates by count stay exact. Grown from the python-app
+/// fixture's own error lines.
+#[test]
+fn a_log_past_the_itemised_cap_marks_its_counts_as_lower_bounds() {
+    let text = log_text("python-app");
+    let errors: Vec<&str> = text.lines().filter(|l| l.contains(" ERROR ")).collect();
+    assert!(!errors.is_empty());
+    let copies = 10_000 / errors.len() + 2;
+    let mut grown = String::new();
+    for _ in 0..copies {
+        for line in &errors {
+            grown.push_str(line);
+            grown.push('\n');
+        }
+    }
+    let all = copies * errors.len();
+    let artifact = Artifact::from_stdout(grown.into_bytes(), Exit::Unknown, vec![]);
+    let shown = digest(&artifact, None);
+    let all_word = ctx::words::count(all);
+    assert!(
+        shown.contains(&format!("the first 10,000 of {all_word} error events")),
+        "{shown}"
+    );
+    for line in shown
+        .lines()
+        .filter(|l| l.contains("more events of this template"))
+    {
+        assert!(line.contains("at least"), "an unmarked count: {line}");
+    }
+    for line in shown.lines().filter(|l| l.starts_with("[ctx] ×")) {
+        assert!(
+            line.contains('+') || !line.contains(" events ("),
+            "an unmarked count: {line}"
+        );
+    }
+    assert!(shown.contains(&format!("{all_word} errors")), "{shown}");
+}

@@ -8,7 +8,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
@@ -507,4 +507,342 @@ fn stdout_carries_only_protocol_messages() {
         status.success(),
         "ctx mcp ended with {status} when stdin closed"
     );
+}
+
+/// A process is gone, or a zombie waiting for a parent that is not ours.
+fn ended(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                == Some("Z")
+        }
+    }
+}
+
+fn pids(path: &Path) -> Vec<i32> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// A shell that records its pid and a background child's in `pids`
+/// (renamed in place whole), then waits.
+fn recorded(pids: &Path) -> String {
+    let tmp = pids.with_extension("tmp");
+    format!(
+        "echo $$ > {t}; sleep 300 & echo $! >> {t}; mv {t} {p}; echo started; wait",
+        t = tmp.display(),
+        p = pids.display()
+    )
+}
+
+/// The official Python SDK (`pip install mcp`) as the client: initialize,
+/// list, call, cancel a running call (the SDK sends
+/// `notifications/cancelled`), call again. Skipped with a note where the
+/// SDK is not installed (.ci/run installs it).
+#[test]
+fn the_python_sdk_client_initializes_calls_and_cancels() {
+    let sdk = Command::new("python3")
+        .args(["-c", "import mcp"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !sdk.is_ok_and(|s| s.success()) {
+        println!("SKIPPED: the MCP Python SDK is not installed (pip install mcp)");
+        return;
+    }
+    let home = TempDir::new().expect("tempdir");
+    let work = TempDir::new().expect("tempdir");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mcp_sdk_client.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_ctx"))
+        .arg(work.path())
+        .env("CTX_HOME", home.path())
+        .env_remove("CTX_SESSION")
+        .stdin(Stdio::null())
+        .output()
+        .expect("python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.trim()).expect("the client's JSON");
+    assert_eq!(seen["server"], "ctx");
+    assert_eq!(seen["tools"], json!(["ctx_run", "ctx_expand", "ctx_read"]));
+    assert_eq!(seen["call"]["text"], "from-sdk\n[ctx] exit 4");
+    assert_eq!(seen["call"]["exit"], 4);
+    assert_eq!(seen["cancel"]["pids"], 2, "{seen}");
+    let ended_after = seen["cancel"]["ended_after"].as_f64();
+    assert!(
+        ended_after.is_some_and(|s| s < 3.0),
+        "the cancelled command and its background child still ran 10 s later: {seen}"
+    );
+    assert_eq!(seen["after"], "still-serving\n[ctx] exit 0");
+}
+
+/// A raw session: send lines, read one reply per request id.
+struct Raw {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    replies: std::sync::mpsc::Receiver<Value>,
+}
+
+impl Raw {
+    fn start(home: &Path) -> Raw {
+        let mut child = support::ctx_cmd(home, &["mcp"])
+            .env_remove("CTX_SESSION")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn ctx mcp");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, replies) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let message: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
+                if tx.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Raw {
+            child,
+            stdin,
+            replies,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    fn next(&self) -> Value {
+        self.replies
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("a reply within 20 s")
+    }
+
+    fn initialize(&mut self) {
+        self.send(r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+        assert_eq!(self.next()["id"], "init");
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "ctx mcp still running 20 s after stdin closed"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+fn code(reply: &Value) -> Value {
+    reply["error"]["code"].clone()
+}
+
+/// JSON-RPC 2.0: every request one reply, with the error code the
+/// specification names, before and after `initialize`; a notification
+/// none; a line too long an error reply, not silence.
+#[test]
+fn every_line_gets_the_reply_json_rpc_names() {
+    let home = TempDir::new().expect("tempdir");
+    let mut raw = Raw::start(home.path());
+    raw.send("this is not json");
+    let r = raw.next();
+    assert_eq!(
+        (code(&r), r.get("id").cloned()),
+        (json!(-32700), Some(Value::Null)),
+        "{r}"
+    );
+    // Before initialize: a notification is not answered (and does not end
+    // the session), a ping is, another request gets one error.
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    let r = raw.next();
+    assert_eq!(
+        (r["id"].clone(), r["result"].clone()),
+        (json!(1), json!({})),
+        "{r}"
+    );
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let r = raw.next();
+    assert_eq!(r["id"], 2, "{r}");
+    assert!(r.get("error").is_some() || r.get("result").is_some(), "{r}");
+    raw.initialize();
+    let cases: [(&str, i64, Value); 6] = [
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}"#,
+            -32602,
+            json!(3),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":7}"#,
+            -32600,
+            json!(4),
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":"five","method":"ping"}"#,
+            -32600,
+            json!("five"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"no/such/method"}"#,
+            -32601,
+            json!(6),
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":7,"method":"ping"}]"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+    ];
+    for (line, want, id) in cases {
+        raw.send(line);
+        let r = raw.next();
+        assert_eq!(
+            (code(&r), r["id"].clone()),
+            (json!(want), id),
+            "{line}: {r}"
+        );
+    }
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(ctx::mcp::wire::MAX_LINE_BYTES)
+    );
+    raw.send(&long);
+    let r = raw.next();
+    assert_eq!(
+        (code(&r), r["id"].clone()),
+        (json!(-32600), Value::Null),
+        "{r}"
+    );
+    // Still serving, one reply per request: the next reply is this ping's.
+    raw.send(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
+    assert_eq!(raw.next()["id"], 9);
+    assert!(raw.close().success());
+}
+
+#[test]
+fn closing_stdin_before_initialize_exits_0() {
+    let home = TempDir::new().expect("tempdir");
+    let raw = Raw::start(home.path());
+    assert!(raw.close().success(), "nothing sent");
+    let mut raw = Raw::start(home.path());
+    raw.send("garbage");
+    assert_eq!(code(&raw.next()), json!(-32700));
+    assert!(raw.close().success(), "after a line that is not JSON");
+}
+
+/// `notifications/cancelled` for a running call: the command and its
+/// background child end at once (SIGKILL to the call's process group);
+/// MCP's rule is that a cancelled request gets no reply, and the server
+/// goes on serving.
+#[test]
+fn a_cancelled_call_ends_its_whole_process_group_at_once() {
+    let home = TempDir::new().expect("tempdir");
+    let work = TempDir::new().expect("tempdir");
+    let file = work.path().join("pids");
+    let mut raw = Raw::start(home.path());
+    raw.initialize();
+    let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
+        "name": "ctx_run", "arguments": {"argv": ["sh", "-c", recorded(&file)]}}});
+    raw.send(&call.to_string());
+    let started = std::time::Instant::now();
+    while pids(&file).len() < 2 {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let running = pids(&file);
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10,"reason":"test"}}"#);
+    let cancelled = std::time::Instant::now();
+    while !running.iter().all(|&p| ended(p)) {
+        assert!(
+            cancelled.elapsed().as_secs() < 3,
+            "still running 3 s after the cancel: {running:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    raw.send(r#"{"jsonrpc":"2.0","id":11,"method":"ping"}"#);
+    assert_eq!(raw.next()["id"], 11, "no reply for the cancelled call");
+    assert!(raw.close().success());
+}
+
+/// A call over its timeout: SIGTERM to the whole group (ctx digests),
+/// then what is left is killed; the background child does not outlive
+/// the call, and what ctx printed is in the result.
+#[tokio::test]
+async fn a_timeout_ends_the_commands_background_children_too() {
+    let home = TempDir::new().expect("tempdir");
+    let work = TempDir::new().expect("tempdir");
+    let file = work.path().join("pids");
+    let client = connect(home.path()).await;
+    let result = call(
+        &client,
+        "ctx_run",
+        json!({"argv": ["sh", "-c", recorded(&file)], "timeout": 1}),
+    )
+    .await
+    .expect("result");
+    let shown = text(&result);
+    assert!(shown.contains("started"), "{shown}");
+    assert_eq!(meta(&result, "ctx/timed_out"), json!(true));
+    let running = pids(&file);
+    assert_eq!(running.len(), 2, "{shown}");
+    let after = std::time::Instant::now();
+    while !running.iter().all(|&p| ended(p)) {
+        assert!(
+            after.elapsed().as_secs() < 3,
+            "a process of the call outlived it: {running:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    client.cancel().await.expect("close");
+}
+
+/// A command line over the kernel's limit is reported as that, not as a
+/// binary that went missing.
+#[tokio::test]
+async fn an_argv_over_the_kernels_limit_is_reported_as_e2big() {
+    let home = TempDir::new().expect("tempdir");
+    let client = connect(home.path()).await;
+    let mut argv = vec![json!("echo")];
+    argv.extend((0..40).map(|_| json!("a".repeat(100 << 10))));
+    let result = call(&client, "ctx_run", json!({ "argv": argv }))
+        .await
+        .expect("a result");
+    assert!(failed(&result), "{result:?}");
+    let shown = text(&result);
+    assert!(shown.contains("E2BIG"), "{shown}");
+    assert!(!shown.contains("reinstalled"), "{shown}");
+    client.cancel().await.expect("close");
 }

@@ -7,7 +7,6 @@
 //! ("command not found").
 
 use std::ffi::{CString, OsStr, OsString};
-use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -116,7 +115,8 @@ fn executable(path: &Path) -> bool {
 /// text, which a shell would run as a script.
 pub(crate) fn looks_binary(path: &Path) -> bool {
     let mut head = [0u8; 80];
-    let Ok(mut file) = File::open(path) else {
+    // Not `File::open`: a FIFO on PATH would hold the open forever.
+    let Ok(mut file) = crate::bounded::open(path, crate::bounded::Links::Follow) else {
         return true;
     };
     let Ok(n) = file.read(&mut head) else {

@@ -196,7 +196,9 @@ pub struct Loaded {
 pub fn registry() -> &'static Loaded {
     static LOADED: OnceLock<Loaded> = OnceLock::new();
     LOADED.get_or_init(|| {
-        let loaded = load(&crate::trust::project_files("filters"), &user_files());
+        let (user, unreadable) = user_files();
+        let mut loaded = load(&crate::trust::project_files("filters"), &user);
+        loaded.problems.extend(unreadable);
         for problem in &loaded.problems {
             crate::emit::note(&format!("[ctx] {problem}"));
         }
@@ -316,17 +318,25 @@ pub fn user_dir() -> Option<PathBuf> {
         .map(|d| d.join("ctx").join("filters"))
 }
 
-/// The user's filter files, sorted by name. The user's own configuration
-/// is trusted as the user is; an unreadable file is skipped.
-pub fn user_files() -> Vec<SourceFile> {
+/// The user's filter files, sorted by name, and one line for each that
+/// could not be read (a FIFO, a device, a file over the limit: skipped,
+/// the other filters still apply). The user's own configuration is
+/// trusted as the user is.
+pub fn user_files() -> (Vec<SourceFile>, Vec<String>) {
     let Some(dir) = user_dir() else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    crate::trust::toml_files(&dir)
-        .into_iter()
-        .filter_map(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
-            Some(SourceFile { path, text })
-        })
-        .collect()
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for path in crate::trust::toml_files(&dir) {
+        match crate::bounded::read_to_string(&path, crate::bounded::SETTINGS_BYTES) {
+            Ok(text) => files.push(SourceFile { path, text }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => problems.push(format!(
+                "filter {}; skipped",
+                crate::bounded::explain(&path, &e)
+            )),
+        }
+    }
+    (files, problems)
 }

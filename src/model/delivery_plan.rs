@@ -114,7 +114,13 @@ pub enum Left {
     /// One file's matches not shown, of `total` in all.
     MoreMatches { total: String },
     /// A log template's later events: `total` in all, the last at line `last`.
-    MoreOfTemplate { total: usize, last: usize },
+    /// `itemised`: the error events were itemised only up to this many
+    /// (the rest counted by template only), so `total` is a lower bound.
+    MoreOfTemplate {
+        total: usize,
+        last: usize,
+        itemised: Option<usize>,
+    },
     /// Error templates not shown whole; `uncounted` events not even counted.
     TemplatesNotWhole { uncounted: usize },
     /// Log templates not shown, holding `lines` lines.

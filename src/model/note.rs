@@ -159,8 +159,13 @@ pub enum LogNote {
         requests: usize,
     },
     /// `events` error events in `templates` templates follow, the first of
-    /// each whole while they fit.
-    ErrorTemplates { events: usize, templates: usize },
+    /// each whole while they fit; `of`: the log's error events in all, when
+    /// only the first `events` were itemised.
+    ErrorTemplates {
+        events: usize,
+        templates: usize,
+        of: Option<usize>,
+    },
     /// An error template counted only: `index` is its first event; it
     /// occurs `events` times, from line `first` to line `last`.
     CountedTemplate {
@@ -168,6 +173,9 @@ pub enum LogNote {
         events: usize,
         first: usize,
         last: usize,
+        /// Only the first error events were itemised: `events` is a lower
+        /// bound.
+        capped: bool,
     },
     /// The slowest request alone (`index`), at line `line`.
     SlowestRequest { index: usize, line: usize },

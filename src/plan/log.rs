@@ -37,6 +37,7 @@ use super::{
 const LONG_BLOCK: usize = 40;
 /// How many of a long block's first lines are kept.
 const LONG_HEAD: usize = 30;
+use crate::profiles::log::ERROR_EVENTS_FIELD;
 pub use crate::profiles::log::TEMPLATE_CODE;
 
 pub fn plan(
@@ -247,9 +248,18 @@ impl Planner<'_> {
             }
             list.push(b);
         }
+        // Past the extractor's cap the events are counted by template only:
+        // every count here is then a lower bound, and says so.
+        let of = errors
+            .first()
+            .and_then(|(_, e)| e.fields.get(ERROR_EVENTS_FIELD))
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n > errors.len());
+        let itemised = of.map(|_| errors.len());
         self.note(LogNote::ErrorTemplates {
             events: errors.len(),
             templates: order.len(),
+            of,
         });
         let mut counted_only = 0;
         let mut silent = 0;
@@ -264,6 +274,7 @@ impl Planner<'_> {
                         Omitted::Items(Left::MoreOfTemplate {
                             total: list.len(),
                             last: list[list.len() - 1].first,
+                            itemised,
                         }),
                         list.len() - 1,
                         Address::Item(id.to_string()),
@@ -282,6 +293,7 @@ impl Planner<'_> {
                 events: list.len(),
                 first: list[0].first,
                 last: list[list.len() - 1].first,
+                capped: of.is_some(),
             });
         }
         if counted_only > 0 {

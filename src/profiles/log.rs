@@ -63,6 +63,10 @@ pub const TEMPLATE_CODE: &str = "template";
 /// Error events kept as items; further ones are counted by template only,
 /// so memory stays bounded whatever the log holds.
 pub const MAX_ERROR_ITEMS: usize = 10_000;
+/// A field of the first error item when the log holds more error events
+/// than [`MAX_ERROR_ITEMS`]: how many in all, so that the plan can mark its
+/// counts as the lower bounds they are.
+pub const ERROR_EVENTS_FIELD: &str = "error_events";
 /// Distinct failing endpoints kept apart.
 pub const MAX_ENDPOINTS: usize = 10_000;
 /// How many of the slowest requests are kept.
@@ -415,8 +419,12 @@ fn graph(artifact: &Artifact, r: Reader) -> (EvidenceGraph, CoverageReceipt) {
         item.fields.insert("last".into(), t.last.to_string());
         items.push(item);
     }
-    for e in &r.errors {
+    for (i, e) in r.errors.iter().enumerate() {
         let mut item = EvidenceItem::new(ItemKind::Diagnostic, Severity::Error, e.identity.clone());
+        if i == 0 && r.errors_uncounted > 0 {
+            let all = r.errors.len() as u64 + r.errors_uncounted;
+            item.fields.insert(ERROR_EVENTS_FIELD.into(), all.to_string());
+        }
         item.class = Some(match e.level {
             Some(l) => l.word().to_string(),
             None => "exception".to_string(),

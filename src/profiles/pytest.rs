@@ -28,6 +28,7 @@
 //! `--item ID`) → FLOOD (census grouped by file and class with exact counts;
 //! the full list by `--items`).
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -103,7 +104,6 @@ struct Block {
     frames: Vec<(String, u32, usize)>,
     /// The crash line `path:N: Class` and its class.
     crash: Option<(usize, String)>,
-    claimed: bool,
 }
 
 struct SummaryEntry {
@@ -247,8 +247,9 @@ impl Profile for Pytest {
         if rebuilt {
             entries = blocks.iter().map(Block::as_entry).collect();
         }
+        let mut titles = Titles::of(&blocks);
         for entry in &entries {
-            let block = claim(&mut blocks, entry);
+            let block = claim(&mut titles, entry).map(|i| &blocks[i]);
             graph.items.push(item(entry, block, rebuilt));
         }
         let crashed = !breakdowns.is_empty();
@@ -320,7 +321,6 @@ impl Block {
             message: None,
             frames: Vec::new(),
             crash: None,
-            claimed: false,
         }
     }
 
@@ -388,24 +388,59 @@ impl Block {
     }
 }
 
+/// The blocks by the titles a summary entry can name them by, each title
+/// with its blocks in order: pairing an entry is a lookup, not a walk
+/// over every block (with many failures that walk was quadratic).
+struct Titles<'a> {
+    /// (in the errors section, title) → block indices, first unclaimed
+    /// at the front.
+    by: HashMap<(bool, &'a str), VecDeque<usize>>,
+    blocks: &'a [Block],
+}
+
+impl<'a> Titles<'a> {
+    fn of(blocks: &'a [Block]) -> Titles<'a> {
+        let mut by: HashMap<(bool, &'a str), VecDeque<usize>> = HashMap::new();
+        for (i, b) in blocks.iter().enumerate() {
+            by.entry((b.in_errors, b.title.as_str()))
+                .or_default()
+                .push_back(i);
+        }
+        Titles { by, blocks }
+    }
+
+    fn first(&self, in_errors: bool, title: &str) -> Option<usize> {
+        self.by.get(&(in_errors, title))?.front().copied()
+    }
+
+    /// Claims block `index`, the first of its title.
+    fn take(&mut self, index: usize) {
+        let b = &self.blocks[index];
+        if let Some(queue) = self.by.get_mut(&(b.in_errors, b.title.as_str())) {
+            queue.pop_front();
+        }
+    }
+}
+
 /// The block a summary entry refers to: the first unclaimed block whose
 /// title pytest would print for that node id. Order within each kind is the
 /// same in both places, so equal titles in different files pair correctly.
-fn claim<'b>(blocks: &'b mut [Block], entry: &SummaryEntry) -> Option<&'b Block> {
-    let wanted = |b: &Block| {
-        if entry.error != b.in_errors {
-            return false;
-        }
-        if !entry.error {
-            return b.title == entry.title;
-        }
-        b.title == format!("ERROR collecting {}", entry.id)
-            || b.title.strip_prefix("ERROR at setup of ") == Some(entry.title.as_str())
-            || b.title.strip_prefix("ERROR at teardown of ") == Some(entry.title.as_str())
+fn claim(titles: &mut Titles, entry: &SummaryEntry) -> Option<usize> {
+    let candidates: Vec<String> = if entry.error {
+        vec![
+            format!("ERROR collecting {}", entry.id),
+            format!("ERROR at setup of {}", entry.title),
+            format!("ERROR at teardown of {}", entry.title),
+        ]
+    } else {
+        vec![entry.title.clone()]
     };
-    let block = blocks.iter_mut().find(|b| !b.claimed && wanted(b))?;
-    block.claimed = true;
-    Some(block)
+    let index = candidates
+        .iter()
+        .filter_map(|t| titles.first(entry.error, t))
+        .min()?;
+    titles.take(index);
+    Some(index)
 }
 
 fn item(entry: &SummaryEntry, block: Option<&Block>, rebuilt: bool) -> EvidenceItem {

@@ -63,6 +63,23 @@ pub fn classify(path: &Path, bytes: Vec<u8>) -> Content {
     }
 }
 
+/// For a file too large to load (`streamed`): None when its first bytes
+/// are text, else what it is. An image or a PDF that large is described
+/// like any binary file, never decoded.
+pub fn sniff_large(head: &[u8], size: u64) -> Option<Content> {
+    let head = &head[..head.len().min(SNIFF_BYTES)];
+    if is_text(head) {
+        return None;
+    }
+    Some(Content::Binary {
+        kind: infer::get(head).map_or("data".to_string(), |t| t.mime_type().to_string()),
+        bytes: size,
+    })
+}
+
+/// How many bytes `sniff_large` looks at.
+pub const SNIFF_LEN: usize = SNIFF_BYTES;
+
 /// Text: no NUL byte, and valid UTF-8 up to a character the sniffed
 /// window may have cut in two.
 fn is_text(head: &[u8]) -> bool {

@@ -11,6 +11,9 @@ pub enum ReadError {
     },
     #[error("{0} is a directory; ctx read reads files")]
     Directory(PathBuf),
+    /// A FIFO, a device, a socket: refused before a byte is read.
+    #[error("{0}; ctx read reads regular files")]
+    NotAFile(String),
     #[error("bad --mode {0}")]
     Mode(String),
     #[error("bad --verify anchor {0:?}: anchors are LINE:HASH, as `--anchors` prints them")]

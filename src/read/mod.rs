@@ -18,6 +18,7 @@ pub mod mode;
 pub mod naming;
 pub mod outline;
 pub mod retention;
+pub mod streamed;
 pub mod stubs;
 pub mod symbol;
 pub mod view;
@@ -38,11 +39,14 @@ pub const AUTO_FULL_TOKENS: usize = 4_000;
 
 /// Larger files get no syntax tree (parsing them would cost more than a
 /// line view saves); they are read with `precision: lines`.
-pub const GRAMMAR_MAX_BYTES: usize = 16 << 20;
+pub const GRAMMAR_MAX_BYTES: usize = streamed::STREAM_BYTES as usize;
 
 /// Lines a line-precision view shows from the start and from the end.
 const HEAD_LINES: usize = 60;
 const TAIL_LINES: usize = 20;
+
+/// The most `--verify` loads: it compares every line of the file.
+const VERIFY_MAX_BYTES: u64 = 256 << 20;
 
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -67,7 +71,13 @@ pub struct Reading {
 
 /// The view `req` asks for.
 pub fn read(req: &Request) -> Result<Reading, ReadError> {
-    let bytes = load(&req.path)?;
+    let (mut file, size) = open(&req.path)?;
+    if size > streamed::STREAM_BYTES {
+        let view = streamed::view(req, file, size)?;
+        return Ok(reuse(req, view));
+    }
+    let bytes = crate::bounded::read_opened(&mut file, &req.path, streamed::STREAM_BYTES)
+        .map_err(|e| io_error(&req.path, e))?;
     let view = match content::classify(&req.path, bytes) {
         Content::Text(src) => text_view(req, &src)?,
         Content::Image {
@@ -162,14 +172,35 @@ fn join(lines: &[usize]) -> String {
         .join(", ")
 }
 
-fn load(path: &Path) -> Result<Vec<u8>, ReadError> {
+/// The file at `path`, opened without waiting on it (a FIFO), refused
+/// unless it is a regular file (a device, a socket: `crate::bounded`),
+/// and its size.
+fn open(path: &Path) -> Result<(std::fs::File, u64), ReadError> {
     if path.is_dir() {
         return Err(ReadError::Directory(path.to_path_buf()));
     }
-    std::fs::read(path).map_err(|source| ReadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    let file =
+        crate::bounded::open(path, crate::bounded::Links::Follow).map_err(|e| io_error(path, e))?;
+    let size = file.metadata().map_err(|e| io_error(path, e))?.len();
+    Ok((file, size))
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> ReadError {
+    match source
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<crate::bounded::Refused>())
+    {
+        Some(refused) => ReadError::NotAFile(refused.to_string()),
+        None => ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+    }
+}
+
+fn load(path: &Path) -> Result<Vec<u8>, ReadError> {
+    let (mut file, _) = open(path)?;
+    crate::bounded::read_opened(&mut file, path, VERIFY_MAX_BYTES).map_err(|e| io_error(path, e))
 }
 
 /// A text file read through its grammar, if ctx has one for it.
@@ -408,6 +439,7 @@ impl<'a> Doc<'a> {
                 HEAD_LINES,
                 TAIL_LINES,
                 self.req.anchors,
+                streamed::LINE_BYTES,
             );
         }
         view::note(

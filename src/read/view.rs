@@ -155,8 +155,9 @@ pub fn slice_footer(
     );
 }
 
-/// A line-precision view: the first and last lines, and the exact read
-/// of the lines between.
+/// A line-precision view: the first and last lines, each clipped at
+/// `clip` bytes, and the exact read of the lines between.
+#[allow(clippy::too_many_arguments)]
 pub fn head_tail(
     out: &mut Vec<u8>,
     shown: &str,
@@ -165,13 +166,29 @@ pub fn head_tail(
     head: usize,
     tail: usize,
     anchored: bool,
+    clip: usize,
 ) {
     let total = starts.len();
+    let clipped_lines = |out: &mut Vec<u8>, from: usize, to: usize| {
+        for n in from..=to {
+            let end = starts.get(n).copied().unwrap_or(src.len());
+            let whole = &src[starts[n - 1]..end];
+            let body = whole.strip_suffix(b"\n").unwrap_or(whole);
+            let hash = anchored.then(|| anchors::hash(whole));
+            if body.len() > clip {
+                let kept = char_prefix(body, clip);
+                line(out, n, kept, hash.as_deref(), true);
+                clipped(out, shown, n, body.len() as u64, kept.len());
+            } else {
+                line(out, n, whole, hash.as_deref(), false);
+            }
+        }
+    };
     if total <= head + tail {
-        lines(out, src, starts, 1, total, anchored);
+        clipped_lines(out, 1, total);
         return;
     }
-    lines(out, src, starts, 1, head, anchored);
+    clipped_lines(out, 1, head);
     let (from, to) = (head + 1, total - tail);
     note(
         out,
@@ -181,7 +198,45 @@ pub fn head_tail(
             command(shown, &Mode::Lines(from, to))
         ),
     );
-    lines(out, src, starts, to + 1, total, anchored);
+    clipped_lines(out, to + 1, total);
+}
+
+/// At most `n` bytes of `bytes`, not ending inside a UTF-8 character.
+pub fn char_prefix(bytes: &[u8], n: usize) -> &[u8] {
+    let kept = &bytes[..n.min(bytes.len())];
+    match std::str::from_utf8(kept) {
+        Err(e) if e.error_len().is_none() => &kept[..e.valid_up_to()],
+        _ => kept,
+    }
+}
+
+/// One line of the file, as it is or anchored (`N:hash|`), ending in a
+/// newline; a clipped line ends in `…`.
+pub fn line(out: &mut Vec<u8>, number: usize, bytes: &[u8], hash: Option<&str>, clipped: bool) {
+    if let Some(hash) = hash {
+        out.extend_from_slice(format!("{number}:{hash}|").as_bytes());
+    }
+    out.extend_from_slice(bytes);
+    if clipped {
+        out.extend_from_slice("…".as_bytes());
+    }
+    if !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+}
+
+/// The `[ctx]` line after a clipped line: how long it is and the read
+/// that shows it whole.
+pub fn clipped(out: &mut Vec<u8>, shown: &str, number: usize, len: u64, kept: usize) {
+    note(
+        out,
+        &format!(
+            "line {number} is {}, the first {} shown · whole line: {}",
+            counted(len as usize, "bytes"),
+            count(kept),
+            command(shown, &Mode::Lines(number, number))
+        ),
+    );
 }
 
 /// A file that is not shown as text: what it is and how big.

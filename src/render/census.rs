@@ -481,21 +481,36 @@ pub fn compact(
         .iter()
         .filter_map(|e| own_file(&graph.items[e.index]))
         .collect();
-    keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    keys.sort_unstable();
     keys.dedup();
+    let keys: std::collections::HashSet<&str> = keys.into_iter().collect();
+    // The longest key that is the identity or its start up to a `:`, ` `
+    // or `>`: looked up by each such prefix (a search over every key per
+    // item was quadratic with many files).
     let key_of = |item: &EvidenceItem| -> Option<&str> {
-        keys.iter().copied().find(|k| {
-            item.identity.starts_with(k) && item.identity[k.len()..].starts_with([':', ' ', '>'])
-                || item.identity == *k
-        })
+        let id = item.identity.as_str();
+        if let Some(k) = keys.get(id) {
+            return Some(*k);
+        }
+        id.bytes()
+            .enumerate()
+            .rev()
+            .filter(|(_, b)| matches!(b, b':' | b' ' | b'>'))
+            .find_map(|(at, _)| keys.get(&id[..at]).copied())
     };
     // Groups in order of first appearance: a file's items stay together.
     let mut groups: Vec<(Option<&str>, Vec<&CensusEntry>)> = Vec::new();
+    let mut group_of: HashMap<&str, usize> = HashMap::new();
     for e in entries {
         let file = key_of(&graph.items[e.index]);
-        match file.and_then(|f| groups.iter_mut().find(|g| g.0 == Some(f))) {
-            Some(g) => g.1.push(e),
-            None => groups.push((file, vec![e])),
+        match file.and_then(|f| group_of.get(f).copied()) {
+            Some(g) => groups[g].1.push(e),
+            None => {
+                if let Some(f) = file {
+                    group_of.insert(f, groups.len());
+                }
+                groups.push((file, vec![e]));
+            }
         }
     }
     let shown: Vec<&str> = groups

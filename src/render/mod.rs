@@ -354,9 +354,25 @@ pub fn left_phrase(n: usize, left: &Left) -> String {
         Left::MoreMatches { total } => {
             format!("more {} ({total} in all)", plural(n, "match", "matches"))
         }
-        Left::MoreOfTemplate { total, last } => format!(
+        Left::MoreOfTemplate {
+            total,
+            last,
+            itemised: None,
+        } => format!(
             "more events of this template ({} in all, last at line {})",
             count(*total),
+            count(*last)
+        ),
+        Left::MoreOfTemplate {
+            total,
+            last,
+            itemised: Some(itemised),
+        } => format!(
+            "more events of this template (at least {} in all: {} among the first {} error events, \
+             the last of them at line {})",
+            count(*total),
+            count(*total),
+            count(*itemised),
             count(*last)
         ),
         Left::TemplatesNotWhole { uncounted: 0 } => "error templates not shown whole".into(),

@@ -306,11 +306,14 @@ fn words(v: &str) -> Vec<String> {
 }
 
 fn read_file(path: &Path, warnings: &mut Vec<String>) -> Option<File> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::bounded::read_to_string(path, crate::bounded::SETTINGS_BYTES) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
-            warnings.push(format!("{}: {e}; its settings are ignored", path.display()));
+            warnings.push(format!(
+                "{}; its settings are ignored",
+                crate::bounded::explain(path, &e)
+            ));
             return None;
         }
     };

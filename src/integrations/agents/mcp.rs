@@ -195,7 +195,7 @@ pub fn write(agent: Agent, file: &Path, program: &str) -> Result<Outcome, McpCon
         why,
         snippet: snippet(agent, program).unwrap_or_default(),
     };
-    let existing = match std::fs::read(file) {
+    let existing = match crate::bounded::read(file, crate::bounded::SETTINGS_BYTES) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(McpConfigError::Io(file.to_path_buf(), e)),

@@ -58,7 +58,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             }
             super::pipe::ingest_stdin()
         } else {
-            match std::fs::File::open(file) {
+            match open_input(file) {
                 Ok(mut opened) => {
                     if many {
                         println!("[ctx] ==> {file} <==");
@@ -88,6 +88,23 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         }
     }
     Ok(status)
+}
+
+/// A file to digest: a regular file, or a FIFO (`ctx digest <(make)` is
+/// a pipe by design, read like `ctx pipe`'s stdin). A device or a socket
+/// is refused before it is read: `/dev/zero` has no end to digest.
+fn open_input(file: &str) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::metadata(file)?;
+    let t = meta.file_type();
+    if t.is_char_device() || t.is_block_device() || t.is_socket() {
+        return Err(crate::bounded::Refused::NotRegular {
+            path: file.into(),
+            what: crate::bounded::what(&meta),
+        }
+        .into());
+    }
+    std::fs::File::open(file)
 }
 
 /// A saved file, read into the spill chain.

@@ -41,6 +41,10 @@ pub enum Action {
     },
 }
 
+/// The most of a sample output `ctx filters apply` reads (`--stdout`,
+/// `--stderr`): a filter is tried on a sample, not on a whole build log.
+const SAMPLE_BYTES: u64 = 64 << 20;
+
 pub fn execute(args: Args) -> Result<i32> {
     if let Action::Apply {
         file,
@@ -54,16 +58,15 @@ pub fn execute(args: Args) -> Result<i32> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let text = std::fs::read_to_string(&file)
+        let text = crate::bounded::read_to_string(&file, crate::bounded::SETTINGS_BYTES)
             .with_context(|| format!("reading {}", file.display()))?;
         let spec = Spec::parse(&name, &text)?;
         let filter = Filter::new(spec, Origin::User(file.clone()))?;
         let read = |p: Option<std::path::PathBuf>| -> Result<String> {
             match p {
                 None => Ok(String::new()),
-                Some(p) => {
-                    std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))
-                }
+                Some(p) => crate::bounded::read_to_string(&p, SAMPLE_BYTES)
+                    .with_context(|| format!("reading {}", p.display())),
             }
         };
         let case = Case {

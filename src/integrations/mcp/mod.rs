@@ -5,6 +5,10 @@
 //! shares no state with the verbs and a fault in one call cannot take the
 //! server down. docs/mcp.md has the tools, results and errors.
 //!
+//! Every line from the client goes through `wire` first, which answers
+//! what is not a well-formed JSON-RPC 2.0 message itself (JSON-RPC's
+//! rule: every request one reply) and passes the rest to rmcp.
+//!
 //! stdout is the protocol's alone: before serving, the server keeps a
 //! private copy of its stdout for the transport and points descriptor 1
 //! at stderr, so a stray print anywhere in the process lands in the log,
@@ -15,6 +19,7 @@ mod reply;
 mod server;
 mod subprocess;
 pub mod tools;
+pub mod wire;
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -50,15 +55,37 @@ pub fn serve(program: PathBuf, run_timeout: Duration) -> Result<(), ServeError> 
     };
     runtime.block_on(async move {
         let output = tokio::fs::File::from_std(std::fs::File::from(protocol_out));
-        let service = handler
-            .serve((tokio::io::stdin(), output))
-            .await
-            .map_err(|e| ServeError::Protocol(e.to_string()))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| ServeError::Protocol(e.to_string()))?;
-        Ok(())
+        let (service_in, to_service) = tokio::io::duplex(64 << 10);
+        let (service_out, from_service) = tokio::io::duplex(64 << 10);
+        let (replies, replies_rx) = tokio::sync::mpsc::unbounded_channel();
+        let writer = tokio::spawn(wire::write(from_service, replies_rx, output));
+        let service = tokio::spawn(async move {
+            let running = handler
+                .serve((service_in, service_out))
+                .await
+                .map_err(|e| ServeError::Protocol(e.to_string()))?;
+            running
+                .waiting()
+                .await
+                .map_err(|e| ServeError::Protocol(e.to_string()))?;
+            Ok::<(), ServeError>(())
+        });
+        let initialized = wire::pump(tokio::io::stdin(), to_service, replies).await?;
+        // The client's input ended (to_service is dropped: rmcp sees the
+        // end too). Before initialize there is no session to end.
+        let served = if initialized {
+            match service.await {
+                Ok(result) => result,
+                Err(e) => Err(ServeError::Protocol(e.to_string())),
+            }
+        } else {
+            service.abort();
+            Ok(())
+        };
+        if let Ok(written) = writer.await {
+            written?;
+        }
+        served
     })
 }
 

@@ -66,6 +66,26 @@ pub fn run(finished: &Finished, timeout_secs: u64) -> CallToolResult {
     result
 }
 
+/// A call the client cancelled: what it printed before it was killed,
+/// and a last line saying so. rmcp does not send it (MCP: a cancelled
+/// request gets no reply); it is the call's result all the same, for a
+/// transport that would.
+pub fn cancelled(tool: &str, finished: &Finished) -> CallToolResult {
+    let mut body = text(finished);
+    if !body.is_empty() && !body.ends_with('\n') {
+        body.push('\n');
+    }
+    body.push_str(&format!(
+        "{PREFIX} {tool} cancelled by the client: the command and its process group were killed"
+    ));
+    let mut meta = MetaObject::new();
+    meta.0.insert("ctx/cancelled".into(), json!(true));
+    meta.0.insert("ctx/signal".into(), json!(finished.signal()));
+    let mut result = CallToolResult::error(vec![ContentBlock::text(body)]);
+    result.meta = Some(meta);
+    result
+}
+
 /// Why a view (`ctx expand`, `ctx read`) could not be shown, or None when
 /// it was.
 pub fn refusal(tool: &str, finished: &Finished) -> Option<String> {

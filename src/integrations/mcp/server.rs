@@ -36,6 +36,7 @@ impl CtxServer {
         &self,
         name: &str,
         arguments: Option<rmcp::model::JsonObject>,
+        cancel: impl std::future::Future<Output = ()>,
     ) -> Result<CallToolResult, McpError> {
         let checked = match name {
             tools::RUN => calls::run(arguments, self.run_timeout),
@@ -61,11 +62,12 @@ impl CtxServer {
             .map(|session| ("CTX_SESSION", session))
             .into_iter()
             .collect();
-        let finished = match subprocess::run(&self.program, &env, &invocation).await {
+        let finished = match subprocess::run(&self.program, &env, &invocation, cancel).await {
             Ok(finished) => finished,
             Err(e) => return Ok(tool_error(self.launch_failure(name, &e))),
         };
         Ok(match name {
+            _ if finished.cancelled => reply::cancelled(name, &finished),
             tools::RUN => reply::run(&finished, invocation.timeout.as_secs()),
             tools::READ if read_is_missing(&finished) => tool_error(format!(
                 "{name}: this ctx binary ({}) has no `read` verb; a ctx with `ctx read` serves this tool",
@@ -81,10 +83,20 @@ impl CtxServer {
     }
 
     fn launch_failure(&self, tool: &str, e: &std::io::Error) -> String {
-        format!(
-            "{tool}: could not start {} ({e}); if ctx was reinstalled, restart the MCP server",
-            self.program.display()
-        )
+        match e.raw_os_error() {
+            // The kernel's limit on a command line (ARG_MAX, or 128 KiB for
+            // one argument): the call's arguments, not the binary.
+            Some(libc::E2BIG) => format!(
+                "{tool}: the command line is too long for this system (E2BIG: the arguments \
+                 and environment are over the kernel's limit, or one argument is over 128 KiB); \
+                 pass less at once, a long list through a file"
+            ),
+            Some(libc::ENOENT | libc::ENOEXEC | libc::EACCES | libc::ETXTBSY) => format!(
+                "{tool}: could not start {} ({e}); if ctx was reinstalled, restart the MCP server",
+                self.program.display()
+            ),
+            _ => format!("{tool}: could not start {} ({e})", self.program.display()),
+        }
     }
 }
 
@@ -115,9 +127,11 @@ impl ServerHandler for CtxServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        self.call(&request.name, request.arguments)
+        // `notifications/cancelled` for this request, or the session's end.
+        let cancel = context.ct.cancelled_owned();
+        self.call(&request.name, request.arguments, cancel)
             .await
             .map(CallToolResponse::from)
     }

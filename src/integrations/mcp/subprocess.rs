@@ -6,8 +6,19 @@
 //! way `ctx run` expects (SIGTERM, which it forwards to the command and
 //! then digests what was captured), SIGKILL only after a grace period.
 //!
-//! The process leads its own process group, so a call the client cancels
-//! (its future dropped) takes the command with it.
+//! The process leads its own process group, and the group is what is
+//! stopped, a grandchild in the background included:
+//!
+//! - a call the client cancels (`notifications/cancelled`): SIGKILL at
+//!   once to every process of the group but ctx, which sees its command
+//!   killed and prints the digest of what it captured up to then;
+//! - a call over its time: SIGTERM to the whole group (ctx forwards it and
+//!   digests), after the grace period SIGKILL to the command's side as
+//!   above, after another SIGKILL to ctx too;
+//! - once ctx has ended after either, SIGKILL to whatever is left of the
+//!   group, so nothing the call started outlives it.
+//!
+//! What ctx printed before it ended is kept in the result.
 
 use std::io;
 use std::os::unix::process::ExitStatusExt;
@@ -16,7 +27,7 @@ use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use nix::fcntl::OFlag;
-use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
@@ -47,6 +58,8 @@ pub struct Finished {
     pub status: ExitStatus,
     /// The call ran over its time and was stopped.
     pub timed_out: bool,
+    /// The client cancelled the call and it was killed.
+    pub cancelled: bool,
 }
 
 impl Finished {
@@ -57,6 +70,62 @@ impl Finished {
     pub fn signal(&self) -> Option<i32> {
         self.status.signal()
     }
+}
+
+/// How far the stopping of a call has gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    Running,
+    /// SIGTERM to the whole group (ctx forwards it and digests).
+    Termed,
+    /// SIGKILL to every process of the group but ctx, which then digests
+    /// what the command printed up to then.
+    CommandKilled,
+    /// SIGKILL to ctx too.
+    AllKilled,
+}
+
+/// SIGKILL to every process in the group `pgid` except its leader (ctx):
+/// the command and every process it started end at once, and ctx, seeing
+/// its command killed, prints the digest of what it captured. Repeated
+/// while new members appear (a fork racing the kill).
+fn kill_command(pgid: Pid) {
+    for _ in 0..8 {
+        let members = group_members(pgid);
+        if members.is_empty() {
+            return;
+        }
+        for member in members {
+            let _ = nix::sys::signal::kill(member, Signal::SIGKILL);
+        }
+    }
+}
+
+/// The live processes of group `pgid` other than its leader, from /proc.
+fn group_members(pgid: Pid) -> Vec<Pid> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&p| p != pgid.as_raw())
+        .filter(|&p| {
+            // `pid (comm) state ppid pgrp …`; comm may hold spaces or
+            // parentheses, so the fields are read after the last `)`.
+            std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let rest = stat.rsplit_once(')')?.1;
+                    let mut fields = rest.split_whitespace();
+                    let state = fields.next()?;
+                    let pgrp: i32 = fields.nth(1)?.parse().ok()?;
+                    Some(pgrp == pgid.as_raw() && state != "Z")
+                })
+                .unwrap_or(false)
+        })
+        .map(Pid::from_raw)
+        .collect()
 }
 
 /// Kills the process group when the call is abandoned before its process
@@ -80,6 +149,7 @@ pub async fn run(
     program: &Path,
     env: &[(&str, &str)],
     invocation: &Invocation,
+    cancel: impl std::future::Future<Output = ()>,
 ) -> io::Result<Finished> {
     let (read_end, write_end) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
     let stderr_end = write_end.try_clone()?;
@@ -112,8 +182,10 @@ pub async fn run(
     let mut eof = false;
     let mut status = None;
     let mut timed_out = false;
-    let mut killed = false;
+    let mut cancelled = false;
+    let mut stage = Stage::Running;
     let mut deadline = Instant::now() + invocation.timeout;
+    let mut cancel = std::pin::pin!(cancel);
     loop {
         if eof && status.is_some() {
             break;
@@ -132,7 +204,20 @@ pub async fn run(
             waited = child.wait(), if status.is_none() => {
                 status = Some(waited?);
                 group.armed = false;
+                if stage != Stage::Running {
+                    // Stopped: what is left of the group (a grandchild that
+                    // ignored SIGTERM) goes too.
+                    let _ = killpg(pid, Signal::SIGKILL);
+                }
                 deadline = Instant::now() + DRAIN;
+            },
+            () = &mut cancel, if !cancelled && status.is_none() => {
+                cancelled = true;
+                if stage < Stage::CommandKilled {
+                    kill_command(pid);
+                    stage = Stage::CommandKilled;
+                    deadline = Instant::now() + GRACE;
+                }
             },
             () = sleep_until(deadline) => {
                 if status.is_some() {
@@ -140,17 +225,25 @@ pub async fn run(
                     // this call's output.
                     break;
                 }
-                if !timed_out {
-                    timed_out = true;
-                    let _ = kill(pid, Signal::SIGTERM);
-                    deadline = Instant::now() + GRACE;
-                } else if !killed {
-                    killed = true;
-                    let _ = killpg(pid, Signal::SIGKILL);
-                    deadline = Instant::now() + GRACE;
-                } else {
-                    return Err(io::Error::other("the ctx process did not end after SIGKILL"));
-                }
+                stage = match stage {
+                    Stage::Running => {
+                        timed_out = true;
+                        let _ = killpg(pid, Signal::SIGTERM);
+                        Stage::Termed
+                    }
+                    Stage::Termed => {
+                        kill_command(pid);
+                        Stage::CommandKilled
+                    }
+                    Stage::CommandKilled => {
+                        let _ = killpg(pid, Signal::SIGKILL);
+                        Stage::AllKilled
+                    }
+                    Stage::AllKilled => {
+                        return Err(io::Error::other("the ctx process did not end after SIGKILL"));
+                    }
+                };
+                deadline = Instant::now() + GRACE;
             },
         }
     }
@@ -160,5 +253,6 @@ pub async fn run(
         dropped,
         status,
         timed_out,
+        cancelled,
     })
 }

@@ -166,13 +166,18 @@ fn is_program(path: &Path, ctx: &Path) -> bool {
 /// A `#!` script whose text runs `name` by its bare name: `exec name`,
 /// `name "$@"` at the start of a line or after a separator.
 fn calls_itself(script: &Path, name: &str) -> bool {
-    let Ok(bytes) = std::fs::read(script) else {
+    // A PATH entry can be anything (a FIFO, a binary of gigabytes): its
+    // head, from a regular file, is what tells.
+    let Ok(file) = crate::bounded::open(script, crate::bounded::Links::Follow) else {
         return false;
     };
-    if !bytes.starts_with(b"#!") {
+    let mut bytes = Vec::new();
+    if std::io::Read::read_to_end(&mut std::io::Read::take(file, 64 * 1024), &mut bytes).is_err()
+        || !bytes.starts_with(b"#!")
+    {
         return false;
     }
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(64 * 1024)]);
+    let text = String::from_utf8_lossy(&bytes);
     text.lines().skip(1).any(|line| {
         let line = line.trim_start();
         if line.starts_with('#') {

@@ -37,9 +37,24 @@ pub fn words(note: &LogNote, graph: &EvidenceGraph) -> String {
             count_word(*endpoints, "endpoint", "endpoints"),
             count_word(*requests, "request", "requests")
         ),
-        LogNote::ErrorTemplates { events, templates } => format!(
+        LogNote::ErrorTemplates {
+            events,
+            templates,
+            of: None,
+        } => format!(
             "{} in {}: the first of each whole while they fit, the others counted",
             count_word(*events, "error event", "error events"),
+            count_word(*templates, "template", "templates")
+        ),
+        LogNote::ErrorTemplates {
+            events,
+            templates,
+            of: Some(of),
+        } => format!(
+            "the first {} of {} error events, in {}: the first of each whole while they fit, \
+             the others counted; the events past them are counted only in the templates by count",
+            count(*events),
+            count(*of),
             count_word(*templates, "template", "templates")
         ),
         LogNote::CountedTemplate {
@@ -47,10 +62,16 @@ pub fn words(note: &LogNote, graph: &EvidenceGraph) -> String {
             events,
             first,
             last,
+            capped,
         } => format!(
-            "×{} {} ({}): {}",
+            "×{}{} {} ({}): {}",
             count(*events),
-            if *events == 1 { "event" } else { "events" },
+            if *capped { "+" } else { "" },
+            if *events == 1 && !*capped {
+                "event"
+            } else {
+                "events"
+            },
             lines_word(*first, *last),
             clip_chars(
                 item(index).map_or("", |i| i.identity.as_str()),

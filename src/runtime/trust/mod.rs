@@ -11,8 +11,7 @@
 //! a file too large) fails closed the same way. In CI (`CI=true`),
 //! `CTX_TRUST_PROJECT=1` trusts the project's files without pins.
 
-use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -34,7 +33,7 @@ pub const KINDS: &[&str] = &["filters", "contracts"];
 pub const DIR: &str = ".ctx";
 
 /// Larger files are refused: a filter or a contract is a few KiB.
-const MAX_FILE_BYTES: u64 = 1 << 20;
+const MAX_FILE_BYTES: u64 = crate::bounded::SETTINGS_BYTES;
 
 /// What a project brings, after the trust check.
 #[derive(Clone, Debug, Default)]
@@ -126,33 +125,13 @@ fn refuse_link(path: &Path) -> io::Result<()> {
 /// The bytes of a regular file, opened without following a link and
 /// checked through the open descriptor (no race with a swap in between).
 fn read_once(path: &Path) -> io::Result<Vec<u8>> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is not a regular file", path.display()),
-        ));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is larger than {MAX_FILE_BYTES} bytes", path.display()),
-        ));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} grew past {MAX_FILE_BYTES} bytes", path.display()),
-        ));
-    }
-    Ok(bytes)
+    crate::bounded::read_with(path, MAX_FILE_BYTES, crate::bounded::Links::Refuse).map_err(|e| {
+        match e.kind() {
+            // The refusal already names the path; an open error does not.
+            io::ErrorKind::InvalidData => e,
+            kind => io::Error::new(kind, format!("{}: {e}", path.display())),
+        }
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {

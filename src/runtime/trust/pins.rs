@@ -5,13 +5,17 @@
 //! so a crash never leaves half a list.
 
 use std::collections::BTreeMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::home;
 
 /// The pins file's name in the home.
 pub const FILE: &str = "trust";
+
+/// A pins file larger than this is not ours: a pin is one short line, and
+/// this is some ten thousand of them.
+const MAX_BYTES: u64 = 4 << 20;
 
 /// Trusted files: absolute path → SHA-256 (lower-case hex).
 pub type Pins = BTreeMap<PathBuf, String>;
@@ -26,8 +30,13 @@ pub fn read() -> io::Result<Pins> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Pins::new()),
         Err(e) => return Err(e),
     };
-    let mut text = String::new();
-    file.read_to_string(&mut text)?;
+    let bytes = crate::bounded::read_opened(&mut file, &path, MAX_BYTES)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not UTF-8 text", path.display()),
+        )
+    })?;
     let mut pins = Pins::new();
     for (i, line) in text.lines().enumerate() {
         let bad = || {

@@ -58,7 +58,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SettingsError + '_ {
 }
 
 fn read_settings(file: &Path) -> Result<Option<(Vec<u8>, Value)>, SettingsError> {
-    let bytes = match std::fs::read(file) {
+    let bytes = match crate::bounded::read(file, crate::bounded::SETTINGS_BYTES) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(SettingsError::Io(file.to_path_buf(), e)),

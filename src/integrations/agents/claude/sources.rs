@@ -120,7 +120,7 @@ fn read_json(path: &Path) -> Result<Option<Value>, Unreadable> {
         path: path.to_path_buf(),
         why,
     };
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::bounded::read(path, crate::bounded::SETTINGS_BYTES) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.kind() == io::ErrorKind::NotADirectory => return Ok(None),
