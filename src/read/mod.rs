@@ -166,9 +166,9 @@ fn load(path: &Path) -> Result<Vec<u8>, ReadError> {
     if path.is_dir() {
         return Err(ReadError::Directory(path.to_path_buf()));
     }
-    std::fs::read(path).map_err(|source| ReadError::Io {
+    std::fs::read(path).map_err(|reason| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     })
 }
 
