@@ -179,3 +179,19 @@ fn own_output_to_a_reader_that_left_ends_quietly() {
         );
     }
 }
+
+/// A reason is said once: `cannot read F: No such file or directory`, not
+/// the same words again from the error's source.
+#[test]
+fn a_missing_file_is_reported_once() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = home.path().join("nowhere.rs");
+    let out = ctx(home.path(), &["read", missing.to_str().unwrap()]);
+    assert_ne!(out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        said.matches("No such file or directory").count(),
+        1,
+        "{said}"
+    );
+}

@@ -261,3 +261,88 @@ fn completions_for_bash_zsh_and_fish() {
     let bad = home.run(&["completions", "cmd.exe"], &[]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// What a real shell offers after `line` (typed, then TAB), with the
+/// completion script `ctx completions SHELL` printed; `None` when that
+/// shell is not installed here.
+fn offered(shell: &str, line: &str) -> Option<String> {
+    use completest_pty::{BashRuntime, Term, ZshRuntime};
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {shell}"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        return None;
+    }
+    let home = Home::new(None);
+    let script = home.run(&["completions", shell], &[]);
+    assert!(script.status.success(), "{}", text(&script.stderr));
+    let script = text(&script.stdout);
+    let bin_root = Path::new(CTX).parent().unwrap().to_path_buf();
+    let shell_home = home.path().join(shell);
+    std::fs::create_dir_all(&shell_home).unwrap();
+    let term = Term::new();
+    let output = match shell {
+        "bash" => {
+            let mut r = BashRuntime::new(bin_root, shell_home).unwrap();
+            r.register("ctx", &script).unwrap();
+            r.complete(&format!("{line}\t\t"), &term)
+        }
+        "zsh" => {
+            let mut r = ZshRuntime::new(bin_root, shell_home).unwrap();
+            r.register("ctx", &script).unwrap();
+            r.complete(&format!("{line}\t"), &term)
+        }
+        // fish's own completion engine, asked directly: its interactive
+        // pager does not draw a list in a pseudo-terminal this small.
+        "fish" => {
+            let file = shell_home.join("ctx.fish");
+            std::fs::write(&file, &script).unwrap();
+            let asked = Command::new("fish")
+                .arg("--no-config")
+                .arg("-c")
+                .arg(format!("source {}; complete -C {line:?}", file.display()))
+                .env(
+                    "PATH",
+                    format!(
+                        "{}:{}",
+                        bin_root.display(),
+                        std::env::var("PATH").unwrap_or_default()
+                    ),
+                )
+                .output()
+                .unwrap();
+            assert!(asked.status.success(), "{}", text(&asked.stderr));
+            Ok(text(&asked.stdout))
+        }
+        other => panic!("no runtime for {other}"),
+    };
+    Some(output.unwrap())
+}
+
+#[test]
+fn real_shells_complete_the_words_ctx_checks_itself() {
+    // Each line, and words the shell must offer after it.
+    let cases: [(&str, &[&str]); 5] = [
+        ("ctx init ", &["claude-code", "codex"]),
+        ("ctx pipe --as ", &["pytest", "cargo_test"]),
+        ("ctx read --mode ", &["outline", "signatures"]),
+        ("ctx gain --by ", &["family", "day"]),
+        ("ctx run --format ", &["sarif", "junit"]),
+    ];
+    for shell in ["bash", "zsh", "fish"] {
+        for (line, words) in cases {
+            let Some(screen) = offered(shell, line) else {
+                println!("SKIPPED: {shell} is not installed (.ci/run installs it)");
+                break;
+            };
+            for word in words {
+                assert!(
+                    screen.contains(word),
+                    "{shell}: `{line}<TAB>` offers {word}:\n{screen}"
+                );
+            }
+        }
+    }
+}

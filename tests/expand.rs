@@ -659,3 +659,22 @@ fn items_of_rule_less_errors_say_what_failed() {
             .contains("src/handlers/h00.js:3:3 no-var - Unexpected var, use let or const instead")
     );
 }
+
+/// The reason a command matched is the command, said once:
+/// `matched by command: cargo test`, not `command: command cargo test`.
+#[test]
+fn explain_names_the_matching_command_once() {
+    let home = home();
+    let stdout = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/cargo_test/suites/stdout"
+    ))
+    .expect("fixture");
+    let art = Artifact::from_stdout(stdout, Exit::Code(101), vec!["cargo".into(), "test".into()]);
+    let key = put(home.path(), &art);
+    let out = ctx(home.path(), &["explain", &key.short()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert!(t.contains("matched by command: cargo test\n"), "{t}");
+    assert!(!t.contains("command command"), "{t}");
+}

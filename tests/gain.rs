@@ -339,3 +339,89 @@ fn no_ledger_when_disabled() {
     let r = gain_json(home.path(), &[]);
     assert_eq!(r["totals"]["runs"], 0);
 }
+
+#[test]
+fn saved_logs_are_grouped_by_what_read_them_not_by_their_file_name() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let logs = tempfile::tempdir().expect("logs");
+    let saved = logs.path().join("in.log");
+    std::fs::write(&saved, log_lines(3000)).expect("write log");
+    let file = saved.to_str().expect("utf-8 path");
+    let out = ctx(home.path(), &["digest", file], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = ctx(home.path(), &["pipe"], &log_lines(2000));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let r = gain_json(home.path(), &["--estimate"]);
+    let names: Vec<&str> = r["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| g["name"].as_str().expect("name"))
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("in.log") && *n != "(stdin)"),
+        "no group is named after a file or the stream: {names:?}"
+    );
+    let family = r["groups"][0]["name"].as_str().expect("name");
+    assert!(family.ends_with(" (input)"), "{names:?}");
+    assert_eq!(group(&r, family)["runs"], 2, "{names:?}");
+}
+
+#[test]
+fn a_trend_by_day_and_named_days_in_since() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = ctx(
+        home.path(),
+        &["pipe", "--label", "make build"],
+        &log_lines(3000),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let today = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let r = gain_json(
+        home.path(),
+        &["--by", "day", "--since", "yesterday", "--estimate"],
+    );
+    assert_eq!(r["by"], "day");
+    assert_eq!(group(&r, &today[..10])["runs"], 1, "{r}");
+    for when in ["today", "monday", "last sunday", "7d"] {
+        let r = gain_json(home.path(), &["--since", when, "--estimate"]);
+        assert_eq!(r["totals"]["runs"], 1, "--since {when}: {r}");
+    }
+
+    let text = ctx(home.path(), &["gain", "--by", "day", "--estimate"], b"");
+    let text = String::from_utf8_lossy(&text.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with(&today[..10]))
+        .unwrap_or_else(|| panic!("a row for today:\n{text}"));
+    assert!(row.contains('█'), "the trend draws its bar: {row}");
+    assert!(row.contains('≈'), "estimates are marked: {row}");
+
+    let bad = ctx(home.path(), &["gain", "--since", "fortnight"], b"");
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a bad --since is ctx's usage error"
+    );
+    let why = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        why.contains("yesterday") && !why.contains("Caused by"),
+        "{why}"
+    );
+}

@@ -288,10 +288,51 @@ const TABLE: &[(&str, &str)] = &[
     ),
     ("pytest;", "ctx run -- pytest;"),
     // Pipelines: only the last stage, only when known.
-    ("pytest | tail -n 20", "="),
+    // The agent's own truncation: the same lines, kept by ctx run.
+    (
+        "pytest | tail -n 20",
+        "ctx run --keep-tail 20 --keep-streams stdout --exit-zero -- pytest",
+    ),
+    (
+        "cargo test 2>&1 | tail -50",
+        "ctx run --keep-tail 50 --exit-zero -- cargo test 2>&1",
+    ),
+    (
+        "FOO=1 pytest -x 2>&1 | tail",
+        "FOO=1 ctx run --keep-tail 10 --exit-zero -- pytest -x 2>&1",
+    ),
+    (
+        "pytest |& tail -3",
+        "ctx run --keep-tail 3 --exit-zero -- pytest",
+    ),
+    (
+        "set -o pipefail; pytest 2>&1 | tail -5",
+        "set -o pipefail; ctx run --keep-tail 5 -- pytest 2>&1",
+    ),
+    (
+        "set -euo pipefail && make test 2>&1 | tail --lines=30 && echo ok",
+        "set -euo pipefail && ctx run --keep-tail 30 -- make test 2>&1 && echo ok",
+    ),
+    (
+        "npm test | head -50",
+        "ctx run --keep-head 50 --keep-streams stdout --exit-zero -- npm test",
+    ),
+    (
+        "cd app && go test ./... 2>&1 | head -n 100; echo done",
+        "cd app && ctx run --keep-head 100 --exit-zero -- go test ./... 2>&1; echo done",
+    ),
+    ("cargo test 2>&1 | tail -f", "="),
+    ("pytest | tail -n +5", "="),
+    ("pytest | head -n -5", "="),
+    ("pytest | tail -c 100", "="),
+    ("pytest 2>&1 | tail -5 | cat", "="),
+    ("pytest 2>&1 | tail -5 > out.txt", "="),
+    ("pytest | sort | tail -5", "="),
+    ("cargo run 2>&1 | tail", "="),
+    ("git diff | tail -20", "="),
+    ("pytest | tail -5 notes.txt", "="),
     ("pytest 2>&1 | tee log", "="),
     ("cargo test 2>&1 | grep FAILED", "="),
-    ("npm test | head -50", "="),
     ("echo y | pytest", "echo y | ctx run -- pytest"),
     (
         "cat list | xargs echo | make",
@@ -847,7 +888,7 @@ fn cli_prints_the_rewrite_and_exits_0() {
 
 #[test]
 fn cli_prints_the_original_and_exits_1() {
-    for line in ["ls -la", "x=$(pytest)", "pytest | tail", "cargo run"] {
+    for line in ["ls -la", "x=$(pytest)", "pytest | tee log", "cargo run"] {
         let (out, code) = ctx_rewrite(line);
         assert_eq!(out, format!("{line}\n"));
         assert_eq!(code, Some(1));

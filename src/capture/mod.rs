@@ -89,16 +89,40 @@ impl Captured {
 /// lives in an unlinked file, mapped for the pipeline, so ctx's memory
 /// does not grow with it.
 pub fn run(argv: &[OsString]) -> Result<Captured, CaptureError> {
+    run_with(argv, Pipes::Separate)
+}
+
+/// How the child's stdout and stderr reach ctx.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pipes {
+    /// One pipe each: the artifact knows which stream wrote each byte.
+    #[default]
+    Separate,
+    /// One pipe for both, as `CMD 2>&1 | …` gives: every byte in the exact
+    /// order the command wrote it, all of it counted as stdout.
+    Merged,
+}
+
+/// `run`, with the child's streams on the pipes `pipes` says.
+pub fn run_with(argv: &[OsString], pipes: Pipes) -> Result<Captured, CaptureError> {
     let Some(cmd) = argv.first() else {
         return Err(LaunchError::NotFound(String::new()).into());
     };
     let program = resolve(cmd)?;
-    run_program(&program, argv)
+    run_program_with(&program, argv, pipes)
 }
 
 /// `run` for a program already found (a shim resolves past itself);
 /// `argv[0]` is still what the child sees as its name.
 pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Captured, CaptureError> {
+    run_program_with(program, argv, Pipes::Separate)
+}
+
+fn run_program_with(
+    program: &Path,
+    argv: &[OsString],
+    pipes: Pipes,
+) -> Result<Captured, CaptureError> {
     let Some(cmd) = argv.first() else {
         return Err(LaunchError::NotFound(String::new()).into());
     };
@@ -114,6 +138,7 @@ pub fn run_program(program: &Path, argv: &[OsString]) -> Result<Captured, Captur
         &argv[1..],
         &forwarder.previous_mask(),
         xfsz_was_default,
+        pipes,
     )?;
     let collected = streams::collect(child, &forwarder, spill::Keeper::standard())?;
     drop(forwarder);

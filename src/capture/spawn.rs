@@ -65,13 +65,14 @@ pub fn spawn(
     args: &[OsString],
     mask: &SigSet,
     xfsz_default: bool,
+    pipes: super::Pipes,
 ) -> Result<Child, CaptureError> {
     let mut defaults = SigSet::empty();
     defaults.add(Signal::SIGPIPE);
     if xfsz_default {
         defaults.add(Signal::SIGXFSZ);
     }
-    let launch = |program: &Path, argv: &[CString]| start(program, argv, mask, &defaults);
+    let launch = |program: &Path, argv: &[CString]| start(program, argv, mask, &defaults, pipes);
     let mut argv = vec![c_string(argv0)?];
     for a in args {
         argv.push(c_string(a)?);
@@ -96,13 +97,21 @@ fn start(
     argv: &[CString],
     mask: &SigSet,
     defaults: &SigSet,
+    pipes: super::Pipes,
 ) -> Result<Result<Child, Errno>, CaptureError> {
     let (out_r, out_w) = pipe()?;
-    let (err_r, err_w) = pipe()?;
+    let (err_r, err_w) = match pipes {
+        super::Pipes::Separate => {
+            let (r, w) = pipe()?;
+            (Some(r), Some(w))
+        }
+        super::Pipes::Merged => (None, None),
+    };
+    let err_fd = err_w.as_ref().map_or(out_w.as_raw_fd(), |w| w.as_raw_fd());
     let mut actions = PosixSpawnFileActions::init().map_err(io::Error::from)?;
     actions
         .add_dup2(out_w.as_raw_fd(), libc::STDOUT_FILENO)
-        .and_then(|()| actions.add_dup2(err_w.as_raw_fd(), libc::STDERR_FILENO))
+        .and_then(|()| actions.add_dup2(err_fd, libc::STDERR_FILENO))
         .map_err(io::Error::from)?;
     let mut attr = PosixSpawnAttr::init().map_err(io::Error::from)?;
     attr.set_flags(
@@ -119,7 +128,7 @@ fn start(
     Ok(spawned.map(|pid| Child {
         pid,
         stdout: Some(File::from(out_r)),
-        stderr: Some(File::from(err_r)),
+        stderr: err_r.map(File::from),
     }))
 }
 

@@ -93,7 +93,7 @@ pub fn deliver(
 
 /// Header, body, footer.
 fn lines(filter: &Filter, artifact: &Artifact, body: &engine::Body, key: &str) -> Vec<Line> {
-    let mut parts = vec![format!("{} lines", render::count(artifact.line_count()))];
+    let mut parts = vec![render::counted(artifact.line_count(), "lines")];
     parts.extend(artifact.exit.describe());
     parts.push(format!("filter {}", filter.label));
     let mut out = vec![Line::Ctx(format!(

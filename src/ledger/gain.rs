@@ -28,6 +28,8 @@ pub enum By {
     Command,
     /// The profile family that read the output: `pytest`, `text`.
     Family,
+    /// The UTC day of the run (`2026-11-01`): a trend, oldest first.
+    Day,
 }
 
 /// Sums over a set of runs.
@@ -152,20 +154,19 @@ pub fn report(
     // carry their expands with them.
     for day in days {
         let name = match by {
-            By::Command => &day.group,
-            By::Family => &day.family,
+            By::Command => day.group.clone(),
+            By::Family => day.family.clone(),
+            By::Day => utc_date(day.day),
         };
         totals.add_day(day, use_exact);
-        groups
-            .entry(name.clone())
-            .or_default()
-            .add_day(day, use_exact);
+        groups.entry(name).or_default().add_day(day, use_exact);
     }
     let mut group_of_run: HashMap<i64, String> = HashMap::new();
     for run in runs {
         let name = match by {
-            By::Command => command_group(&run.argv, run.label.as_deref()),
+            By::Command => command_group(&run.argv, run.label.as_deref(), &run.family),
             By::Family => run.family.clone(),
+            By::Day => utc_date(run.at_ms.div_euclid(DAY_MS)),
         };
         let (raw, delivered, exact) = match (use_exact, run.raw_exact, run.delivered_exact) {
             (true, Some(r), Some(d)) => (r, d, true),
@@ -206,15 +207,21 @@ pub fn report(
             tally,
         })
         .collect();
-    groups.sort_by(|a, b| {
-        b.tally
-            .saved_tokens
-            .cmp(&a.tally.saved_tokens)
-            .then_with(|| a.name.cmp(&b.name))
-    });
     let keep = top.unwrap_or(usize::MAX).min(groups.len());
     let groups_omitted = groups.len() - keep;
-    groups.truncate(keep);
+    if by == By::Day {
+        // A trend reads oldest first (ISO dates sort as days do); `--top`
+        // keeps the latest days.
+        groups.drain(..groups_omitted);
+    } else {
+        groups.sort_by(|a, b| {
+            b.tally
+                .saved_tokens
+                .cmp(&a.tally.saved_tokens)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        groups.truncate(keep);
+    }
     Report {
         tokens: "o200k_base",
         since_ms,
@@ -257,17 +264,33 @@ fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
+const DAY_MS: i64 = 86_400_000;
+
+/// A day since the Unix epoch as its UTC date, `2026-11-01`.
+pub fn utc_date(day: i64) -> String {
+    let ms = day.max(0).saturating_mul(DAY_MS) as u64;
+    let stamp = humantime::format_rfc3339_seconds(
+        std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms),
+    )
+    .to_string();
+    stamp.get(..10).unwrap_or(&stamp).to_string()
+}
+
 /// What a run is called in `--by command`: the program's file name and its
 /// first subcommand, when the first non-option argument looks like one
 /// (`cargo test`, `git status`; `pytest` for `pytest -x tests/`). Runs
-/// without argv (pipe, digest) use their label the same way.
-pub fn command_group(argv: &[String], label: Option<&str>) -> String {
+/// without argv (pipe, digest) use their `--label` the same way, and
+/// without one are grouped by the family that read them (`pytest
+/// (input)`): a saved log's file name (`in.log`) says nothing of what it
+/// held.
+pub fn command_group(argv: &[String], label: Option<&str>, family: &str) -> String {
     let words: Vec<&str> = if !argv.is_empty() {
         argv.iter().map(String::as_str).collect()
     } else if let Some(label) = label.filter(|l| !l.trim().is_empty()) {
         label.split_whitespace().collect()
     } else {
-        return "(stdin)".to_string();
+        let family = if family.is_empty() { "text" } else { family };
+        return format!("{family} (input)");
     };
     let program = crate::command::basename(words[0]);
     // The subcommand is the first argument (after a `+toolchain`), never a
@@ -494,7 +517,7 @@ mod tests {
     fn command_names() {
         let g = |argv: &str| {
             let v: Vec<String> = argv.split_whitespace().map(String::from).collect();
-            command_group(&v, None)
+            command_group(&v, None, "x")
         };
         assert_eq!(g("cargo test --release"), "cargo test");
         assert_eq!(g("cargo +nightly build"), "cargo build");
@@ -518,8 +541,11 @@ mod tests {
         assert_eq!(g("ls -la /tmp"), "ls");
         assert_eq!(g("npm run build"), "npm run");
         assert_eq!(g("tool Build"), "tool");
-        assert_eq!(command_group(&[], Some("cargo test")), "cargo test");
-        assert_eq!(command_group(&[], Some("  ")), "(stdin)");
-        assert_eq!(command_group(&[], None), "(stdin)");
+        assert_eq!(
+            command_group(&[], Some("cargo test"), "cargo_test"),
+            "cargo test"
+        );
+        assert_eq!(command_group(&[], Some("  "), "pytest"), "pytest (input)");
+        assert_eq!(command_group(&[], None, "ci_log"), "ci_log (input)");
     }
 }

@@ -71,7 +71,8 @@ impl RunEntry {
         RunEntry {
             at_ms,
             argv: serde_json::to_string(&artifact.argv).unwrap_or_else(|_| "[]".into()),
-            label: artifact.label.clone(),
+            // A saved file's name is not a command's name (`ctx gain`).
+            label: artifact.label.clone().filter(|_| !artifact.label_is_file),
             family: delivery
                 .profile
                 .split_once('/')

@@ -76,7 +76,7 @@ impl Ledger {
         for run in &old_runs {
             let key = (
                 run.at_ms.div_euclid(DAY_MS),
-                command_group(&run.argv, run.label.as_deref()),
+                command_group(&run.argv, run.label.as_deref(), &run.family),
                 run.family.clone(),
             );
             key_of.insert(run.id, key.clone());

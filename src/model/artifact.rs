@@ -148,6 +148,10 @@ pub struct Artifact {
     pub cwd: Option<String>,
     /// A name given with `--label` (pipe/digest) to stand in for argv.
     pub label: Option<String>,
+    /// The label is the saved file `ctx digest` read, not a name the user
+    /// gave: the ledger groups such runs by family, since `in.log` says
+    /// nothing of what the file held.
+    pub label_is_file: bool,
     /// The family named with `--as` at ingest; classification obeys it.
     pub family: Option<String>,
     pub exit: Exit,
@@ -173,6 +177,7 @@ impl Artifact {
             argv,
             cwd: None,
             label: None,
+            label_is_file: false,
             family: None,
             exit,
             truncated: false,
@@ -203,6 +208,7 @@ impl Artifact {
             argv,
             cwd: None,
             label: None,
+            label_is_file: false,
             family: None,
             exit,
             truncated: false,

@@ -54,6 +54,36 @@ pub struct Formatting {
     pub workspace: Workspace,
     /// The CI outputs beside the digest (`--annotate`, `--summary`).
     pub ci: Ci,
+    /// `--keep-tail N` / `--keep-head N`: the lines `| tail -N` or
+    /// `| head -N` would have printed, byte for byte, beside the digest.
+    pub keep: Option<Keep>,
+}
+
+/// The end of the output `ctx run --keep-tail|--keep-head` prints exactly
+/// as the agent's own `| tail -N` / `| head -N` would have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keep {
+    pub end: End,
+    /// N, as `tail -N` counts them: a last line without a newline is one.
+    pub lines: usize,
+    pub streams: KeptStreams,
+}
+
+/// Which end `Keep` keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    Head,
+    Tail,
+}
+
+/// What went through the agent's pipe.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeptStreams {
+    /// `CMD 2>&1 | tail`: both streams, in the order the command wrote them.
+    #[default]
+    Both,
+    /// `CMD | tail`: stdout only; stderr went straight through, whole.
+    Stdout,
 }
 
 impl Formatting {

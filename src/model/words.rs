@@ -44,6 +44,8 @@ pub fn clip_chars(s: &str, max: usize) -> String {
 /// `s`) loses its `s`.
 pub fn agree(what: &str, n: u64) -> String {
     if n == 1 {
+        // `1 failure without its detail`, not `their`.
+        let what = what.replace(" their ", " its ");
         let mut words: Vec<&str> = what.split(' ').collect();
         if let Some(w) = words
             .iter_mut()
@@ -52,6 +54,7 @@ pub fn agree(what: &str, n: u64) -> String {
             *w = &w[..w.len() - 1];
             return words.join(" ");
         }
+        return what;
     }
     what.to_string()
 }
@@ -90,6 +93,15 @@ mod tests {
 
     #[test]
     fn phrases_agree_with_their_count() {
+        assert_eq!(
+            counted(1, "errors without their detail"),
+            "1 error without its detail"
+        );
+        assert_eq!(
+            counted(3, "errors without their detail"),
+            "3 errors without their detail"
+        );
+        assert_eq!(counted(1, "lines"), "1 line");
         assert_eq!(counted(1, "errors"), "1 error");
         assert_eq!(counted(2, "errors"), "2 errors");
         assert_eq!(counted(1, "unmatched lines"), "1 unmatched line");

@@ -63,7 +63,13 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
             };
             emitting.set(true);
             let output = shaped.as_ref().unwrap_or(&delivery.output);
-            emit::write(artifact, output, note, sinks.raw_to);
+            match sinks.formatting.keep {
+                Some(keep) => emit::write_kept(
+                    &crate::pipeline::kept::compose(artifact, output, keep),
+                    note,
+                ),
+                None => emit::write(artifact, output, note, sinks.raw_to),
+            }
             fault::point("ci");
             ci::write(report, sinks.formatting);
         });

@@ -63,6 +63,20 @@ pub fn write(artifact: &Artifact, output: &Output, note: Option<String>, raw_to:
     }
 }
 
+/// `ctx run --keep-tail|--keep-head`: what went past the agent's pipe on
+/// stderr first, then the kept lines with the digest on stdout; ctx's
+/// note last.
+pub fn write_kept(kept: &crate::pipeline::kept::Kept, note: Option<String>) {
+    let _ = io::stderr().lock().write_all(&kept.stderr);
+    let mut out = io::stdout().lock();
+    watch(out.write_all(&kept.stdout));
+    watch(out.flush());
+    drop(out);
+    if let Some(note) = note {
+        let _ = writeln!(io::stderr().lock(), "{note}");
+    }
+}
+
 /// The raw output, now, to the real descriptors (the fallback after a
 /// fault: errors are ignored as in `write`).
 pub fn write_raw_now(artifact: &Artifact, raw_to: RawTo) {

@@ -13,6 +13,7 @@
 pub mod ci;
 pub mod deliver;
 pub mod emit;
+pub mod kept;
 mod rerun;
 
 use crate::archive::Archive;

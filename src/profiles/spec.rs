@@ -94,7 +94,7 @@ impl ProfileSpec {
                     .filter(|w| !w.starts_with('-') && !w.starts_with('+'));
                 want.next() == Some(*first) && want.all(|w| subs.next() == Some(&w))
             })
-            .map(|entry| format!("command {entry}"))
+            .map(|entry| entry.to_string())
     }
 
     /// [`ProfileSpec::sniff_reason`] when `head` holds a sniff word and
@@ -122,16 +122,16 @@ mod tests {
     #[test]
     fn commands_match_program_then_subcommands() {
         let hit = |s: &str| SPEC.by_command(&argv(s));
-        assert_eq!(hit("cargo test").as_deref(), Some("command cargo test"));
+        assert_eq!(hit("cargo test").as_deref(), Some("cargo test"));
         assert_eq!(
             hit("cargo +nightly --locked test -q").as_deref(),
-            Some("command cargo test")
+            Some("cargo test")
         );
         assert_eq!(
             hit("timeout 60 cargo nextest run").as_deref(),
-            Some("command cargo nextest run")
+            Some("cargo nextest run")
         );
-        assert_eq!(hit("uv run pytest -x").as_deref(), Some("command pytest"));
+        assert_eq!(hit("uv run pytest -x").as_deref(), Some("pytest"));
         assert_eq!(hit("cargo build"), None);
         assert_eq!(hit("cargo nextest list"), None);
         assert_eq!(hit("pytestx"), None);

@@ -4,10 +4,12 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    #[error("cannot read {path}: {source}")]
+    // The reason is part of the message and deliberately not a `source`:
+    // a chain printer (`{:#}`, the MCP reply) would say it twice.
+    #[error("cannot read {path}: {reason}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("{0} is a directory; ctx read reads files")]
     Directory(PathBuf),

@@ -185,15 +185,15 @@ fn open(path: &Path) -> Result<(std::fs::File, u64), ReadError> {
     Ok((file, size))
 }
 
-fn io_error(path: &Path, source: std::io::Error) -> ReadError {
-    match source
+fn io_error(path: &Path, reason: std::io::Error) -> ReadError {
+    match reason
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<crate::bounded::Refused>())
     {
         Some(refused) => ReadError::NotAFile(refused.to_string()),
         None => ReadError::Io {
             path: path.to_path_buf(),
-            source,
+            reason,
         },
     }
 }

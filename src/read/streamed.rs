@@ -48,10 +48,10 @@ struct Index {
     last_starts: VecDeque<u64>,
 }
 
-fn io_error(req: &Request, source: io::Error) -> ReadError {
+fn io_error(req: &Request, reason: io::Error) -> ReadError {
     ReadError::Io {
         path: req.path.clone(),
-        source,
+        reason,
     }
 }
 

@@ -169,8 +169,8 @@ pub(crate) fn footer(artifact: &Artifact, key: &str) -> String {
         );
     }
     format!(
-        "{CTX_PREFIX} full output ({} lines): first {} {}: ctx expand {key}; everything: ctx expand {key} --all",
-        count(total),
+        "{CTX_PREFIX} full output ({}): first {} {}: ctx expand {key}; everything: ctx expand {key} --all",
+        counted(total, "lines"),
         count(shown),
         plural(shown, "line", "lines")
     )
@@ -265,7 +265,7 @@ pub fn header_words(artifact: &Artifact, graph: &EvidenceGraph, plan: &DeliveryP
 pub fn header_text(h: &Header) -> String {
     let exit = h.exit.describe();
     let Reader::Family(tool) = &h.reader else {
-        let mut parts = vec![format!("{} lines", count(h.lines))];
+        let mut parts = vec![counted(h.lines, "lines")];
         parts.extend(exit);
         let name = clip(&h.command, 80);
         return format!("{name}: {}", parts.join(" · "));

@@ -57,6 +57,16 @@ enum Size {
     Text(String),
 }
 
+impl std::fmt::Display for Size {
+    /// As written in the file: `1073741824` or `"lots"`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Size::Bytes(n) => write!(f, "{n}"),
+            Size::Text(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
 /// Where a value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -176,7 +186,7 @@ pub fn load(path: Option<PathBuf>, env: &dyn Fn(&str) -> Option<String>) -> Conf
                     source: from_file(&path),
                 }
             }
-            None => warnings.push(format!("store.max_bytes = {size:?} is not a size")),
+            None => warnings.push(format!("store.max_bytes = {size} is not a size")),
         }
     }
     if let Some(v) = env(ENV_MAX_BYTES) {
@@ -197,7 +207,7 @@ pub fn load(path: Option<PathBuf>, env: &dyn Fn(&str) -> Option<String>) -> Conf
         match age(&v) {
             Some(d) => {
                 min_age = Setting {
-                    value: retention::clamp_min_age(d),
+                    value: raised_to_floor(&format!("store.min_age = {v:?}"), d, &mut warnings),
                     source: from_file(&path),
                 }
             }
@@ -208,7 +218,7 @@ pub fn load(path: Option<PathBuf>, env: &dyn Fn(&str) -> Option<String>) -> Conf
         match age(&v) {
             Some(d) => {
                 min_age = Setting {
-                    value: retention::clamp_min_age(d),
+                    value: raised_to_floor(&format!("{ENV_MIN_AGE}={v:?}"), d, &mut warnings),
                     source: Source::Env(ENV_MIN_AGE),
                 }
             }
@@ -297,6 +307,19 @@ pub fn shim_set() -> Option<Vec<String>> {
     current().shims.value.clone()
 }
 
+/// A minimum age under the store's floor is raised to it, and said: the
+/// user asked for something ctx will not do.
+fn raised_to_floor(what: &str, d: Duration, warnings: &mut Vec<String>) -> Duration {
+    let kept = retention::clamp_min_age(d);
+    if kept != d {
+        warnings.push(format!(
+            "{what} is below the floor of {}; raised to it",
+            humantime::format_duration(kept)
+        ));
+    }
+    kept
+}
+
 /// `a, b c` → `[a, b, c]`: lists in environment variables.
 fn words(v: &str) -> Vec<String> {
     v.split(|c: char| c == ',' || c.is_whitespace())
@@ -320,14 +343,27 @@ fn read_file(path: &Path, warnings: &mut Vec<String>) -> Option<File> {
     match toml::from_str(&text) {
         Ok(f) => Some(f),
         Err(e) => {
-            let why = e.message().to_string();
+            let why = e.message().trim_end().to_string();
+            let at = e
+                .span()
+                .map(|span| line_and_column(&text, span.start))
+                .map_or(String::new(), |(line, col)| format!(":{line}:{col}"));
             warnings.push(format!(
-                "{}: {why}; its settings are ignored",
+                "{}{at}: {why}; its settings are ignored",
                 path.display()
             ));
             None
         }
     }
+}
+
+/// The 1-based line and column (in characters) of byte `at` in `text`.
+fn line_and_column(text: &str, at: usize) -> (usize, usize) {
+    let at = at.min(text.len());
+    let before = text.get(..at).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, col)
 }
 
 #[cfg(test)]
@@ -401,6 +437,13 @@ min_age = "2h"
             retention::FLOOR_MIN_AGE,
             "clamped to the floor"
         );
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.contains("CTX_STORE_MIN_AGE=\"1m\" is below the floor of 30m")),
+            "a raised minimum age is said: {:?}",
+            c.warnings
+        );
         assert!(c.is_disabled("pytest") && c.is_disabled("ruff") && !c.is_disabled("jest"));
         assert_eq!(c.shims.value, Some(vec!["go".into(), "make".into()]));
     }
@@ -418,6 +461,27 @@ min_age = "2h"
         assert_eq!(c.disabled_families.value, vec!["jest".to_string()]);
         assert_eq!(c.min_age.source, Source::Default);
         assert_eq!(c.warnings.len(), 4, "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn problems_read_as_sentences_with_their_place() {
+        let c = with("[store]\nmax_bytes = \"lots\"\n", &[]);
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert!(
+            c.warnings[0].ends_with("store.max_bytes = \"lots\" is not a size"),
+            "no debug formatting: {:?}",
+            c.warnings
+        );
+
+        let c = with("budget = 300\n[store]\nmin_age = = 2\n", &[]);
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert!(
+            c.warnings[0].contains("config.toml:3:11: "),
+            "line and column of the TOML error: {:?}",
+            c.warnings
+        );
+        assert!(!c.warnings[0].contains('\n'), "{:?}", c.warnings);
+        assert_eq!(line_and_column("ab\ncé\nx", 6), (2, 3));
     }
 
     #[test]

@@ -1,5 +1,13 @@
 //! `ctx completions SHELL`: the shell's completion script for ctx, on
 //! stdout, generated from the same clap definition the parser uses.
+//!
+//! Some arguments take words the parser checks itself rather than through
+//! clap (an agent's name, a family, a `ctx read` mode), so that a typo gets
+//! ctx's own error with the nearest names. For the script only, those
+//! arguments are given their words as possible values: the parser that
+//! runs commands never sees this tree.
+
+use clap::builder::PossibleValuesParser;
 
 /// Arguments of `ctx completions`.
 #[derive(clap::Args, Debug)]
@@ -10,7 +18,54 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
-    let mut cmd = super::command(false);
-    clap_complete::generate(args.shell, &mut cmd, "ctx", &mut std::io::stdout());
+    let mut cmd = with_words(super::command(false));
+    let mut out = std::io::stdout();
+    clap_complete::generate(args.shell, &mut cmd, "ctx", &mut out);
+    if args.shell == clap_complete::Shell::Fish {
+        // clap's fish script completes options' values but no positional
+        // argument's: the agent after `ctx init` is added here.
+        let names = crate::agents::NAMES.join(" ");
+        println!(
+            "complete -c ctx -n \"__fish_ctx_using_subcommand init; and not __fish_seen_subcommand_from {names}\" -f -a \"{names}\""
+        );
+    }
     Ok(0)
+}
+
+/// `ctx read --mode` words; the ones ending in `:` take a value after it.
+pub const READ_MODES: &[&str] = &[
+    "auto",
+    "full",
+    "outline",
+    "signatures",
+    "lines:",
+    "symbol:",
+    "section:",
+];
+
+/// The command tree with the checked-by-ctx arguments' words attached.
+pub fn with_words(cmd: clap::Command) -> clap::Command {
+    let families: Vec<&'static str> = crate::profiles::registry()
+        .iter()
+        .map(|p| p.family())
+        .collect();
+    let agents = crate::agents::NAMES.to_vec();
+    let cmd = cmd.mut_subcommand("init", |sub| {
+        sub.mut_arg("agent", |a| {
+            a.value_parser(PossibleValuesParser::new(agents))
+        })
+    });
+    let cmd = cmd.mut_subcommand("read", |sub| {
+        sub.mut_arg("mode", |a| {
+            a.value_parser(PossibleValuesParser::new(READ_MODES))
+        })
+    });
+    ["run", "pipe", "digest"].iter().fold(cmd, |cmd, verb| {
+        let families = families.clone();
+        cmd.mut_subcommand(verb, |sub| {
+            sub.mut_arg("family", |a| {
+                a.value_parser(PossibleValuesParser::new(families))
+            })
+        })
+    })
 }

@@ -106,6 +106,7 @@ fn rows(c: &Config) -> Vec<Row> {
             super::store::duration(c.min_age.value),
             serde_json::json!(c.min_age.value.as_secs()),
         ),
+        store_url(c),
         row(
             "disabled_families",
             &c.disabled_families,
@@ -122,6 +123,33 @@ fn rows(c: &Config) -> Vec<Row> {
             serde_json::json!(c.shims.value),
         ),
     ]
+}
+
+/// `store.url`: `CTX_STORE` over the file's, else the local store. Shown
+/// with its password masked, as every line ctx prints.
+fn store_url(c: &Config) -> Row {
+    let env = std::env::var("CTX_STORE")
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    let (value, source) = match (env, &c.store_url) {
+        (Some(v), _) => (Some(v), Source::Env("CTX_STORE")),
+        (None, Some(v)) => (
+            Some(v.clone()),
+            Source::File(c.path.clone().unwrap_or_default()),
+        ),
+        (None, None) => (None, Source::Default),
+    };
+    let shown = value
+        .as_deref()
+        .map(|v| crate::store::postgres::redact(v.trim()));
+    Row {
+        key: "store.url",
+        text: shown
+            .clone()
+            .unwrap_or_else(|| "the local SQLite store (`ctx store stats`)".to_string()),
+        json: serde_json::json!(shown),
+        source,
+    }
 }
 
 fn from(source: &Source) -> String {

@@ -79,6 +79,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
             }
         };
         artifact.label = Some(file.clone());
+        artifact.label_is_file = true;
         artifact.family = args.family.clone();
         if !crate::deliver::ingested(&artifact, args.budget, &formatting) {
             status = super::EXIT_CTX_ERROR;

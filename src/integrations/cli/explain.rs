@@ -119,11 +119,11 @@ fn report(
         .describe()
         .unwrap_or_else(|| "exit unknown".into());
     say!(
-        "record {}: {} ({} lines, {} bytes), {exit}",
+        "record {}: {} ({}, {}), {exit}",
         key.short(),
         artifact.display_command(),
-        count(artifact.line_count()),
-        count(artifact.bytes().len())
+        counted(artifact.line_count(), "lines"),
+        counted(artifact.bytes().len(), "bytes")
     );
     say!(
         "profile: {} — matched by {}: {}",

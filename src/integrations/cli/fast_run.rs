@@ -30,6 +30,7 @@ pub fn parse(args: &[OsString]) -> Option<Args> {
         no_delta: false,
         output: FormatArgs::default(),
         ci: super::ci::CiArgs::default(),
+        keep: super::run::KeepArgs::default(),
         command: Vec::new(),
     };
     let mut format_seen = false;
@@ -124,9 +125,11 @@ mod tests {
 
     fn same(a: &Args, b: &Args) -> bool {
         (
-            a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.output, &a.ci, &a.command,
+            a.digest, a.no_delta, &a.family, a.budget, &a.label, &a.output, &a.ci, &a.keep,
+            &a.command,
         ) == (
-            b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.output, &b.ci, &b.command,
+            b.digest, b.no_delta, &b.family, b.budget, &b.label, &b.output, &b.ci, &b.keep,
+            &b.command,
         )
     }
 

@@ -9,8 +9,6 @@
 use std::io::{self, Write};
 use std::time::{Duration, UNIX_EPOCH};
 
-use anyhow::Context;
-
 use crate::ledger::gain::{self, By, Group, Report};
 use crate::ledger::{self, Ledger};
 use crate::store::{self, ArchiveKey, Store};
@@ -22,14 +20,18 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// Only runs since then: a duration (`7d`, `24h`) or a date
-    /// (`2026-11-01`, `2026-11-01T12:00:00Z`; UTC).
-    #[arg(long, value_name = "DURATION|DATE")]
+    /// Only runs since then: `today`, `yesterday`, a weekday (`monday`:
+    /// its most recent start, today's if today is one), a duration
+    /// (`7d`, `24h`) or a date (`2026-11-01`, `2026-11-01T12:00:00Z`). Days
+    /// begin at midnight UTC, as the ledger's daily rows do.
+    #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
-    /// Group runs by command (program and subcommand) or by output family.
+    /// Group runs by command (program and subcommand), by output family,
+    /// or by UTC day (a trend, oldest first).
     #[arg(long, value_enum, default_value = "command")]
     pub by: ByArg,
-    /// Show only the N groups that saved the most.
+    /// Show only the N groups that saved the most (with `--by day`, the
+    /// N latest days).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// Count nothing exactly: every figure is the hot path's estimate.
@@ -44,6 +46,7 @@ pub use crate::format::ReportFormat as Format;
 pub enum ByArg {
     Command,
     Family,
+    Day,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
@@ -56,6 +59,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     let by = match args.by {
         ByArg::Command => By::Command,
         ByArg::Family => By::Family,
+        ByArg::Day => By::Day,
     };
     let report = match Ledger::open_existing_default()? {
         None => gain::report(&[], &[], &[], &[], since_ms, by, args.top, !args.estimate),
@@ -91,9 +95,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     }
 }
 
-/// `7d`, `24h`, `2026-11-01`, or an RFC 3339 time, as unix milliseconds.
+/// `today`, `yesterday`, a weekday, `7d`, `24h`, `2026-11-01`, or an
+/// RFC 3339 time, as unix milliseconds (days start at midnight UTC).
 pub fn parse_since(text: &str, now_ms: i64) -> anyhow::Result<i64> {
     let text = text.trim();
+    if let Some(day) = named_day(&text.to_ascii_lowercase(), now_ms.div_euclid(DAY_MS)) {
+        return Ok(day * DAY_MS);
+    }
     if let Ok(d) = humantime::parse_duration(text) {
         return Ok(now_ms.saturating_sub(d.as_millis().min(i64::MAX as u128) as i64));
     }
@@ -102,13 +110,53 @@ pub fn parse_since(text: &str, now_ms: i64) -> anyhow::Result<i64> {
     } else {
         humantime::parse_rfc3339_weak(text)
     };
-    let time = time.with_context(|| {
-        format!("--since {text:?}: expected a duration (7d, 24h) or a date (2026-11-01)")
+    let time = time.map_err(|_| {
+        anyhow::anyhow!(
+            "--since {text:?} is not a time ctx knows: use today, yesterday, a weekday \
+             (monday), a duration (7d, 24h) or a date (2026-11-01)"
+        )
     })?;
     let ms = time
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
     Ok(ms)
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The UTC day (days since the epoch) a word names, counted from `today`:
+/// `today`, `yesterday`, a weekday's most recent occurrence (today's when
+/// today is that day; `last monday` is the one before today).
+fn named_day(word: &str, today: i64) -> Option<i64> {
+    const WEEKDAYS: [&str; 7] = [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ];
+    match word {
+        "today" => return Some(today),
+        "yesterday" => return Some(today - 1),
+        _ => {}
+    }
+    let (strictly_before, name) = match word.strip_prefix("last ") {
+        Some(rest) => (true, rest.trim()),
+        None => (false, word),
+    };
+    let target = WEEKDAYS
+        .iter()
+        .position(|d| name == *d || (name.len() >= 3 && d.starts_with(name)))?
+        as i64;
+    // 1970-01-01, day 0, was a Thursday (index 3 from Monday).
+    let weekday = (today + 3).rem_euclid(7);
+    let mut back = (weekday - target).rem_euclid(7);
+    if strictly_before && back == 0 {
+        back = 7;
+    }
+    Some(today - back)
 }
 
 /// Counts exactly the archived originals that runs since `since_ms`
@@ -181,6 +229,7 @@ fn render(r: &Report) -> String {
     let heading = match r.by {
         By::Command => "command",
         By::Family => "family",
+        By::Day => "day (UTC)",
     };
     let name_w = r
         .groups
@@ -209,7 +258,7 @@ fn render(r: &Report) -> String {
     let rest = t.runs - t.exact_runs;
     s += &format!(
         "exact: {} of {} counted with tiktoken-rs (original and delivered); \
-         {} and every read-back figure are estimates\n",
+         {} and every read-back figure are estimates (≈)\n",
         num(t.exact_runs as i64),
         runs(t.runs),
         if rest == 0 {
@@ -231,13 +280,23 @@ fn render(r: &Report) -> String {
 fn row(g: &Group, name_w: usize, widest: u64) -> String {
     let name = &g.name;
     let pad = name_w.saturating_sub(name.chars().count());
+    // A group any of whose runs was not counted exactly shows its token
+    // figures as estimates.
+    let about = if g.tally.exact_runs < g.tally.runs {
+        "≈"
+    } else {
+        ""
+    };
     format!(
         "{name}{:pad$}  {:>5}  {:>11}  {:>11}  {:>11}  {:>7}  {}\n",
         "",
         num(g.tally.runs as i64),
-        num(g.tally.raw_tokens as i64),
-        num(g.tally.expanded_tokens as i64),
-        num(g.tally.saved_tokens),
+        format!("{about}{}", num(g.tally.raw_tokens as i64)),
+        match g.tally.expanded_tokens {
+            0 => "0".to_string(),
+            n => format!("≈{}", num(n as i64)),
+        },
+        format!("{about}{}", num(g.tally.saved_tokens)),
         pct(g.saved_ratio),
         bar(g.tally.saved_tokens, widest),
     )
@@ -298,7 +357,27 @@ mod tests {
             parse_since("2026-11-01T12:00:00Z", now).expect("time"),
             1_793_491_200_000 + 43_200_000
         );
-        assert!(parse_since("last tuesday", now).is_err());
+        assert!(parse_since("next tuesday", now).is_err());
+    }
+
+    #[test]
+    fn named_days_are_utc_midnights() {
+        // 1_800_000_000_000 is Friday 2027-01-15 08:00 UTC.
+        let now = 1_800_000_000_000;
+        assert_eq!(parse_since("today", now).expect("today"), 1_799_971_200_000);
+        assert_eq!(parse_since("Yesterday", now).expect("y"), 1_799_884_800_000);
+        assert_eq!(parse_since("friday", now).expect("fri"), 1_799_971_200_000);
+        assert_eq!(parse_since("mon", now).expect("mon"), 1_799_625_600_000);
+        assert_eq!(
+            parse_since("monday", now).expect("monday"),
+            1_799_625_600_000
+        );
+        assert_eq!(
+            parse_since("last friday", now).expect("last"),
+            1_799_366_400_000
+        );
+        let e = parse_since("fortnight", now).expect_err("unknown");
+        assert!(e.to_string().contains("yesterday"), "{e}");
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub struct Args {
     pub output: super::format::FormatArgs,
     #[command(flatten)]
     pub ci: super::ci::CiArgs,
+    #[command(flatten)]
+    pub keep: KeepArgs,
     /// The command and its arguments.
     #[arg(
         value_name = "CMD",
@@ -49,6 +51,46 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     pub command: Vec<OsString>,
+}
+
+/// What an agent's `CMD 2>&1 | tail -N` becomes (docs/rewrite.md, "The
+/// agent's own truncation"): the same last lines, and the digest's census
+/// above them.
+#[derive(clap::Args, Debug, Default, Clone, PartialEq, Eq)]
+pub struct KeepArgs {
+    /// Print exactly the last N lines `CMD 2>&1 | tail -N` would print, byte
+    /// for byte, after the digest (whose census names what they leave out).
+    #[arg(long, value_name = "N", conflicts_with = "keep_head")]
+    pub keep_tail: Option<usize>,
+    /// Print exactly the first N lines `CMD 2>&1 | head -N` would print,
+    /// byte for byte, before the digest. The command still runs to its end.
+    #[arg(long, value_name = "N")]
+    pub keep_head: Option<usize>,
+    /// The streams the kept lines come from: `both` (`2>&1 |`, in the
+    /// order the command wrote them) or `stdout` (`|` alone: stderr is
+    /// written whole to ctx's stderr first, as it went past the pipe).
+    #[arg(long, value_enum, value_name = "STREAMS", default_value = "both")]
+    pub keep_streams: crate::format::KeptStreams,
+    /// Exit 0 whatever the command's status, as `CMD | tail` does in a
+    /// shell without `pipefail`; the status is still in the digest header.
+    #[arg(long)]
+    pub exit_zero: bool,
+}
+
+impl KeepArgs {
+    pub fn keep(&self) -> Option<crate::format::Keep> {
+        use crate::format::{End, Keep};
+        let (end, lines) = match (self.keep_tail, self.keep_head) {
+            (Some(n), _) => (End::Tail, n),
+            (None, Some(n)) => (End::Head, n),
+            (None, None) => return None,
+        };
+        Some(Keep {
+            end,
+            lines,
+            streams: self.keep_streams,
+        })
+    }
 }
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
@@ -72,7 +114,14 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     // parses it (`| jq`): it digests wherever stdout leads, as --digest;
     // so do annotations and a summary asked for by name (those that follow
     // GITHUB_ACTIONS alone leave `CMD | tee log` raw).
+    let keep = args.keep.keep();
+    if keep.is_some() && args.output.format != crate::format::Format::Text {
+        anyhow::bail!("--keep-tail and --keep-head print text; they take no --format");
+    }
+    // Kept lines are what the agent's own pipe would have printed: they go
+    // out wherever stdout leads, as `| tail` output would.
     let digest = args.digest
+        || keep.is_some()
         || args.output.format != crate::format::Format::Text
         || args.ci.annotate == super::ci::Annotate::Github
         || args.ci.summary;
@@ -84,7 +133,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
 
     // The archive's server connection is made while the command runs.
     crate::store::early::connect();
-    let captured = match capture::run(&args.command) {
+    // `2>&1 |` gave the pipe both streams in the order they were
+    // written; one pipe for both keeps that order exactly.
+    let pipes = match keep.map(|k| k.streams) {
+        Some(crate::format::KeptStreams::Both) => capture::Pipes::Merged,
+        _ => capture::Pipes::Separate,
+    };
+    let captured = match capture::run_with(&args.command, pipes) {
         Ok(captured) => captured,
         Err(CaptureError::Launch(failure)) => {
             eprintln!("ctx: {failure}");
@@ -92,14 +147,22 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
+    let mut formatting = super::ci::formatting(&args.output, &args.ci);
+    formatting.keep = keep;
+    // Kept lines are compared with nothing: a re-run delta would replace
+    // the digest the lines sit beside.
+    let delta = !args.no_delta && keep.is_none();
     let exit = crate::deliver::captured(
         captured,
         args.family,
         args.label,
         args.budget,
-        !args.no_delta,
-        &super::ci::formatting(&args.output, &args.ci),
+        delta,
+        &formatting,
     );
+    if args.keep.exit_zero {
+        return Ok(0);
+    }
     Ok(capture::exit_like(exit))
 }
 

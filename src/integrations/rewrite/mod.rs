@@ -19,6 +19,7 @@
 
 pub mod lexer;
 mod policy;
+mod truncation;
 
 use crate::command::wrappers;
 use crate::shim::longrun;
@@ -36,9 +37,14 @@ const OPAQUE: &[&str] = &[
 /// The rewritten line, or `None` when nothing in it is rewritten.
 pub fn rewrite(line: &str) -> Option<String> {
     let pipelines = lexer::lex(line).ok()?;
-    let mut inserts: Vec<usize> = Vec::new();
+    // Each edit replaces `line[start..end]` with its text (an insert when
+    // the range is empty); in line order, never overlapping.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
     // `exec >log` sends the rest of the line's output to the file.
     let mut stdout_gone = false;
+    // `set -o pipefail` earlier on the line: a pipeline's status is then
+    // its command's, not tail's.
+    let mut pipefail = false;
     for pipeline in &pipelines {
         for stage in pipeline {
             let first = stage.words.first().map(|w| w.value.as_str());
@@ -60,24 +66,86 @@ pub fn rewrite(line: &str) -> Option<String> {
         if stdout_gone {
             continue;
         }
-        // A last stage after a `|` reads the stage before it.
-        let reads_pipe = pipeline.len() > 1;
-        if let Some(at) = pipeline.last().and_then(|s| eligible(s, reads_pipe)) {
-            inserts.push(at);
+        if let Some(edit) = kept_truncation(line, pipeline, pipefail) {
+            edits.push(edit);
+        } else {
+            // A last stage after a `|` reads the stage before it.
+            let reads_pipe = pipeline.len() > 1;
+            if let Some(at) = pipeline.last().and_then(|s| eligible(s, reads_pipe)) {
+                edits.push((at, at, PREFIX.to_string()));
+            }
+        }
+        if let Some(on) = pipeline.first().and_then(sets_pipefail) {
+            pipefail = on;
         }
     }
-    if inserts.is_empty() {
+    if edits.is_empty() {
         return None;
     }
-    let mut out = String::with_capacity(line.len() + inserts.len() * PREFIX.len());
+    let mut out = String::with_capacity(line.len() + edits.len() * PREFIX.len());
     let mut from = 0;
-    for at in inserts {
-        out.push_str(&line[from..at]);
-        out.push_str(PREFIX);
-        from = at;
+    for (start, end, text) in edits {
+        out.push_str(&line[from..start]);
+        out.push_str(&text);
+        from = end;
     }
     out.push_str(&line[from..]);
     Some(out)
+}
+
+/// `CMD [2>&1] | tail -N` (or `head -N`) for a build, check or test CMD:
+/// the edit that makes it `ctx run --keep-tail N … -- CMD [2>&1]`
+/// (truncation.rs). The exit status stays the one the agent's shell gives
+/// the pipeline: tail's 0, unless `pipefail` was set earlier on the line.
+fn kept_truncation(
+    line: &str,
+    pipeline: &[Stage],
+    pipefail: bool,
+) -> Option<(usize, usize, String)> {
+    let [command, cut] = pipeline else {
+        return None;
+    };
+    let (end, n) = truncation::truncation(cut)?;
+    let at = eligible(command, false)?;
+    let words = command_words(command);
+    let values: Vec<String> = words.iter().map(|w| w.value.clone()).collect();
+    let core = wrappers::unwrap(&values)?;
+    if !truncation::keeps_failures(crate::command::basename(values.get(core)?)) {
+        return None;
+    }
+    let mut flags = match end {
+        crate::format::End::Tail => format!("ctx run --keep-tail {n}"),
+        crate::format::End::Head => format!("ctx run --keep-head {n}"),
+    };
+    if !command.stderr_to_stdout {
+        flags.push_str(" --keep-streams stdout");
+    }
+    if !pipefail {
+        flags.push_str(" --exit-zero");
+    }
+    flags.push_str(" -- ");
+    // The command's text stays as typed (`2>&1` included, which now
+    // applies to ctx's own notes); the pipe and the truncation go.
+    let text = format!("{flags}{}", &line[at..command.text_end(line)]);
+    Some((at, cut.text_end(line), text))
+}
+
+/// `set -o pipefail` (or `-eo pipefail`, `-euo pipefail`): `Some(true)`;
+/// `set +o pipefail`: `Some(false)`; anything else: `None`.
+fn sets_pipefail(stage: &Stage) -> Option<bool> {
+    let words: Vec<&str> = stage.words.iter().map(|w| w.value.as_str()).collect();
+    if words.first() != Some(&"set") || !words.contains(&"pipefail") {
+        return None;
+    }
+    let at = words.iter().position(|w| *w == "pipefail")?;
+    let option = words.get(at.checked_sub(1)?)?;
+    if option.starts_with('+') {
+        Some(false)
+    } else if option.starts_with('-') && option.ends_with('o') {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 /// `source .venv/bin/activate`, `. ~/.cargo/env`, `source .env`: files

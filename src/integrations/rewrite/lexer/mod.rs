@@ -41,11 +41,22 @@ pub struct Stage {
     pub stdout_redirected: bool,
     /// The stage has at least one redirection.
     pub redirected: bool,
+    /// stderr goes where stdout goes (`2>&1`, or `|&` after the stage).
+    pub stderr_to_stdout: bool,
+    /// Byte offset of the operator that ends the stage (`|`, `&&`, `;`, a
+    /// newline), or the line's length.
+    pub end: usize,
 }
 
 impl Stage {
     fn is_empty(&self) -> bool {
         self.words.is_empty() && !self.redirected
+    }
+
+    /// Where the stage's own text ends: before the blanks that precede
+    /// the operator ending it.
+    pub fn text_end(&self, line: &str) -> usize {
+        line[..self.end.min(line.len())].trim_end().len()
     }
 }
 
@@ -258,6 +269,7 @@ impl Lexer<'_> {
                         return Err(Syntax("redirection without a target"));
                     }
                     if !self.expect_command && !self.stage().is_empty() {
+                        self.stage().end = self.i;
                         self.pipelines.push(vec![Stage::default()]);
                     }
                     self.pipe_amp_newline |= self.expect_command && self.after_pipe_amp;
@@ -268,17 +280,20 @@ impl Lexer<'_> {
                         return Err(Opaque("case statement"));
                     }
                     self.end_command("`;` after nothing")?;
+                    self.stage().end = self.i;
                     self.pipelines.push(vec![Stage::default()]);
                     self.i += 1;
                 }
                 b'&' if self.peek(1) == Some(b'&') => {
                     self.join_command("`&&` after nothing")?;
+                    self.stage().end = self.i;
                     self.pipelines.push(vec![Stage::default()]);
                     self.expect_command = true;
                     self.i += 2;
                 }
                 b'|' if self.peek(1) == Some(b'|') => {
                     self.join_command("`||` after nothing")?;
+                    self.stage().end = self.i;
                     self.pipelines.push(vec![Stage::default()]);
                     self.expect_command = true;
                     self.i += 2;
@@ -286,6 +301,10 @@ impl Lexer<'_> {
                 b'|' => {
                     self.join_command("`|` after nothing")?;
                     let merge = self.peek(1) == Some(b'&');
+                    let at = self.i;
+                    let stage = self.stage();
+                    stage.end = at;
+                    stage.stderr_to_stdout |= merge;
                     self.pipelines
                         .last_mut()
                         .expect("never empty")
@@ -332,6 +351,11 @@ impl Lexer<'_> {
         }
         if self.in_cond {
             return Err(Syntax("unterminated [["));
+        }
+        let len = self.line.len();
+        let last = self.stage();
+        if last.end == 0 {
+            last.end = len;
         }
         Ok(())
     }

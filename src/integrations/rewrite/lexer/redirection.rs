@@ -76,6 +76,9 @@ impl Lexer<'_> {
                 && self.peek(0).is_none_or(|b| {
                     matches!(b, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>')
                 });
+            if dup && out && fd == Some(2) && &self.line[digits..self.i] == "1" {
+                self.stage().stderr_to_stdout = true;
+            }
             if !dup {
                 self.i = digits;
                 if out && fd.is_none() {
