@@ -64,10 +64,10 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
             emitting.set(true);
             let output = shaped.as_ref().unwrap_or(&delivery.output);
             match sinks.formatting.keep {
-                Some(keep) => emit::write_kept(
-                    &crate::pipeline::kept::compose(artifact, output, keep),
-                    note,
-                ),
+                Some(keep) => {
+                    let kept = crate::pipeline::kept::compose(artifact, output, keep);
+                    emit::write_kept(&kept.stdout, &kept.stderr, note);
+                }
                 None => emit::write(artifact, output, note, sinks.raw_to),
             }
             fault::point("ci");

@@ -66,10 +66,10 @@ pub fn write(artifact: &Artifact, output: &Output, note: Option<String>, raw_to:
 /// `ctx run --keep-tail|--keep-head`: what went past the agent's pipe on
 /// stderr first, then the kept lines with the digest on stdout; ctx's
 /// note last.
-pub fn write_kept(kept: &crate::pipeline::kept::Kept, note: Option<String>) {
-    let _ = io::stderr().lock().write_all(&kept.stderr);
+pub fn write_kept(stdout: &[u8], stderr: &[u8], note: Option<String>) {
+    let _ = io::stderr().lock().write_all(stderr);
     let mut out = io::stdout().lock();
-    watch(out.write_all(&kept.stdout));
+    watch(out.write_all(stdout));
     watch(out.flush());
     drop(out);
     if let Some(note) = note {

@@ -2,7 +2,6 @@
 //! edge, and nowhere below.
 
 use std::ffi::OsString;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
@@ -192,7 +191,7 @@ fn parse(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
 /// The whole command tree, with the long help of `--budget` (which reads
 /// every contract) when `long_help` is set.
 pub fn command(long_help: bool) -> clap::Command {
-    TREES_BUILT.fetch_add(1, Ordering::Relaxed);
+    TREES_BUILT.with(|n| n.set(n.get() + 1));
     let cmd = Cli::command();
     if !long_help {
         return cmd;
@@ -207,11 +206,15 @@ pub fn command(long_help: bool) -> clap::Command {
 
 /// How many command trees `command` built in this process: the hot paths
 /// must build none (tested below).
-static TREES_BUILT: AtomicUsize = AtomicUsize::new(0);
+// Per thread: tests run in parallel threads of one process, and each
+// counts only the trees its own calls built.
+thread_local! {
+    static TREES_BUILT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// See `TREES_BUILT`.
 pub fn trees_built() -> usize {
-    TREES_BUILT.load(Ordering::Relaxed)
+    TREES_BUILT.with(std::cell::Cell::get)
 }
 
 #[cfg(test)]
