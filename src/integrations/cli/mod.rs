@@ -204,10 +204,9 @@ pub fn command(long_help: bool) -> clap::Command {
     })
 }
 
-/// How many command trees `command` built in this process: the hot paths
-/// must build none (tested below).
-// Per thread: tests run in parallel threads of one process, and each
-// counts only the trees its own calls built.
+// How many command trees `command` built on this thread: the hot paths
+// must build none (tested below). Per thread: tests run in parallel
+// threads of one process, and each counts only its own calls' trees.
 thread_local! {
     static TREES_BUILT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
