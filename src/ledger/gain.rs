@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::{DayRow, ExpandRow, RunRow};
+use super::{DAY_MS, DayRow, ExpandRow, RunRow};
 
 /// How runs are grouped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -263,8 +263,6 @@ pub fn attribute(keyed: &[(i64, i64, String)], expands: &[ExpandRow]) -> Vec<Opt
 fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
-
-const DAY_MS: i64 = 86_400_000;
 
 /// A day since the Unix epoch as its UTC date, `2026-11-01`.
 pub fn utc_date(day: i64) -> String {

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use std::time::{Duration, UNIX_EPOCH};
 
 use crate::ledger::gain::{self, By, Group, Report};
-use crate::ledger::{self, Ledger};
+use crate::ledger::{self, DAY_MS, Ledger};
 use crate::store::{self, ArchiveKey, Store};
 use crate::tokens;
 
@@ -121,8 +121,6 @@ pub fn parse_since(text: &str, now_ms: i64) -> anyhow::Result<i64> {
         .map_or(0, |d| d.as_millis() as i64);
     Ok(ms)
 }
-
-const DAY_MS: i64 = 86_400_000;
 
 /// The UTC day (days since the epoch) a word names, counted from `today`:
 /// `today`, `yesterday`, a weekday's most recent occurrence (today's when
