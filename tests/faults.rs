@@ -153,6 +153,8 @@ fn a_fault_in_any_stage_of_a_shim_prints_the_raw_output() {
         .args(["-c", "chatty"])
         .env("PATH", &path)
         .env("CTX_HOME", root.join("home"))
+        // This test is the harness that introduces the variable: an agent.
+        .env("CTX_AGENT", "test")
         .env_remove("CTX_FAULT")
         .env_remove("CTX_SHIM_DEPTH")
         .stdin(Stdio::null())
@@ -169,6 +171,7 @@ fn a_fault_in_any_stage_of_a_shim_prints_the_raw_output() {
             .env("PATH", &path)
             .env("CTX_HOME", root.join("home"))
             .env("CTX_FAULT", stage)
+            .env("CTX_AGENT", "test")
             .env_remove("CTX_BUDGET")
             .env_remove("CTX_DISABLE")
             .env_remove("CTX_SHIM_DEPTH")

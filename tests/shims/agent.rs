@@ -1,6 +1,8 @@
 //! A fake agent for shim tests: it runs `bash -c CMD` with stdout and
 //! stderr pipes and no stdin, as agents do, with PATH = a shim folder, a
-//! folder of fake tools, then the test's own PATH (real gcc, cargo…).
+//! folder of fake tools, then the test's own PATH (real gcc, cargo…). It
+//! identifies itself as agents configured by `ctx init` do: `CTX_AGENT`
+//! is set for the shells it starts, not in its own environment.
 
 #![allow(dead_code)]
 
@@ -22,6 +24,12 @@ impl Agent {
     /// An agent with no shim yet: root/shims, root/tools, root/home,
     /// root/work.
     pub fn empty() -> Agent {
+        // The test process plays the agent that introduces CTX_AGENT; one
+        // that already has it is a script under an agent, never digested.
+        assert!(
+            std::env::var_os("CTX_AGENT").is_none(),
+            "run the shim tests without CTX_AGENT in the environment"
+        );
         let dir = TempDir::new().expect("tempdir");
         let root = dir.path().canonicalize().expect("canonical tempdir");
         for d in ["shims", "tools", "home", "work"] {
@@ -99,7 +107,25 @@ impl Agent {
 
     /// `bash -c CMD` as an agent runs it: stdout and stderr pipes, no stdin.
     pub fn bash_with_path(&self, cmd: &str, path: &str) -> Output {
-        Command::new("bash")
+        self.shell(cmd, path)
+            .env("CTX_AGENT", "test-agent")
+            .output()
+            .expect("bash")
+    }
+
+    /// `bash -c CMD` run by a program that is not an agent (a build
+    /// script, a CI step): no `CTX_AGENT`.
+    pub fn bash_unidentified(&self, cmd: &str) -> Output {
+        let path = self.path(&[&self.dir("shims"), &self.dir("tools")]);
+        self.shell(cmd, &path)
+            .env_remove("CTX_AGENT")
+            .output()
+            .expect("bash")
+    }
+
+    fn shell(&self, cmd: &str, path: &str) -> Command {
+        let mut command = Command::new("bash");
+        command
             .args(["-c", cmd])
             .env("PATH", path)
             .env("CTX_HOME", self.dir("home"))
@@ -109,9 +135,8 @@ impl Agent {
             .env_remove("CTX_SHIM_DEPTH")
             .env_remove("CTX_NO_LEDGER")
             .current_dir(self.dir("work"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("bash")
+            .stdin(Stdio::null());
+        command
     }
 
     pub fn bash(&self, cmd: &str) -> Output {

@@ -1,5 +1,6 @@
-//! Who reads the shim's stdout: the agent, or something downstream of it
-//! (invariant 7). docs/shims.md states the rule and its limits.
+//! Who reads the shim's stdout: an agent identified positively, or
+//! anything else (invariant 7). docs/shims.md states the rule, its reasons
+//! and its limits.
 //!
 //! Linux only. The shim's ancestors are read from `/proc` up to init:
 //! - one of them is ctx itself (a digesting shim, `ctx run`): that ctx
@@ -7,23 +8,34 @@
 //! - otherwise walk up from the parent while each ancestor is a shell or a
 //!   transparent wrapper. The program that ends the walk started it: when
 //!   that is a build tool or test runner (cargo, gcc, cmake, pytest…), the
-//!   output is the tool's to read → pass through. Else the topmost shell
-//!   on the walk is the agent's shell: digest when its stdout is the very
-//!   pipe the shim's is.
+//!   output is the tool's to read → pass through.
+//! - A shell on the walk: the topmost one writes to whoever started it.
+//!   Digest only when its stdout is the very pipe the shim's is AND the
+//!   program that started the walk is identified as an agent: a known
+//!   agent process (known_agents.rs), or the process that introduced
+//!   `CTX_AGENT` (the walk's top was started with it, its starter was
+//!   not). A Python build script's `subprocess.run(..., shell=True)` also
+//!   starts a shell whose stdout is a pipe, read by the script: without
+//!   the identification, every such script got digests.
 //! - No shell on the walk: digest only when bash or zsh exec'd the topmost
 //!   process of the walk in place (`bash -c 'pytest'`, read from the `_`
-//!   those shells export) and that process's stdout is still the shim's, or
-//!   when the program above the walk is an agent known to start commands
-//!   without a shell. Any other parent (cargo running rustc, a script's
-//!   subprocess) → pass through.
+//!   those shells export) under the same identification, or when the
+//!   program above the walk is a known agent that runs argvs without a
+//!   shell (Codex). Any other parent (cargo running rustc, a script's
+//!   subprocess, an agent's own helper) → pass through.
 //!
 //! Anything that cannot be read means "not sure", and not sure means pass
 //! through.
 
 use std::path::Path;
 
+use super::known_agents;
 use super::procfs::{self, Process};
 use super::roles::{Role, role};
+
+/// The variable a harness sets for the shells it starts (and not for
+/// itself) to say that it reads their output.
+pub const AGENT_VARIABLE: &str = "CTX_AGENT";
 
 /// Ancestors to look at before giving up (pass through).
 const MAX_WALK: usize = 64;
@@ -95,22 +107,68 @@ fn walk(proc_root: &Path, own_fd1: &str, ctx: &Path, me: &Process) -> Walk {
             tool.name, tool.pid
         ));
     }
-    if let Some(shell) = topmost_shell {
-        return same_stdout(proc_root, shell.pid, own_fd1, "the agent shell's");
-    }
-    // No shell between the shim and the first other program. `top` is the
-    // process that program started: the shim itself or the topmost wrapper.
+    // `top` is the process the first other program started: the topmost
+    // shell or wrapper, or the shim itself.
     let top = walked.checked_sub(1).map_or(me, |i| &ancestors[i]);
+    if let Some(shell) = topmost_shell {
+        return same_stdout(proc_root, shell.pid, own_fd1, "the agent shell's")
+            .and(|| identified(proc_root, top, above));
+    }
     if exec_by_shell(proc_root, top) {
-        return same_stdout(proc_root, top.pid, own_fd1, "the exec'ing shell's");
+        return same_stdout(proc_root, top.pid, own_fd1, "the exec'ing shell's")
+            .and(|| identified(proc_root, top, above));
     }
     match above {
-        Some(agent) if role(&agent.name) == Role::DirectAgent => Walk::Agent,
+        Some(agent) if known_agents::recognise(agent).is_some_and(|a| a.runs_argv_directly) => {
+            Walk::Agent
+        }
         Some(other) => Walk::Unsure(format!(
-            "started by {} (pid {}), not by a shell or a known agent",
+            "started by {} (pid {}), not by a shell or an agent that runs commands without one",
             other.name, other.pid
         )),
         None => Walk::Unsure("no shell among the ancestors".into()),
+    }
+}
+
+impl Walk {
+    /// `self`, and when that is `Agent`, `then` as well.
+    fn and(self, then: impl FnOnce() -> Walk) -> Walk {
+        match self {
+            Walk::Agent => then(),
+            other => other,
+        }
+    }
+}
+
+/// Whether `starter`, the program that started `top` (the walk's topmost
+/// process), is positively an agent: a known agent process, or the one
+/// that introduced `CTX_AGENT` (`top` was started with it, `starter` was
+/// not, so a script that merely inherited it from an agent further up is
+/// not taken for one).
+fn identified(proc_root: &Path, top: &Process, starter: Option<&Process>) -> Walk {
+    let Some(starter) = starter else {
+        return Walk::Unsure("no program above the shell".into());
+    };
+    if known_agents::recognise(starter).is_some() {
+        return Walk::Agent;
+    }
+    let variable = |pid| procfs::start_variable(proc_root, pid, AGENT_VARIABLE);
+    let set = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.is_empty());
+    match (variable(top.pid), variable(starter.pid)) {
+        (Some(top_has), Some(starter_has)) if set(&top_has) && !set(&starter_has) => Walk::Agent,
+        // Unsure, not Elsewhere: `ctx run`, asked by name, still digests.
+        (Some(_), Some(starter_has)) if set(&starter_has) => Walk::Unsure(format!(
+            "{} (pid {}) inherited {AGENT_VARIABLE}: it runs under the agent, it is not the agent",
+            starter.name, starter.pid
+        )),
+        (Some(_), Some(_)) => Walk::Unsure(format!(
+            "{} (pid {}) is not identified as an agent (no {AGENT_VARIABLE} for its shells, not a known agent)",
+            starter.name, starter.pid
+        )),
+        _ => Walk::Unsure(format!(
+            "cannot read the environment of pid {} or {}",
+            top.pid, starter.pid
+        )),
     }
 }
 

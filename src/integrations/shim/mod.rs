@@ -9,6 +9,7 @@
 pub mod audience;
 pub mod doctor;
 pub mod install;
+pub mod known_agents;
 pub mod locate;
 pub mod longrun;
 pub mod procfs;

@@ -15,6 +15,8 @@ pub struct Process {
     pub name: String,
     /// `/proc/<pid>/exe`, when readable.
     pub exe: Option<PathBuf>,
+    /// The command line, when readable (empty otherwise).
+    pub argv: Vec<String>,
 }
 
 /// Interpreters whose script, not themselves, names the process
@@ -26,13 +28,15 @@ impl Process {
     pub fn read(proc_root: &Path, pid: u32) -> Option<Process> {
         let dir = proc_root.join(pid.to_string());
         let (ppid, comm) = stat(&dir)?;
-        let name = process_name(&dir).unwrap_or(comm);
+        let argv = command_line(&dir).unwrap_or_default();
+        let name = process_name(&argv).unwrap_or(comm);
         let exe = std::fs::read_link(dir.join("exe")).ok();
         Some(Process {
             pid,
             ppid,
             name,
             exe,
+            argv,
         })
     }
 }
@@ -49,11 +53,36 @@ pub fn stdout_of(proc_root: &Path, pid: u32) -> Option<String> {
 /// zsh put the path of the command they start there, so it tells whether
 /// a shell started this very program.
 pub fn underscore_of(proc_root: &Path, pid: u32) -> Option<String> {
+    start_variable(proc_root, pid, "_")?
+}
+
+/// The value of `name` in the environment `pid` was started with:
+/// `None` when that environment cannot be read, `Some(None)` when it has
+/// no such variable. The start environment, not the current one: a
+/// program that sets a variable for its children (an agent exporting
+/// `CTX_AGENT` to its shells) does not show it here.
+pub fn start_variable(proc_root: &Path, pid: u32, name: &str) -> Option<Option<String>> {
     let environ = std::fs::read(proc_root.join(pid.to_string()).join("environ")).ok()?;
-    environ
-        .split(|&b| b == 0)
-        .find_map(|entry| entry.strip_prefix(b"_="))
-        .map(|v| String::from_utf8_lossy(v).into_owned())
+    let mut prefix = name.as_bytes().to_vec();
+    prefix.push(b'=');
+    Some(
+        environ
+            .split(|&b| b == 0)
+            .find_map(|entry| entry.strip_prefix(prefix.as_slice()))
+            .map(|v| String::from_utf8_lossy(v).into_owned()),
+    )
+}
+
+/// The arguments in `<dir>/cmdline`, empty ones dropped.
+fn command_line(dir: &Path) -> Option<Vec<String>> {
+    let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
+    Some(
+        cmdline
+            .split(|&b| b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect(),
+    )
 }
 
 /// (ppid, comm) from `/proc/<pid>/stat`. comm sits in parentheses and may
@@ -72,12 +101,8 @@ fn stat(dir: &Path) -> Option<(u32, String)> {
 /// The name a person would give the process: argv[0]'s basename (a login
 /// shell's leading `-` dropped), or the script or module an interpreter
 /// runs.
-fn process_name(dir: &Path) -> Option<String> {
-    let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
-    let mut args = cmdline
-        .split(|&b| b == 0)
-        .filter(|a| !a.is_empty())
-        .map(|a| String::from_utf8_lossy(a).into_owned());
+fn process_name(argv: &[String]) -> Option<String> {
+    let mut args = argv.iter().cloned();
     let first = basename(&args.next()?).trim_start_matches('-').to_string();
     let python = first
         .strip_prefix("python")
@@ -145,7 +170,8 @@ mod tests {
         ];
         for (cmdline, want) in cases {
             std::fs::write(tmp.path().join("cmdline"), cmdline).unwrap();
-            assert_eq!(process_name(tmp.path()).as_deref(), Some(want));
+            let argv = command_line(tmp.path()).unwrap();
+            assert_eq!(process_name(&argv).as_deref(), Some(want));
         }
     }
 

@@ -66,18 +66,12 @@ const BUILD_TOOLS: &[&str] = &[
 const BUILD_TOOL_PREFIXES: &[&str] =
     &["build-script-", "build_script_", "ld.", "x86_64-linux-gnu-"];
 
-/// Agents known to start a command themselves, without a shell, with
-/// the command's stdout a pipe they read: OpenAI's Codex CLI (`codex`, its
-/// platform-suffixed binaries and its `codex-linux-sandbox` helper).
-const DIRECT_AGENTS: &[&str] = &["codex"];
-
 /// The role of a process named `name` on the walk up from a shim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     Shell,
     Wrapper,
     BuildTool,
-    DirectAgent,
     /// Anything else: the walk stops here.
     Other,
 }
@@ -90,11 +84,6 @@ pub fn role(name: &str) -> Role {
     } else if BUILD_TOOLS.contains(&name) || BUILD_TOOL_PREFIXES.iter().any(|p| name.starts_with(p))
     {
         Role::BuildTool
-    } else if DIRECT_AGENTS
-        .iter()
-        .any(|a| name == *a || name.strip_prefix(a).is_some_and(|r| r.starts_with('-')))
-    {
-        Role::DirectAgent
     } else {
         Role::Other
     }
@@ -114,10 +103,7 @@ mod tests {
             ("build-script-build", Role::BuildTool),
             ("x86_64-linux-gnu-gcc-12", Role::BuildTool),
             ("pip", Role::BuildTool),
-            ("codex", Role::DirectAgent),
-            ("codex-x86_64-unknown-linux-musl", Role::DirectAgent),
-            ("codex-linux-sandbox", Role::DirectAgent),
-            ("codexish", Role::Other),
+            ("codex", Role::Other),
             ("node", Role::Other),
             ("claude", Role::Other),
         ] {
