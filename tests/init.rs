@@ -361,13 +361,13 @@ fn write_keeps_the_files_key_order_and_formatting() {
     assert_eq!(
         text,
         format!(
-            "{{\n    \"model\": \"opus\",\n  \"permissions\": {{\"allow\": [\"Bash(pytest:*)\"]}},\n  \"hooks\": {{\"PostToolUse\": [], \"PreToolUse\": [{entry}]}}\n}}\n"
+            "{{\n    \"model\": \"opus\",\n  \"permissions\": {{\"allow\": [\"Bash(pytest:*)\"]}},\n  \"hooks\": {{\"PostToolUse\": [], \"PreToolUse\": [{entry}]}},\n    \"env\": {{\n        \"CTX_AGENT\": \"claude-code\"\n    }}\n}}\n"
         )
     );
     // No hooks yet, 4-space indentation, keys in reverse order.
     let original = "{\n    \"zeta\": 1,\n    \"alpha\": {\n        \"x\": true\n    }\n}\n";
     let (_home, text) = written(original);
-    let added = "    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"hooks\": [\n                    {\n                        \"command\": \"ctx hook claude\",\n                        \"type\": \"command\"\n                    }\n                ],\n                \"matcher\": \"Bash\"\n            }\n        ]\n    }\n";
+    let added = "    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"hooks\": [\n                    {\n                        \"command\": \"ctx hook claude\",\n                        \"type\": \"command\"\n                    }\n                ],\n                \"matcher\": \"Bash\"\n            }\n        ]\n    },\n    \"env\": {\n        \"CTX_AGENT\": \"claude-code\"\n    }\n";
     assert_eq!(
         text,
         format!(
@@ -382,12 +382,24 @@ fn write_keeps_the_files_key_order_and_formatting() {
         text.starts_with("{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Edit\", \"hooks\": []},\n      {\n        \"hooks\": ["),
         "{text}"
     );
-    assert!(text.ends_with("\n    ]\n  }\n}"), "{text}");
+    assert!(
+        text.ends_with("\n    ]\n  },\n  \"env\": {\n    \"CTX_AGENT\": \"claude-code\"\n  }\n}"),
+        "{text}"
+    );
     // One line, no spaces.
     let (_home, text) = written("{\"model\":\"opus\"}");
     assert_eq!(
         text,
-        "{\"model\":\"opus\",\"hooks\":{\"PreToolUse\":[{\"hooks\":[{\"command\":\"ctx hook claude\",\"type\":\"command\"}],\"matcher\":\"Bash\"}]}}"
+        "{\"model\":\"opus\",\"hooks\":{\"PreToolUse\":[{\"hooks\":[{\"command\":\"ctx hook claude\",\"type\":\"command\"}],\"matcher\":\"Bash\"}]},\"env\":{\"CTX_AGENT\":\"claude-code\"}}"
+    );
+    // The agent's own CTX_AGENT is kept as it is, and added to an env
+    // that already exists.
+    let (_home, text) = written("{\"env\":{\"CTX_AGENT\":\"mine\"}}");
+    assert!(text.contains("\"env\":{\"CTX_AGENT\":\"mine\"}"), "{text}");
+    let (_home, text) = written("{\"env\":{\"A\":\"1\"}}");
+    assert!(
+        text.contains("\"env\":{\"A\":\"1\",\"CTX_AGENT\":\"claude-code\"}"),
+        "{text}"
     );
 }
 
@@ -589,4 +601,46 @@ fn mcp_entry_is_printed_for_agents_that_take_one() {
     let out = ctx(&["init", "aider", "--mcp"], home.path());
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("takes no MCP server entry"));
+}
+
+/// `--write` sets `CTX_AGENT` where each agent's configuration sets the
+/// environment of the commands it runs (the shims' identification rule),
+/// and `--uninstall` takes it out again.
+#[test]
+fn write_sets_ctx_agent_for_the_agents_commands() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(["init", "codex", "--write"])
+        .env("HOME", home.path())
+        .env_remove("CODEX_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .expect("ctx");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = home.path().join(".codex/config.toml");
+    let value: toml::Table =
+        toml::from_str(&fs::read_to_string(&file).expect("config.toml")).expect("toml");
+    assert_eq!(
+        value["shell_environment_policy"]["set"]["CTX_AGENT"].as_str(),
+        Some("codex")
+    );
+    let out = ctx(&["init", "codex", "--uninstall"], home.path());
+    assert!(out.status.success());
+    assert_eq!(fs::read_to_string(&file).expect("config.toml").trim(), "");
+    // Claude Code: the settings' env, beside the hook.
+    let out = ctx(&["init", "claude-code", "--write"], home.path());
+    assert!(out.status.success());
+    let settings: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(home.path().join(".claude/settings.json")).expect("settings"),
+    )
+    .expect("json");
+    assert_eq!(settings["env"]["CTX_AGENT"], "claude-code");
+    // Agents recognised by their process have nothing to write.
+    let out = ctx(&["init", "gemini", "--write"], home.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("recognised by its process"));
 }

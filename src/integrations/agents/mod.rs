@@ -3,6 +3,7 @@
 //! docs/agents.md has the configurations and the protocol's sources.
 
 pub mod claude;
+pub mod codex_env;
 pub mod mcp;
 mod splice;
 
@@ -56,6 +57,19 @@ impl Agent {
         }
     }
 
+    /// The name `ctx init` takes.
+    pub fn init_name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::OpenCode => "opencode",
+            Agent::Aider => "aider",
+            Agent::Copilot => "copilot",
+        }
+    }
+
     /// The command that starts the agent, for the PATH line.
     fn launcher(self) -> &'static str {
         match self {
@@ -82,6 +96,20 @@ pub fn instructions(agent: Agent, shim_dir: &Path) -> String {
         title = agent.title(),
         launcher = agent.launcher(),
     );
+    match agent {
+        Agent::ClaudeCode | Agent::Codex => text.push_str(&format!(
+            "# The shims digest only for an identified agent: `ctx init {} --write`\n\
+             # sets CTX_AGENT for the commands {} runs (docs/shims.md).\n",
+            agent.init_name(),
+            agent.title()
+        )),
+        _ => text.push_str(&format!(
+            "# The shims digest only for an identified agent: {} is recognised by its\n\
+             # process; a wrapper around it can set CTX_AGENT=NAME for the shells it\n\
+             # starts, never in its own environment (docs/shims.md).\n",
+            agent.title()
+        )),
+    }
     if agent == Agent::Cursor {
         text.push_str(
             "# Cursor's agent terminal inherits the editor's environment: start\n\

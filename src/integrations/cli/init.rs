@@ -1,14 +1,14 @@
 //! `ctx init AGENT [--mcp] [--write | --uninstall] [--settings FILE]`:
 //! prints how AGENT reaches ctx; `--write` applies what can be applied
-//! (Claude Code's hook) after backing up the file, `--uninstall` undoes
-//! it. With `--mcp`, the agent's MCP server entry for `ctx mcp` instead:
+//! (Claude Code's hook and `CTX_AGENT`, Codex's `CTX_AGENT`) after backing
+//! up the file or editing it in place, `--uninstall` undoes it. With `--mcp`, the agent's MCP server entry for `ctx mcp` instead:
 //! printed, or with `--write` merged into the agent's file.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use crate::agents::{self, Agent, claude, mcp};
+use crate::agents::{self, Agent, claude, codex_env, mcp};
 use crate::shim::install;
 
 #[derive(clap::Args, Debug)]
@@ -56,9 +56,12 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         println!("{}", agents::NOTE);
         return Ok(0);
     }
+    if agent == Agent::Codex {
+        return codex_env(&args);
+    }
     if agent != Agent::ClaudeCode {
         eprintln!(
-            "ctx init {}: nothing to write: {} needs only the shims on its PATH (see `ctx init {}`)",
+            "ctx init {}: nothing to write: {} needs only the shims on its PATH, and is recognised by its process (see `ctx init {}`)",
             args.agent,
             agent.title(),
             args.agent
@@ -78,14 +81,16 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     match outcome {
         claude::Outcome::Written { backup: Some(b) } => {
             eprintln!(
-                "added the PreToolUse hook to {shown} (backup: {})",
+                "added the PreToolUse hook and env CTX_AGENT to {shown} (backup: {})",
                 b.display()
             )
         }
         claude::Outcome::Written { backup: None } => {
-            eprintln!("created {shown} with the PreToolUse hook")
+            eprintln!("created {shown} with the PreToolUse hook and env CTX_AGENT")
         }
-        claude::Outcome::AlreadyThere => eprintln!("{shown} already has the hook"),
+        claude::Outcome::AlreadyThere => {
+            eprintln!("{shown} already has the hook and env CTX_AGENT")
+        }
         claude::Outcome::Restored => eprintln!("restored {shown} as it was before `ctx init`"),
         claude::Outcome::Removed { backup_kept } => eprintln!(
             "removed the hook from {shown}; it had changed since, so the backup stays{}",
@@ -94,6 +99,34 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
                 .unwrap_or_default()
         ),
         claude::Outcome::NothingToRemove => eprintln!("{shown} has no ctx hook"),
+    }
+    Ok(0)
+}
+
+/// `ctx init codex --write | --uninstall [--settings FILE]`: `CTX_AGENT`
+/// in Codex's shell environment policy.
+fn codex_env(args: &Args) -> anyhow::Result<i32> {
+    let file = match &args.settings {
+        Some(file) => file.clone(),
+        None => mcp::default_file(Agent::Codex, std::path::Path::new("."))
+            .context("no home directory")?,
+    };
+    let shown = file.display();
+    let outcome = if args.write {
+        codex_env::write(&file)?
+    } else {
+        codex_env::uninstall(&file)?
+    };
+    match outcome {
+        codex_env::Outcome::Written => {
+            eprintln!("set CTX_AGENT = \"codex\" in [shell_environment_policy] of {shown}")
+        }
+        codex_env::Outcome::AlreadyThere => eprintln!("{shown} already sets CTX_AGENT"),
+        codex_env::Outcome::SetOtherwise => {
+            eprintln!("{shown} sets CTX_AGENT to a value of its own: left as it is")
+        }
+        codex_env::Outcome::Removed => eprintln!("removed CTX_AGENT from {shown}"),
+        codex_env::Outcome::NothingToRemove => eprintln!("{shown} has no CTX_AGENT of ctx's"),
     }
     Ok(0)
 }

@@ -1,5 +1,7 @@
-//! The hook's entry in a Claude Code settings file: `--write` adds it,
-//! `--uninstall` takes it out. Both edit the text in place (splice.rs), so
+//! The hook's entry in a Claude Code settings file, and the `CTX_AGENT`
+//! its tool shells are started with (`env`, which Claude Code applies to
+//! the commands it runs; docs/shims.md): `--write` adds both,
+//! `--uninstall` takes them out. Both edit the text in place (splice.rs), so
 //! the person's key order and formatting stay as they were; the result is
 //! parsed again and must equal the intended value, or the file is written
 //! pretty-printed instead.
@@ -10,6 +12,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{HOOK_COMMAND, hook_entry};
+use crate::shim::audience::AGENT_VARIABLE;
+
+/// The value `--write` gives `CTX_AGENT`; `--uninstall` removes only this.
+pub const AGENT_NAME: &str = "claude-code";
 use crate::agents::splice::{self, Style};
 
 /// The default settings file: `$HOME/.claude/settings.json`.
@@ -89,34 +95,38 @@ fn is_ours(entry: &Value) -> bool {
         })
 }
 
-/// Adds the hook to `file` after backing it up; idempotent.
+/// Adds the hook and `env.CTX_AGENT` to `file` after backing it up;
+/// idempotent. A `CTX_AGENT` already set to another value is left alone.
 pub fn write(file: &Path) -> Result<Outcome, SettingsError> {
     let existing = read_settings(file)?;
     let mut value = existing
         .as_ref()
         .map_or_else(|| json!({}), |(_, v)| v.clone());
-    let pre = value
+    let root = value.as_object_mut().expect("checked object");
+    let not = |what: &str| SettingsError::NotJson(file.to_path_buf(), what.into());
+    let pre = root.entry("hooks").or_insert_with(|| json!({}));
+    let pre = pre
         .as_object_mut()
-        .expect("checked object")
-        .entry("hooks")
-        .or_insert_with(|| json!({}));
-    let Some(pre) = pre.as_object_mut() else {
-        return Err(SettingsError::NotJson(
-            file.to_path_buf(),
-            "\"hooks\" is not an object".into(),
-        ));
-    };
+        .ok_or_else(|| not("\"hooks\" is not an object"))?;
     let list = pre.entry("PreToolUse").or_insert_with(|| json!([]));
-    let Some(list) = list.as_array_mut() else {
-        return Err(SettingsError::NotJson(
-            file.to_path_buf(),
-            "\"hooks.PreToolUse\" is not a list".into(),
-        ));
-    };
-    if list.iter().any(is_ours) {
+    let list = list
+        .as_array_mut()
+        .ok_or_else(|| not("\"hooks.PreToolUse\" is not a list"))?;
+    let needs_hook = !list.iter().any(is_ours);
+    if needs_hook {
+        list.push(hook_entry());
+    }
+    let env = root.entry("env").or_insert_with(|| json!({}));
+    let env = env
+        .as_object_mut()
+        .ok_or_else(|| not("\"env\" is not an object"))?;
+    let needs_env = !env.contains_key(AGENT_VARIABLE);
+    if needs_env {
+        env.insert(AGENT_VARIABLE.into(), json!(AGENT_NAME));
+    }
+    if !needs_hook && !needs_env {
         return Ok(Outcome::AlreadyThere);
     }
-    list.push(hook_entry());
     let backup = match &existing {
         Some((bytes, _)) => {
             let backup = backup_of(file);
@@ -146,13 +156,28 @@ fn pretty(value: &Value) -> String {
     text
 }
 
-/// The original text with the hook entry added in place, if that gives
-/// exactly `want`.
+/// The original text with the hook entry and `env.CTX_AGENT` added in
+/// place, if that gives exactly `want`.
 fn spliced_write(bytes: &[u8], want: &Value) -> Option<String> {
     let text = std::str::from_utf8(bytes).ok()?;
+    let with_hook = spliced_hook(text)?;
+    let out = spliced_env(&with_hook)?;
+    same(&out, want).then_some(out)
+}
+
+/// `text` with the hook entry added, when it lacks one.
+fn spliced_hook(text: &str) -> Option<String> {
     let root = splice::parse(text)?;
     let style = Style::of(text, &root);
-    let out = match root.member("hooks") {
+    let has_hook = serde_json::from_str::<Value>(text)
+        .ok()?
+        .pointer("/hooks/PreToolUse")
+        .and_then(Value::as_array)
+        .is_some_and(|l| l.iter().any(is_ours));
+    if has_hook {
+        return Some(text.to_string());
+    }
+    Some(match root.member("hooks") {
         None => {
             let hooks = json!({ "PreToolUse": [hook_entry()] });
             splice::insert_member(text, &root, "hooks", &hooks, &style)
@@ -167,8 +192,44 @@ fn spliced_write(bytes: &[u8], want: &Value) -> Option<String> {
             ),
             Some(list) => splice::append_element(text, &list.value, &hook_entry(), &style),
         },
+    })
+}
+
+/// `text` with `env.CTX_AGENT` added, when `env` lacks it.
+fn spliced_env(text: &str) -> Option<String> {
+    let root = splice::parse(text)?;
+    let style = Style::of(text, &root);
+    Some(match root.member("env") {
+        None => splice::insert_member(
+            text,
+            &root,
+            "env",
+            &json!({ AGENT_VARIABLE: AGENT_NAME }),
+            &style,
+        ),
+        Some(env) if env.value.member(AGENT_VARIABLE).is_some() => text.to_string(),
+        Some(env) => {
+            splice::insert_member(text, &env.value, AGENT_VARIABLE, &json!(AGENT_NAME), &style)
+        }
+    })
+}
+
+/// Removes `env.CTX_AGENT` when it is ours, and `env` when that empties it.
+fn remove_agent_variable(value: &mut Value) -> bool {
+    let Some(root) = value.as_object_mut() else {
+        return false;
     };
-    same(&out, want).then_some(out)
+    let Some(env) = root.get_mut("env").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    if env.get(AGENT_VARIABLE).and_then(Value::as_str) != Some(AGENT_NAME) {
+        return false;
+    }
+    env.remove(AGENT_VARIABLE);
+    if env.is_empty() {
+        root.remove("env");
+    }
+    true
 }
 
 fn same(text: &str, want: &Value) -> bool {
@@ -182,7 +243,13 @@ fn spliced_uninstall(bytes: &[u8], want: &Value) -> Option<String> {
     // One entry at a time, from the last, re-reading the spans each time.
     loop {
         let root = splice::parse(&text)?;
-        let list = &root.member("hooks")?.value.member("PreToolUse")?.value;
+        let Some(list) = root
+            .member("hooks")
+            .and_then(|h| h.value.member("PreToolUse"))
+            .map(|l| &l.value)
+        else {
+            break;
+        };
         let splice::Kind::Array(items) = &list.kind else {
             return None;
         };
@@ -194,6 +261,20 @@ fn spliced_uninstall(bytes: &[u8], want: &Value) -> Option<String> {
             break;
         };
         text = splice::remove_element(&text, list, k);
+    }
+    let root = splice::parse(&text)?;
+    if let Some(env) = root.member("env")
+        && let Some(var) = env.value.member(AGENT_VARIABLE)
+        && serde_json::from_str::<Value>(&text[var.value.start..var.value.end]).ok()
+            == Some(json!(AGENT_NAME))
+    {
+        text = splice::remove_member(&text, &env.value, AGENT_VARIABLE);
+        let root = splice::parse(&text)?;
+        if let Some(env) = root.member("env")
+            && matches!(&env.value.kind, splice::Kind::Object(m) if m.is_empty())
+        {
+            text = splice::remove_member(&text, &root, "env");
+        }
     }
     let root = splice::parse(&text)?;
     if let Some(hooks) = root.member("hooks") {
@@ -240,6 +321,7 @@ pub fn uninstall(file: &Path) -> Result<Outcome, SettingsError> {
                 .remove("hooks");
         }
     }
+    let found = remove_agent_variable(&mut value) | found;
     if !found {
         return Ok(Outcome::NothingToRemove);
     }
