@@ -27,6 +27,7 @@ pub mod run;
 pub mod shims;
 pub mod store;
 pub mod trust;
+pub mod usage;
 
 pub use crate::deliver::EXIT_CTX_ERROR;
 
@@ -86,8 +87,16 @@ pub enum Verb {
 /// Parses argv and runs the verb; returns the process exit status.
 pub fn main() -> i32 {
     crate::guard::install_panic_hook();
-    let verb = match read_verb(std::env::args_os().collect()) {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let verb = match read_verb(argv.clone()) {
         Ok(verb) => verb,
+        Err(e) if e.use_stderr() && argv.get(1).is_some_and(|v| v == "pipe") => {
+            return usage::pipe_raw(&usage::one_line(&e));
+        }
+        Err(e) if e.use_stderr() && argv.get(1).is_some_and(|v| v == "run") => {
+            let command = usage::command_of_run(argv.get(2..).unwrap_or_default());
+            return usage::run_raw(&usage::one_line(&e), &command);
+        }
         Err(e) => {
             let code = if e.use_stderr() { EXIT_CTX_ERROR } else { 0 };
             let _ = e.print();

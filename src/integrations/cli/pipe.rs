@@ -34,8 +34,17 @@ pub struct Args {
 pub use crate::capture::spill::SPILL_BYTES;
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
-    check_family(args.family.as_deref())?;
-    super::ci::check_shape(args.output.format, args.family.as_deref())?;
+    // A typo passes the input on raw rather than losing it.
+    if let Some(family) = args.family.as_deref()
+        && crate::profiles::by_family(family).is_none()
+    {
+        return Ok(super::usage::pipe_raw(&super::usage::unknown_family(
+            family,
+        )));
+    }
+    if let Err(e) = super::ci::check_shape(args.output.format, args.family.as_deref()) {
+        return Ok(super::usage::pipe_raw(&format!("{e:#}")));
+    }
     let mut artifact = match ingest_stdin() {
         Ingest::Kept(artifact) => artifact,
         Ingest::Done(status) => return Ok(status),

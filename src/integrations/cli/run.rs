@@ -10,7 +10,6 @@ use std::io::{self, IsTerminal};
 use std::path::Path;
 
 use crate::capture::{self, CaptureError};
-use crate::classify::UnknownFamily;
 use crate::profiles;
 
 /// Arguments of `ctx run`.
@@ -94,13 +93,22 @@ impl KeepArgs {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<i32> {
-    // Checked before anything runs: a typo must not cost a second run.
+    // Checked before anything runs: a typo must neither cost a second run
+    // nor the command (docs/invariants.md, usage errors).
     if let Some(family) = &args.family
         && profiles::by_family(family).is_none()
     {
-        return Err(UnknownFamily(family.clone()).into());
+        return Ok(super::usage::run_raw(
+            &super::usage::unknown_family(family),
+            &args.command,
+        ));
     }
-    super::ci::check_shape(args.output.format, args.family.as_deref())?;
+    if let Some((message, command)) = super::usage::unknown_run_flag(&args.command) {
+        return Ok(super::usage::run_raw(&message, &command));
+    }
+    if let Err(e) = super::ci::check_shape(args.output.format, args.family.as_deref()) {
+        return Ok(super::usage::run_raw(&format!("{e:#}"), &args.command));
+    }
     // A command that prints secrets by design runs as if ctx were not
     // there, even under --digest: its output is never captured, digested,
     // archived or recorded (docs/secrets.md).
@@ -116,7 +124,10 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     // GITHUB_ACTIONS alone leave `CMD | tee log` raw).
     let keep = args.keep.keep();
     if keep.is_some() && args.output.format != crate::format::Format::Text {
-        anyhow::bail!("--keep-tail and --keep-head print text; they take no --format");
+        return Ok(super::usage::run_raw(
+            "--keep-tail and --keep-head print text; they take no --format",
+            &args.command,
+        ));
     }
     // Kept lines are what the agent's own pipe would have printed: they go
     // out wherever stdout leads, as `| tail` output would.
