@@ -436,3 +436,95 @@ fn children_of_a_shimmed_make_meet_the_other_shims_but_make_finds_itself() {
         format!("MAKE=make\n{real_make}{}\n", view.join("pytest").display())
     );
 }
+
+/// git is in the default set where it is installed, and its shim digests
+/// only the subcommands a profile serves: `git status` is digested (one
+/// ledger row), `git rev-parse` and `git config` run as bare (none).
+#[test]
+fn the_git_shim_digests_only_what_a_git_profile_serves() {
+    if !agent::on_path("git") {
+        eprintln!("skipped: git is not installed");
+        return;
+    }
+    let agent = Agent::empty();
+    agent.install(&[]);
+    assert!(
+        agent.dir("shims/git").exists(),
+        "git is not in the default set"
+    );
+    let setup = "git init -q . && for i in $(seq 1 400); do echo $i > f$i.txt; done";
+    let made = agent.bare(setup);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let out = agent.bash("git status");
+    // Every path survives a digest of git status (its contract).
+    assert!(
+        text(&out.stdout).contains("f400.txt"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(agent.ledger_commands(), ["git status"]);
+    for own in [
+        "git rev-parse --is-inside-work-tree",
+        "git config --get core.bare",
+    ] {
+        let (out, raw) = (agent.bash(own), agent.bare(own));
+        assert_eq!(text(&out.stdout), text(&raw.stdout), "{own}");
+        assert_eq!(out.status.code(), raw.status.code(), "{own}");
+    }
+    assert_eq!(agent.ledger_commands(), ["git status"]);
+}
+
+/// `npm test` puts `node_modules/.bin` first on PATH, so jest inside it
+/// never meets its shim: the digest comes from npm's shim, read by content
+/// (jest's census from a real capture, then npm's own error footer), with
+/// npm's exit status. Truth: fixtures/jest/default/truth.json.
+#[test]
+fn a_package_managers_shim_digests_the_tool_it_runs() {
+    if !agent::on_path("npm") {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    let agent = Agent::empty();
+    agent.install(&["npm"]);
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/jest/default");
+    let work = agent.dir("work");
+    fs::create_dir_all(work.join("node_modules/.bin")).expect("mkdir");
+    fs::write(
+        work.join("package.json"),
+        r#"{"name": "shop", "version": "1.0.0", "scripts": {"test": "jest"}}"#,
+    )
+    .expect("package.json");
+    let jest = work.join("node_modules/.bin/jest");
+    fs::write(
+        &jest,
+        format!(
+            "#!/bin/sh\ncat '{}' >&2\nexit 1\n",
+            fixture.join("stderr").display()
+        ),
+    )
+    .expect("jest");
+    fs::set_permissions(&jest, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let (out, raw) = (agent.bash("npm test"), agent.bare("npm test"));
+    assert_eq!(out.status.code(), raw.status.code());
+    assert_ne!(raw.status.code(), Some(0));
+    let digest = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    let bare = format!("{}{}", text(&raw.stdout), text(&raw.stderr));
+    assert!(digest.len() < bare.len(), "not digested: {digest}");
+    let truth: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(fixture.join("truth.json")).expect("truth"))
+            .expect("json");
+    for failure in truth["failures"].as_array().expect("failures") {
+        let id = failure["id"].as_str().expect("id");
+        let name = id.rsplit(" > ").next().expect("name");
+        assert!(digest.contains(name), "{id} lost:\n{digest}");
+    }
+    assert_eq!(agent.ledger_commands(), ["npm test"]);
+    // npm's own words, where this npm prints any (npm 11 prints none when
+    // a script fails; older ones end with `npm ERR!` lines naming it).
+    for own in bare
+        .lines()
+        .filter(|l| l.starts_with("npm error") || l.starts_with("npm ERR!"))
+    {
+        assert!(digest.contains(own.trim()), "{own:?} lost:\n{digest}");
+    }
+}

@@ -51,13 +51,65 @@ pub const NOT_BY_DEFAULT: &[&str] = &[
     "clippy-driver",
 ];
 
+/// Programs whose subcommands profiles serve (`git status`, `git diff`,
+/// `git log`…): in the default set when installed, and their shim digests
+/// only a subcommand a profile names (`shim::subcommand_declines`), so
+/// `git commit` or `git add -p` run exactly as bare.
+pub const BY_SUBCOMMAND: &[&str] = &["git"];
+
+/// Package managers and the subcommands of theirs that run a project's
+/// tools: `npm test`, `npx tsc`, `pnpm exec vitest` put `node_modules/.bin`
+/// first on PATH, so the tool inside bypasses its own shim, and the digest
+/// has to come from the manager's (the output is read by content: the
+/// runner's census, then the manager's own error footer). Every other
+/// subcommand (`npm publish`, `npm login`, `yarn init`) runs as bare. An
+/// empty list: every invocation runs a tool (`npx`).
+pub const PACKAGE_MANAGERS: &[(&str, &[&str])] = &[
+    (
+        "npm",
+        &[
+            "test",
+            "t",
+            "tst",
+            "run",
+            "run-script",
+            "rum",
+            "urn",
+            "exec",
+            "x",
+            "install",
+            "i",
+            "ci",
+            "add",
+        ],
+    ),
+    ("npx", &[]),
+    (
+        "pnpm",
+        &[
+            "test",
+            "t",
+            "run",
+            "run-script",
+            "exec",
+            "dlx",
+            "install",
+            "i",
+            "add",
+        ],
+    ),
+    ("pnpx", &[]),
+    ("yarn", &["test", "run", "exec", "dlx", "install", "add"]),
+];
+
 /// The default folder: `<data dir>/shims`.
 pub fn default_dir() -> io::Result<PathBuf> {
     Ok(crate::home::data_dir()?.join("shims"))
 }
 
 /// The default shim set: every single-word command a profile serves that
-/// people type (not those in [`NOT_BY_DEFAULT`]), and every command a
+/// people type (not those in [`NOT_BY_DEFAULT`]), the programs of
+/// [`BY_SUBCOMMAND`] and [`PACKAGE_MANAGERS`], and every command a
 /// built-in filter asks to be rewritten for (`[match] rewrite`; the
 /// filter is named after its command), sorted, deduplicated. Whether each
 /// exists on PATH is `install`'s to check.
@@ -68,6 +120,8 @@ pub fn default_names() -> Vec<String> {
         .filter(|c| !c.contains(char::is_whitespace) && !NOT_BY_DEFAULT.contains(c))
         .map(|c| c.to_string())
         .collect();
+    names.extend(BY_SUBCOMMAND.iter().map(|n| n.to_string()));
+    names.extend(PACKAGE_MANAGERS.iter().map(|(n, _)| n.to_string()));
     names.extend(
         crate::filters::registry()
             .filters

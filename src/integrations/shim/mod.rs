@@ -187,6 +187,26 @@ fn filter_declines(words: &[String]) -> Option<String> {
         .then(|| format!("filter {name} does not rewrite this command ([match] rewrite)"))
 }
 
+/// A shim for a program of `install::BY_SUBCOMMAND` (git) digests only
+/// the subcommands a profile serves: anything else (`git commit`, `git
+/// rebase -i`, `git config`) is the program's alone.
+fn subcommand_declines(words: &[String]) -> Option<String> {
+    let name = crate::command::basename(words.first()?);
+    if let Some((_, runs_tools)) = install::PACKAGE_MANAGERS.iter().find(|(m, _)| *m == name) {
+        let sub = words[1..].iter().find(|w| !w.starts_with('-'));
+        let digests =
+            runs_tools.is_empty() || sub.is_some_and(|sub| runs_tools.contains(&sub.as_str()));
+        return (!digests).then(|| format!("this {name} subcommand runs no project tool"));
+    }
+    if !install::BY_SUBCOMMAND.contains(&name) {
+        return None;
+    }
+    let served = crate::profiles::registry()
+        .iter()
+        .any(|p| p.by_command(words).is_some());
+    (!served).then(|| format!("no profile serves this {name} subcommand"))
+}
+
 /// Digest or pass through, for this process's stdout and ancestry.
 pub fn decide(argv: &[OsString], ctx: &Path) -> Mode {
     let on = |var: &str| std::env::var_os(var).is_some_and(|v| v == "1");
@@ -228,7 +248,9 @@ pub fn decide(argv: &[OsString], ctx: &Path) -> Mode {
     };
     match audience::reader_of_pipe(proc_root, &own.to_string_lossy(), ctx, &me) {
         // Asked last: it loads the filters, which a passthrough never needs.
-        Reader::Agent => filter_declines(&words).map_or(Mode::Digest, Mode::Passthrough),
+        Reader::Agent => subcommand_declines(&words)
+            .or_else(|| filter_declines(&words))
+            .map_or(Mode::Digest, Mode::Passthrough),
         Reader::Other(why) => Mode::Passthrough(why),
     }
 }
@@ -255,6 +277,43 @@ fn basename(arg: &OsString) -> OsString {
 mod filter_tests {
     fn words(s: &str) -> Vec<String> {
         s.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn a_git_shim_digests_only_the_subcommands_a_profile_serves() {
+        for served in [
+            "git status",
+            "git diff HEAD~1",
+            "git log -p",
+            "git -C x log",
+            "git push",
+            "git show",
+        ] {
+            assert_eq!(super::subcommand_declines(&words(served)), None, "{served}");
+        }
+        for own in [
+            "git commit -m x",
+            "git add -p",
+            "git stash push",
+            "git config user.name",
+            "git",
+        ] {
+            assert!(super::subcommand_declines(&words(own)).is_some(), "{own}");
+        }
+        assert_eq!(super::subcommand_declines(&words("pytest -q")), None);
+        for tool in [
+            "npm test",
+            "npm run build",
+            "npx tsc --noEmit",
+            "pnpm exec vitest",
+            "yarn test",
+            "npm --silent test",
+        ] {
+            assert_eq!(super::subcommand_declines(&words(tool)), None, "{tool}");
+        }
+        for own in ["npm publish", "npm login", "yarn init", "npm"] {
+            assert!(super::subcommand_declines(&words(own)).is_some(), "{own}");
+        }
     }
 
     #[test]
