@@ -55,7 +55,14 @@ impl Ledger {
                 let exit: Option<i32> = r.get(3)?;
                 let digest: bool = r.get(7)?;
                 let key: Option<Vec<u8>> = r.get(9)?;
-                let raw_exact = r.get::<_, Option<i64>>(10)?.filter(|&n| n >= 0).map(count);
+                // Binary output is no text an agent reads: its original
+                // counts as what was delivered (its estimate), never as the
+                // tokens a tokenizer finds in a billion NULs.
+                let binary = command.profile == crate::delivery::BINARY_PROFILE;
+                let raw_exact = r
+                    .get::<_, Option<i64>>(10)?
+                    .filter(|&n| n >= 0 && !binary)
+                    .map(count);
                 let delivered_exact = if digest {
                     r.get::<_, Option<i64>>(11)?.map(count)
                 } else {

@@ -64,3 +64,7 @@ impl Delivery {
         }
     }
 }
+
+/// The profile name binary output is delivered and recorded under (it is
+/// described, not read: `pipeline::binary`).
+pub const BINARY_PROFILE: &str = "binary";

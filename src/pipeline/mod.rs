@@ -10,6 +10,7 @@
 //! omits nothing (the output fits) needs no archive write, and a digest that
 //! omits anything is only rendered once its original is safely stored.
 
+mod binary;
 pub mod ci;
 pub mod deliver;
 pub mod emit;
@@ -67,6 +68,13 @@ pub fn digest(
     options: &Options,
 ) -> Result<Delivery, UnknownFamily> {
     fault::point("classify");
+    // Binary output is described, never read as lines (binary.rs); a
+    // family asked for by name still reads it.
+    if artifact.family.is_none()
+        && let Some(shape) = binary::shape(artifact.bytes())
+    {
+        return Ok(binary::deliver(artifact, archive, &shape));
+    }
     let raw_tokens = tokens::estimate_bulk(artifact.bytes());
     // Output within every contract's evidence floor is printed verbatim
     // whichever profile reads it: classify it by command only, and stop.

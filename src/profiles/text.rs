@@ -154,17 +154,16 @@ fn candidates(artifact: &Artifact) -> Vec<usize> {
             None => break,
         }
     }
-    for (chunk_at, chunk) in bytes.chunks(64).enumerate() {
-        if !chunk
-            .iter()
-            .any(|&b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f)
-        {
-            continue;
-        }
-        for (i, &b) in chunk.iter().enumerate() {
-            if (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f {
-                lines.push(artifact.line_at(chunk_at * 64 + i));
-            }
+    // One entry per line with a control byte, not one per byte: a line of
+    // a billion NULs is one candidate (and 8 bytes, not 8 GB).
+    let control = |b: &u8| (*b < 0x20 && *b != b'\n' && *b != b'\t') || *b == 0x7f;
+    let mut at = 0;
+    while let Some(i) = bytes.get(at..).and_then(|rest| rest.iter().position(control)) {
+        let n = artifact.line_at(at + i);
+        lines.push(n);
+        match artifact.line_start(n + 1) {
+            Some(next) if next > at + i => at = next,
+            _ => break,
         }
     }
     lines.sort_unstable();
