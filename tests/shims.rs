@@ -528,3 +528,34 @@ fn a_package_managers_shim_digests_the_tool_it_runs() {
         assert!(digest.contains(own.trim()), "{own:?} lost:\n{digest}");
     }
 }
+
+/// doctor has no false positive on a Perl wrapper that names its command
+/// in prose and runs the real binary by path (Debian's pg_wrapper behind
+/// psql), and says when a shim folder on PATH was deleted.
+#[test]
+fn doctor_reads_only_shell_scripts_and_notices_a_deleted_folder() {
+    let agent = Agent::empty();
+    agent.tool(
+        "psql",
+        "#!/usr/bin/perl -w\n# psql wrapper\npsql and pg_dump are client programs\nexec '/bin/true';\n",
+    );
+    agent.install(&["psql"]);
+    let shims = agent.dir("shims");
+    let path = agent.path(&[&shims, &agent.dir("tools")]);
+    let doctor = |dir: &std::path::Path| {
+        Command::new(agent::CTX)
+            .args(["shims", "doctor", "--dir"])
+            .arg(dir)
+            .env("PATH", &path)
+            .env("CTX_HOME", agent.dir("home"))
+            .output()
+            .expect("doctor")
+    };
+    let out = doctor(&shims);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    fs::remove_dir_all(&shims).expect("rm shims");
+    let out = doctor(&shims);
+    assert_eq!(out.status.code(), Some(1));
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(said.contains("is on PATH but no longer exists"), "{said}");
+}

@@ -19,6 +19,8 @@ pub enum Finding {
     Vanished { name: String },
     /// The shim folder is not on PATH at all.
     NotOnPath { dir: PathBuf },
+    /// The shim folder is gone; `on_path`: PATH still names it.
+    Missing { dir: PathBuf, on_path: bool },
     /// Folders ahead of the shim folder on PATH; `shadowed` are the shims
     /// they bypass (a program of the same name found first).
     NotFirst {
@@ -50,6 +52,19 @@ impl std::fmt::Display for Finding {
             Finding::Vanished { name } => write!(
                 f,
                 "{name}: the real program is gone from PATH; `ctx shims uninstall` or reinstall it"
+            ),
+            Finding::Missing { dir, on_path: true } => write!(
+                f,
+                "{} is on PATH but no longer exists: `ctx shims install` recreates it, or take it off PATH",
+                dir.display()
+            ),
+            Finding::Missing {
+                dir,
+                on_path: false,
+            } => write!(
+                f,
+                "{} does not exist (and is not on PATH): `ctx shims install` creates it",
+                dir.display()
             ),
             Finding::NotOnPath { dir } => {
                 write!(f, "{} is not on PATH: no shim in it runs", dir.display())
@@ -96,14 +111,22 @@ impl std::fmt::Display for Finding {
 
 /// Examines the shims in `dir` against the search path `path`.
 pub fn check(dir: &Path, ctx: &Path, path: &[u8]) -> Result<Vec<Finding>, ShimError> {
-    let names = install::list(dir, ctx)?;
-    let mut findings = Vec::new();
-    let canonical_dir = dir.canonicalize().ok();
     let entries: Vec<PathBuf> = path
         .split(|&b| b == b':')
         .map(|e| if e.is_empty() { b".".as_slice() } else { e })
         .map(|e| PathBuf::from(OsStr::from_bytes(e)))
         .collect();
+    if std::fs::symlink_metadata(dir).is_err() {
+        // Compared as written: a folder that is gone has no canonical form.
+        let on_path = entries.iter().any(|e| e.components().eq(dir.components()));
+        return Ok(vec![Finding::Missing {
+            dir: dir.to_path_buf(),
+            on_path,
+        }]);
+    }
+    let names = install::list(dir, ctx)?;
+    let mut findings = Vec::new();
+    let canonical_dir = dir.canonicalize().ok();
     let position = entries
         .iter()
         .position(|e| canonical_dir.is_some() && e.canonicalize().ok() == canonical_dir);
@@ -178,6 +201,12 @@ fn calls_itself(script: &Path, name: &str) -> bool {
         return false;
     }
     let text = String::from_utf8_lossy(&bytes);
+    // Only a shell script's lines are commands: Debian's `pg_wrapper`
+    // (behind /usr/bin/psql) is Perl that names psql in its prose and
+    // finds the real binary by absolute path.
+    if !runs_in_a_shell(text.lines().next().unwrap_or_default()) {
+        return false;
+    }
     text.lines().skip(1).any(|line| {
         let line = line.trim_start();
         if line.starts_with('#') {
@@ -194,6 +223,17 @@ fn calls_itself(script: &Path, name: &str) -> bool {
     })
 }
 
+/// Whether a `#!` line names a shell (directly or through `env`).
+fn runs_in_a_shell(shebang: &str) -> bool {
+    let mut words = shebang.trim_start_matches("#!").split_whitespace();
+    let mut program = words.next().map(crate::command::basename);
+    if program == Some("env") {
+        program = words.find(|w| !w.starts_with('-') && !w.contains('='));
+        program = program.map(crate::command::basename);
+    }
+    program.is_some_and(|p| super::roles::role(p) == super::roles::Role::Shell)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +248,14 @@ mod tests {
             ("#!/bin/sh\nexec /opt/venv/bin/pytest \"$@\"\n", false),
             ("#!/bin/sh\n# pytest wrapper\necho pytest-ish\n", false),
             ("\x7fELF pytest", false),
+            ("#!/usr/bin/env bash\npytest \"$@\"\n", true),
+            // Perl naming itself in prose, running the binary by path
+            // (Debian's pg_wrapper behind psql).
+            (
+                "#!/usr/bin/perl\npytest is run by path\nexec '/usr/lib/x/pytest';\n",
+                false,
+            ),
+            ("#!/usr/bin/env python3\npytest\n", false),
         ] {
             std::fs::write(&script, body).unwrap();
             assert_eq!(calls_itself(&script, "pytest"), loops, "{body}");
