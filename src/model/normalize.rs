@@ -1,6 +1,7 @@
 //! Turning a raw line into what a reader of a terminal saw: ANSI and other
 //! control sequences removed, carriage-return progress collapsed to its final
-//! state, invalid UTF-8 replaced. Extractors match on this form and the
+//! state, each byte that is not UTF-8 shown as `\xNN` (a U+FFFD would
+//! turn two different file names into one, and says nothing of the byte). Extractors match on this form and the
 //! renderer prints it; the archive keeps the raw bytes.
 
 use std::borrow::Cow;
@@ -18,12 +19,18 @@ pub fn line(raw: &[u8]) -> Cow<'_, str> {
     let last = final_overwrite(raw);
     let mut visible = Visible(String::with_capacity(last.len()));
     let mut parser = vte::Parser::new();
-    parser.advance(&mut visible, last);
+    for chunk in last.utf8_chunks() {
+        parser.advance(&mut visible, chunk.valid().as_bytes());
+        for byte in chunk.invalid() {
+            visible.0.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
     Cow::Owned(visible.0)
 }
 
 /// Collects what a terminal would print: text and tabs; escape sequences,
-/// other control characters and invalid bytes (as U+FFFD) handled by `vte`.
+/// other control characters handled by `vte`; bytes that are not UTF-8
+/// never reach it (`line` writes them as `\xNN`).
 struct Visible(String);
 
 impl vte::Perform for Visible {
@@ -97,7 +104,9 @@ mod tests {
 
     #[test]
     fn invalid_utf8_and_controls() {
-        assert_eq!(line(b"a\xffb"), "a\u{fffd}b");
+        assert_eq!(line(b"a\xffb"), "a\\xffb");
+        assert_eq!(line(b"bad\xff\xfename.txt"), "bad\\xff\\xfename.txt");
+        assert_eq!(line(b"\xc3\xa9\xc3"), "é\\xc3");
         assert_eq!(line(b"bell\x07 tab\tend"), "bell tab\tend");
         assert_eq!(line(b"nul\x00"), "nul");
     }
