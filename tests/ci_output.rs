@@ -247,17 +247,19 @@ fn shapes_a_family_lacks_are_refused_and_the_digest_printed() {
     );
     assert_eq!(forced.status.code(), Some(2));
     assert!(forced.stdout.is_empty());
-    // ctx run: refused before the command runs when --as says so …
+    // ctx run: a shape --as rules out is a usage error, which never costs
+    // the command: it runs as bare, with its own status …
     let marker = s.path("ran");
-    let touch = format!("touch {}", marker.display());
+    let touch = format!("touch {}; exit 3", marker.display());
     let out = s.ctx(
         &[
             "run", "--format", "junit", "--as", "gcc", "--", "sh", "-c", &touch,
         ],
         &[],
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(!marker.exists(), "the command ran");
+    assert_eq!(out.status.code(), Some(3));
+    assert!(marker.exists(), "the command did not run");
+    assert!(text(&out.stderr).contains("junit"), "{}", text(&out.stderr));
     // … and after it ran, the command's own status, its digest printed.
     let out = s.ctx(
         &[

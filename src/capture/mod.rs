@@ -4,6 +4,8 @@
 //! - `resolve`: finding the program as a shell does; 127/126 and their
 //!   messages; exec in place for the live terminal path.
 //! - `signals`: SIGINT/SIGTERM/SIGHUP/SIGQUIT forwarded through a signalfd.
+//! - `group`: the child in a process group of its own (outside a
+//!   terminal's job control), so each stop request reaches it once.
 //! - `streams`: the poll loop that records both streams in arrival order.
 //! - `exit`: dying the way the child died.
 //! - `watched`: an input read while watching that ctx's reader is there.
@@ -14,6 +16,7 @@
 //! (invariant 2). docs/capture.md has the whole story and the limits.
 
 pub mod exit;
+mod group;
 pub mod resolve;
 mod signals;
 mod spawn;
@@ -131,6 +134,11 @@ fn run_program_with(
     // fails with EFBIG and the spill moves on. The child gets the
     // disposition ctx was given.
     let xfsz_was_default = ignore_xfsz();
+    // Before any pipe exists, so that the keeper holds none; a keeper that
+    // cannot be forked leaves the child in ctx's group.
+    let keeper = group::separate()
+        .then(group::Keeper::start)
+        .and_then(Result::ok);
     let forwarder = signals::Forwarder::install().map_err(io::Error::from)?;
     let child = spawn::spawn(
         program,
@@ -139,8 +147,11 @@ fn run_program_with(
         &forwarder.previous_mask(),
         xfsz_was_default,
         pipes,
+        keeper.as_ref().map(group::Keeper::group),
     )?;
     let collected = streams::collect(child, &forwarder, spill::Keeper::standard())?;
+    // The child has ended: its background children live on, as bare.
+    drop(keeper);
     drop(forwarder);
 
     let exit = match (collected.status.code(), collected.status.signal()) {

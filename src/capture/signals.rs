@@ -18,7 +18,6 @@ use std::os::fd::{AsFd, BorrowedFd};
 use nix::errno::Errno;
 use nix::sys::signal::{self, SigHandler, SigSet, SigmaskHow, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
-use nix::unistd::Pid;
 
 /// The signals ctx passes on to the child.
 pub const FORWARDED: [Signal; 4] = [
@@ -33,8 +32,10 @@ pub const FORWARDED: [Signal; 4] = [
 pub enum Event {
     /// The child changed state: time to try reaping it.
     ChildChanged,
-    /// A signal to pass on, unless the kernel already sent it to the
-    /// whole foreground process group (which the child is part of).
+    /// A signal to pass on (`group::forward`), unless the kernel already
+    /// sent it to the whole foreground process group, child included: a
+    /// terminal's ^C or ^\ sent again would be a double ^C, which many
+    /// tools read as "abort now, skip the cleanup".
     Forward { signal: Signal, from_terminal: bool },
 }
 
@@ -90,17 +91,6 @@ impl Forwarder {
             });
         }
         Ok(events)
-    }
-
-    /// Passes `signal` on to the child. A terminal's ^C or ^\ (or hangup)
-    /// is sent by the kernel to the whole foreground process group, child
-    /// included; sending it again would make it a double ^C, which many
-    /// tools read as "abort now, skip the cleanup".
-    pub fn forward(child: Pid, signal: Signal, from_terminal: bool) {
-        if !from_terminal {
-            // The child may already be a zombie; that is not an error.
-            let _ = signal::kill(child, signal);
-        }
     }
 }
 

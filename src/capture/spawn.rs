@@ -11,6 +11,14 @@
 //! - `posix_spawn` of an exact path does no PATH search and no script
 //!   fallback, so `resolve` alone decides what runs.
 //!
+//! - Where no terminal's job control is involved (no controlling terminal,
+//!   or ctx is not in its foreground group: an agent's or a CI job's
+//!   command), the child gets a process group of its own, so that a signal
+//!   sent to ctx's group (an agent's ^C or TERM to the group) reaches the
+//!   child once, forwarded by ctx, and not twice (`group.rs`: the group's
+//!   keeper makes it die with ctx's, as the bare command would). Under a
+//!   terminal's job control the child stays in ctx's group.
+//!
 //! The wait status is read raw: nix's `WaitStatus` cannot represent a death
 //! by a real-time signal.
 
@@ -35,6 +43,9 @@ use super::resolve::{self, LaunchError};
 /// A running child: its pid and the read ends of its output pipes.
 pub struct Child {
     pub pid: Pid,
+    /// The process group of its own the child runs in (`group.rs`):
+    /// signals are forwarded to that group.
+    pub group: Option<Pid>,
     pub stdout: Option<File>,
     pub stderr: Option<File>,
 }
@@ -66,13 +77,15 @@ pub fn spawn(
     mask: &SigSet,
     xfsz_default: bool,
     pipes: super::Pipes,
+    group: Option<Pid>,
 ) -> Result<Child, CaptureError> {
     let mut defaults = SigSet::empty();
     defaults.add(Signal::SIGPIPE);
     if xfsz_default {
         defaults.add(Signal::SIGXFSZ);
     }
-    let launch = |program: &Path, argv: &[CString]| start(program, argv, mask, &defaults, pipes);
+    let launch =
+        |program: &Path, argv: &[CString]| start(program, argv, mask, &defaults, pipes, group);
     let mut argv = vec![c_string(argv0)?];
     for a in args {
         argv.push(c_string(a)?);
@@ -98,6 +111,7 @@ fn start(
     mask: &SigSet,
     defaults: &SigSet,
     pipes: super::Pipes,
+    group: Option<Pid>,
 ) -> Result<Result<Child, Errno>, CaptureError> {
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = match pipes {
@@ -114,12 +128,16 @@ fn start(
         .and_then(|()| actions.add_dup2(err_fd, libc::STDERR_FILENO))
         .map_err(io::Error::from)?;
     let mut attr = PosixSpawnAttr::init().map_err(io::Error::from)?;
-    attr.set_flags(
-        PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
-    )
-    .and_then(|()| attr.set_sigmask(mask))
-    .and_then(|()| attr.set_sigdefault(defaults))
-    .map_err(io::Error::from)?;
+    let mut flags =
+        PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF;
+    if let Some(group) = group {
+        flags |= PosixSpawnFlags::POSIX_SPAWN_SETPGROUP;
+        attr.set_pgroup(group).map_err(io::Error::from)?;
+    }
+    attr.set_flags(flags)
+        .and_then(|()| attr.set_sigmask(mask))
+        .and_then(|()| attr.set_sigdefault(defaults))
+        .map_err(io::Error::from)?;
     let env = environment();
     let spawned = posix_spawn(program, &actions, &attr, argv, &env);
     // The child holds its own copies; ctx must not, or the pipes never
@@ -127,6 +145,7 @@ fn start(
     drop((out_w, err_w));
     Ok(spawned.map(|pid| Child {
         pid,
+        group,
         stdout: Some(File::from(out_r)),
         stderr: err_r.map(File::from),
     }))

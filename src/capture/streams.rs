@@ -74,6 +74,7 @@ const LAST_LOOK: usize = 16 << 20;
 /// signals all the while.
 pub fn collect(mut child: Child, signals: &Forwarder, kept: Keeper) -> io::Result<Collected> {
     let pid = child.pid;
+    let group = child.group;
     let mut stdout: Option<File> = child.stdout.take();
     let mut stderr: Option<File> = child.stderr.take();
     let mut collected = Collected {
@@ -136,7 +137,11 @@ pub fn collect(mut child: Child, signals: &Forwarder, kept: Keeper) -> io::Resul
                     } => {
                         collected.stopped_by.get_or_insert(signal);
                         if status.is_none() {
-                            Forwarder::forward(pid, signal, from_terminal);
+                            // A terminal's ^C reached the child's group
+                            // too, unless that group is its own.
+                            if group.is_some() || !from_terminal {
+                                super::group::forward(pid, group, signal);
+                            }
                         }
                     }
                     _ => {}

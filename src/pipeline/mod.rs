@@ -68,14 +68,16 @@ pub fn digest(
     options: &Options,
 ) -> Result<Delivery, UnknownFamily> {
     fault::point("classify");
-    // Binary output is described, never read as lines (binary.rs); a
-    // family asked for by name still reads it.
+    let raw_tokens = tokens::estimate_bulk(artifact.bytes());
+    // Binary output past the evidence floor is described, never read as
+    // lines (binary.rs); smaller output goes out byte for byte, as all
+    // output within the floor does; a family asked for by name reads it.
     if artifact.family.is_none()
+        && raw_tokens > contract::SMALL_OUTPUT_TOKENS
         && let Some(shape) = binary::shape(artifact.bytes())
     {
         return Ok(binary::deliver(artifact, archive, &shape));
     }
-    let raw_tokens = tokens::estimate_bulk(artifact.bytes());
     // Output within every contract's evidence floor is printed verbatim
     // whichever profile reads it: classify it by command only, and stop.
     // A failing run with deltas on is read all the same by a typed

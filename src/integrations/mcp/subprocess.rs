@@ -101,30 +101,38 @@ fn kill_command(pgid: Pid) {
     }
 }
 
-/// The live processes of group `pgid` other than its leader, from /proc.
+/// The live processes of group `pgid` other than its leader, from /proc,
+/// and of the group ctx gave its command (led by ctx's keeper, a child of
+/// ctx that leads a group of its own: capture/group.rs).
 fn group_members(pgid: Pid) -> Vec<Pid> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    entries
+    let processes: Vec<(i32, i32, i32)> = entries
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&p| p != pgid.as_raw())
-        .filter(|&p| {
+        .filter_map(|p| {
             // `pid (comm) state ppid pgrp …`; comm may hold spaces or
             // parentheses, so the fields are read after the last `)`.
-            std::fs::read_to_string(format!("/proc/{p}/stat"))
-                .ok()
-                .and_then(|stat| {
-                    let rest = stat.rsplit_once(')')?.1;
-                    let mut fields = rest.split_whitespace();
-                    let state = fields.next()?;
-                    let pgrp: i32 = fields.nth(1)?.parse().ok()?;
-                    Some(pgrp == pgid.as_raw() && state != "Z")
-                })
-                .unwrap_or(false)
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            let rest = stat.rsplit_once(')')?.1;
+            let mut fields = rest.split_whitespace();
+            let state = fields.next()?;
+            let ppid: i32 = fields.next()?.parse().ok()?;
+            let pgrp: i32 = fields.next()?.parse().ok()?;
+            (state != "Z").then_some((p, ppid, pgrp))
         })
-        .map(Pid::from_raw)
+        .collect();
+    let leader = pgid.as_raw();
+    let kept: Vec<i32> = processes
+        .iter()
+        .filter(|&&(p, ppid, pgrp)| ppid == leader && pgrp == p)
+        .map(|&(p, _, _)| p)
+        .collect();
+    processes
+        .iter()
+        .filter(|&&(p, _, pgrp)| p != leader && (pgrp == leader || kept.contains(&pgrp)))
+        .map(|&(p, _, _)| Pid::from_raw(p))
         .collect()
 }
 
