@@ -147,6 +147,23 @@ fn shapes_not_words() {
         "2024-05-01T10:00:00.123Z ERROR request failed",
         "[ERROR] Failed to execute goal",
         "E       assert 1 == 2",
+        "not ok 32 - ten percent off",
+        "    not ok 2 - inner bad",
+        "not ok 3 - addition works # TODO later",
+        "  ✗ adds two numbers",
+        "  ✕ renders the cart (5 ms)",
+        "   × src/cart.test.ts > cart > applies discount",
+        "✖ failing tests:",
+        "[  FAILED  ] CartTest.AppliesDiscount (0 ms)",
+        "--- FAIL: TestDiscount (0.00s)",
+        "    --- FAIL: TestDiscount/ten_percent (0.00s)",
+        "The following tests FAILED:",
+        "testDiscount(com.shop.CartTest)  Time elapsed: 0.01 s  <<< FAILURE!",
+        "Tests run: 3, Failures: 1, Errors: 1, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! - in com.shop.CartTest",
+        "[INFO] BUILD FAILURE",
+        "Finished: FAILURE",
+        "cp: error writing 'out.bin': No space left on device",
+        "/usr/bin/ld: main.o: in function `main': main.c:(.text+0x5): undefined reference to `total'",
     ];
     let no = [
         "+    // Returns an error when the input is empty.",
@@ -163,6 +180,16 @@ fn shapes_not_words() {
         "test result: ok. 3 passed; 0 failed",
         "warning: unused variable: `x`",
         "src/lib.rs:3: the errors module",
+        "ok 31 - ten percent off",
+        "# fail 0",
+        "    ✓ adds two numbers",
+        "[       OK ] CartTest.AppliesDiscount (0 ms)",
+        "--- PASS: TestDiscount (0.00s)",
+        "Tests run: 3, Failures: 0, Errors: 0, Skipped: 0",
+        "[INFO] BUILD SUCCESS",
+        "Finished: SUCCESS",
+        "3 × 4 = 12",
+        "+  not ok() is a helper",
     ];
     let check = |line: &str| {
         let a = Artifact::from_stdout(format!("{line}\n").into_bytes(), Exit::Code(1), vec![]);
@@ -184,4 +211,30 @@ fn a_source_listing_about_errors_has_no_decisive_line() {
     let text = String::from_utf8_lossy(a.bytes()).into_owned();
     assert!(text.lines().filter(|l| l.contains("rror")).count() > 50);
     assert_eq!(decisive(&a), Vec::<String>::new());
+}
+
+/// `node --test` (TAP, no family reads it): every failing test of the run's
+/// own JUnit report is in the digest, as the `not ok` line TAP printed.
+#[test]
+fn every_failing_tap_test_is_kept() {
+    let a = load("text/node-test-tap");
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/node-test-tap/truth.json"),
+        )
+        .expect("truth.json"),
+    )
+    .expect("json");
+    let shown = digest(&a);
+    let failed = truth["failed"].as_array().expect("failed");
+    assert!(failed.len() >= 6, "{truth}");
+    for name in failed {
+        let name = name.as_str().expect("name");
+        assert!(
+            shown.lines().any(
+                |l| l.trim_start().starts_with("not ok ") && l.ends_with(&format!(" - {name}"))
+            ),
+            "{name} lost:\n{shown}"
+        );
+    }
 }

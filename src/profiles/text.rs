@@ -53,7 +53,15 @@ pub struct Text;
 /// - a program's own complaint: `gcc: error:`, `make: *** […] Error 2`,
 ///   `ls: cannot access …`, `bash: x: command not found`;
 /// - the end of a process: `Segmentation fault`, `Killed`, and a non-zero
-///   `exit code N` / `exit status N` / `returned non-zero exit status N`.
+///   `exit code N` / `exit status N` / `returned non-zero exit status N`;
+/// - a test runner's verdict on one test, in the dialects of runners no
+///   family reads: TAP's `not ok N` (`node --test`, `prove`, `bats`; also
+///   indented, for subtests), a `✗`/`✕`/`×`/`✖` mark, gtest's `[  FAILED  ]`,
+///   go's `--- FAIL:`, ctest's `The following tests FAILED:`, Surefire's
+///   `<<< FAILURE!` / `<<< ERROR!`;
+/// - a build's verdict: `BUILD FAILURE` (Maven), `Finished: FAILURE`
+///   (Jenkins), and anywhere in a line `No space left on device` and the
+///   linker's `undefined reference to`.
 ///
 /// One `Regex` of one alternation, not a `RegexSet`: only "does any match"
 /// is asked, and a set takes several times as long to compile, paid by
@@ -71,6 +79,12 @@ static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
         r"|thread '[^']*'(?: \(\d+\))? panicked at ",
         r"|[A-Za-z_][\w.$]*(?:Error|Exception|Interrupt)(?::\s|$)",
         r"|(?:Segmentation fault|Bus error|Killed|Aborted)\b",
+        // One test's verdict: TAP, marks, gtest, go, ctest, Surefire.
+        r"|\s*not ok \d+\b|\s*[✗✕×✖] \S",
+        r"|\[  FAILED  \] |\s*--- FAIL: |The following tests FAILED:|.*<<< (?:FAILURE|ERROR)!",
+        // A build's verdict, and faults a line may report anywhere.
+        r"|(?:\[[A-Z]+\] )?BUILD FAILURE\b|Finished: FAILURE\b",
+        r"|.*\b(?:No space left on device|undefined reference to)\b",
         // file:line[:col]: error · file(line,col): error
         r"|[\w./~][^\s:(]*(?::\d+)+:\s*(?i:fatal error|error)\b",
         r"|[\w./~][^\s:(]*\(\d+(?:,\d+)?\):\s*(?i:fatal error|error)\b",
@@ -115,6 +129,13 @@ const WORDS: &[&str] = &[
     "***",
     "exit",
     "non-zero",
+    "not ok",
+    "✗",
+    "✕",
+    "×",
+    "✖",
+    "no space left",
+    "undefined reference",
     "\nE ",
     "\nE\t",
 ];
