@@ -49,6 +49,7 @@ use super::{Pattern, Profile, ProfileSpec, ReceiptGroup};
 pub mod parts;
 pub mod prefix;
 pub mod steps;
+mod verdict;
 pub mod window;
 
 use steps::{Dialect, Job};
@@ -271,7 +272,30 @@ fn graph(artifact: &Artifact, job: &Job) -> (EvidenceGraph, CoverageReceipt) {
             g.counts.push((what.to_string(), n as u64));
         }
     }
-    g.outcome = if failed > 0 || errors > 0 {
+    // The job's own failure verdicts: never a passed job while one stands
+    // in the log. One the steps and annotations did not already report is
+    // an error annotation of its own, so that the digest shows it.
+    let verdicts = verdict::lines(artifact);
+    if failed == 0 && errors == 0 {
+        for &n in &verdicts {
+            let step = job
+                .steps
+                .iter()
+                .position(|s| s.first <= n && n <= s.last)
+                .unwrap_or(0);
+            let text = crate::normalize::line(artifact.line(n)).trim().to_string();
+            let identity = match job.steps.get(step) {
+                Some(_) => format!("{}: {text}", name(step)),
+                None => text,
+            };
+            let mut item = EvidenceItem::new(ItemKind::Annotation, Severity::Error, identity);
+            item.class = Some(Severity::Error.word().to_string());
+            item.headline = Some(Span::line(n));
+            item.fields.insert(STEP.into(), (step + 1).to_string());
+            g.items.push(item);
+        }
+    }
+    g.outcome = if failed > 0 || errors > 0 || !verdicts.is_empty() {
         Outcome::Failed
     } else if job.completed && !artifact.exit.is_failure() {
         Outcome::Passed
