@@ -240,6 +240,27 @@ fn folders(l: &Listing, items: &mut Vec<EvidenceItem>) {
     for e in l.entries.iter().filter(|e| e.kind == Kind::Dir) {
         add(&mut found, &mut order, &e.path, e.line, false);
     }
+    // A listing of files only (`find -type f`, `git ls-files`, `rg
+    // --files`) names no folder of its own: each folder its paths pass
+    // through is one, first seen at the line of its first entry, so that
+    // every folder is still named with its count.
+    if !l.entries.iter().any(|e| e.kind == Kind::Dir) && l.sections.is_empty() {
+        for e in &l.entries {
+            let mut up = parent(&e.path);
+            let mut chain = Vec::new();
+            while !up.is_empty() && up != "." && up != "/" && !found.contains_key(up) {
+                chain.push(up);
+                let next = parent(up);
+                if next == up {
+                    break;
+                }
+                up = next;
+            }
+            for folder in chain.into_iter().rev() {
+                add(&mut found, &mut order, folder, e.line, false);
+            }
+        }
+    }
     // A section's header names its folder best and its lines are its block.
     for s in &l.sections {
         let root = !found.contains_key(&s.path);

@@ -38,12 +38,18 @@ pub struct Options {
     pub du_summary: bool,
     /// Path operands, in order.
     pub operands: Vec<String>,
+    /// The command's name when it is not the tool's (`git ls-files`, `rg
+    /// --files`, `fd`, read as a `find`).
+    pub label: Option<&'static str>,
 }
 
 impl Options {
     pub fn from_argv(argv: &[String]) -> Option<Options> {
         let words = command_words(argv);
         let (first, rest) = words.split_first()?;
+        if let Some(o) = Options::file_lister(first, rest) {
+            return Some(o);
+        }
         let tool = match *first {
             "ls" | "dir" | "vdir" => Tool::Ls,
             "find" => Tool::Find,
@@ -64,6 +70,7 @@ impl Options {
             du_all: false,
             du_summary: false,
             operands: Vec::new(),
+            label: None,
         };
         match tool {
             Tool::Find => o.find_words(rest),
@@ -75,6 +82,63 @@ impl Options {
                 .iter()
                 .any(|w| matches!(*w, "-exec" | "-execdir" | "-ok" | "-okdir"));
         (!runs_a_command).then_some(o)
+    }
+
+    /// `git ls-files`, `rg --files`, `fd`: one path per line, relative to
+    /// where they ran, like a `find` that names no folder of its own (so
+    /// each folder is counted from the paths in it, never said to be
+    /// listed whole). Only their plain shapes: `git ls-files -s` (modes
+    /// and hashes), `-z`/`-0`/`--print0` (NUL-separated), `fd -l` (long)
+    /// and `fd -x` (a command's output) are not read as listings.
+    fn file_lister(first: &str, rest: &[&str]) -> Option<Options> {
+        let plain = |allowed: &[&str], words: &[&str]| {
+            words
+                .iter()
+                .filter(|w| w.starts_with('-'))
+                .all(|w| allowed.contains(&w.split('=').next().unwrap_or(w)))
+        };
+        let (name, types_mixed, label) = match first {
+            "git" if rest.first() == Some(&"ls-files") => {
+                let allowed = [
+                    "-c", "--cached", "-o", "--others", "-m", "--modified", "-d", "--deleted",
+                    "-i", "--ignored", "--exclude-standard", "--full-name", "--recurse-submodules",
+                    "-x", "--exclude", "-X", "--exclude-from", "--directory", "--",
+                ];
+                (plain(&allowed, &rest[1..]), false, "git ls-files")
+            }
+            "rg" if rest.contains(&"--files") => {
+                let allowed = [
+                    "--files", "--hidden", "-.", "--no-ignore", "-u", "-uu", "-g", "--glob",
+                    "-t", "--type", "-T", "--type-not", "-L", "--follow", "--sort", "--",
+                ];
+                (plain(&allowed, rest), false, "rg --files")
+            }
+            "fd" | "fdfind" => {
+                let allowed = [
+                    "-H", "--hidden", "-I", "--no-ignore", "-t", "--type", "-e", "--extension",
+                    "-E", "--exclude", "-d", "--max-depth", "-g", "--glob", "-s", "-i", "-L",
+                    "--follow", "-a", "--absolute-path", "-p", "--full-path", "--",
+                ];
+                (plain(&allowed, rest), true, "fd")
+            }
+            _ => return None,
+        };
+        name.then(|| Options {
+            tool: Tool::Find,
+            long: false,
+            recursive: false,
+            classify: false,
+            numbers_first: 0,
+            // git and rg print files only; fd prints folders too.
+            find_type: (!types_mixed).then_some('f'),
+            find_filtered: true,
+            foreign: None,
+            full_paths: false,
+            du_all: false,
+            du_summary: false,
+            operands: Vec::new(),
+            label: Some(label),
+        })
     }
 
     /// find: paths first, then an expression.
@@ -196,6 +260,9 @@ impl Options {
 
     /// The name the header uses.
     pub fn name(&self) -> &'static str {
+        if let Some(label) = self.label {
+            return label;
+        }
         match self.tool {
             Tool::Ls => "ls",
             Tool::Find => "find",
@@ -207,6 +274,26 @@ impl Options {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn file_listers_read_as_find_in_their_plain_shapes() {
+        let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        for (cmd, name) in [
+            ("git ls-files", "git ls-files"),
+            ("git ls-files --others --exclude-standard", "git ls-files"),
+            ("rg --files", "rg --files"),
+            ("rg --files -g *.rs", "rg --files"),
+            ("fd -e py", "fd"),
+            ("fdfind", "fd"),
+        ] {
+            let o = Options::from_argv(&argv(cmd)).unwrap_or_else(|| panic!("{cmd}"));
+            assert_eq!((o.tool, o.name()), (Tool::Find, name), "{cmd}");
+        }
+        for cmd in ["git ls-files -s", "git ls-files -z", "rg --files -0", "fd -x wc", "fd -l", "git log"] {
+            assert!(Options::from_argv(&argv(cmd)).is_none(), "{cmd}");
+        }
+    }
+
     use super::*;
 
     fn opts(s: &str) -> Options {

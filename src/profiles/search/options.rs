@@ -119,6 +119,11 @@ const LONG_WITH_VALUE: &[&str] = &[
 impl Options {
     pub fn from_argv(argv: &[String]) -> Option<Options> {
         let (tool, words) = tool(argv)?;
+        // `rg --files` searches nothing: it lists the files it would
+        // search (listing/v1 reads it).
+        if tool == Tool::Rg && words.iter().take_while(|w| **w != "--").any(|w| *w == "--files") {
+            return None;
+        }
         let name = match tool {
             Tool::Grep => command_words(argv)[0].to_string(),
             Tool::Rg => "rg".to_string(),
@@ -243,6 +248,15 @@ impl Options {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn rg_files_is_not_a_search() {
+        let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert!(Options::from_argv(&argv("rg --files")).is_none());
+        assert!(Options::from_argv(&argv("rg --hidden --files -g *.rs")).is_none());
+        assert!(Options::from_argv(&argv("rg -n -- --files src")).is_some());
+    }
+
     use super::*;
 
     fn opts(s: &str) -> Options {

@@ -1,0 +1,74 @@
+//! Listings of files only — `git ls-files`, `rg --files`, `fd`, `find
+//! -type f` — are listings, not empty searches or plain text: the digest
+//! names every folder the paths pass through, with its count, or declares
+//! the ones it leaves out by parent. Real tools on a real tree.
+
+use std::process::{Command, Stdio};
+
+const CTX: &str = env!("CARGO_BIN_EXE_ctx");
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for d in 1..=46 {
+        let sub = dir.path().join(format!("pkg{d:02}")).join("src");
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        for f in 1..=8 {
+            std::fs::write(sub.join(format!("mod{f}.py")), "x = 1\n").expect("write");
+        }
+    }
+    dir
+}
+
+fn digest(dir: &std::path::Path, argv: &[&str]) -> String {
+    let out = Command::new(CTX)
+        .args(["run", "--digest", "--"])
+        .args(argv)
+        .current_dir(dir)
+        .env("CTX_HOME", dir.join(".ctx-home"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("ctx run");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn assert_every_folder_named(digest: &str, prefix: &str) {
+    for d in 1..=46 {
+        let folder = format!("{prefix}pkg{d:02}/src ×8");
+        assert!(digest.contains(&folder), "{folder} not named:\n{digest}");
+    }
+}
+
+#[test]
+fn find_of_files_names_every_folder() {
+    let dir = tree();
+    let shown = digest(dir.path(), &["find", ".", "-type", "f", "-name", "*.py"]);
+    assert_every_folder_named(&shown, "./");
+}
+
+#[test]
+fn git_ls_files_is_a_listing() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("skipped: no git");
+        return;
+    }
+    let dir = tree();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("git")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "."]);
+    git(&["add", "pkg*"]);
+    let shown = digest(dir.path(), &["git", "ls-files"]);
+    assert!(
+        shown.starts_with("git ls-files: OK · 368 entries"),
+        "{shown}"
+    );
+    assert_every_folder_named(&shown, "");
+}
