@@ -40,6 +40,7 @@ use crate::evidence::{
 use super::{Profile, ProfileSpec, ReceiptGroup};
 
 mod entry;
+mod escaped;
 mod long;
 mod options;
 mod read;
@@ -71,7 +72,15 @@ impl Profile for ListingProfile {
         Some(format!("{} (listing)", o.name()))
     }
 
+    fn view(&self, artifact: &Artifact) -> Option<Artifact> {
+        escaped::view(artifact)
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
+        // Names are read as the view shows them (control bytes escaped),
+        // so that the census names the files that exist.
+        let view = escaped::view(artifact);
+        let artifact = view.as_ref().unwrap_or(artifact);
         let argv = if Options::from_argv(&artifact.argv).is_some() {
             artifact.argv.clone()
         } else {
