@@ -14,11 +14,12 @@ use std::cell::{Cell, RefCell, RefMut};
 use std::str::FromStr;
 use std::time::Duration;
 
-use postgres::{Client, Config, NoTls};
-use tokio_postgres_rustls::MakeRustlsConnect;
+use tokio_postgres::Config;
 
 use super::{Retention, StoreError};
+use client::{Client, Failure};
 
+mod client;
 mod credentials;
 mod ops;
 mod put;
@@ -33,6 +34,12 @@ pub(crate) const LOCK_CLASS: i32 = 0x0063_7478;
 
 /// The default connect and statement timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
+
+/// How much longer than the timeout the client waits for an answer. The
+/// server's own `statement_timeout` (the same timeout) answers first when
+/// the server is alive: a clear error on a connection that stays usable.
+/// The client's deadline is for a server that cannot answer at all.
+const CLIENT_GRACE: Duration = Duration::from_millis(100);
 
 /// The environment variable that selects a namespace.
 pub const ENV_NAMESPACE: &str = "CTX_NAMESPACE";
@@ -228,15 +235,16 @@ impl PgStore {
         ));
         config.options(extra.trim());
         let connector = tls::connector(&tls).map_err(in_location)?;
+        let deadline = options.timeout + CLIENT_GRACE;
         let mut pooled = false;
-        let client = match connect_within(config, connector.clone(), options.timeout) {
+        let client = match Client::connect(&config, connector.clone(), options.timeout, deadline) {
             // PgBouncer refuses start-up options: connect without them
             // and bound every transaction instead (`Session`).
             Err(e) if refuses_options(&e) && plain.get_options().is_none() => {
                 pooled = true;
-                connect_within(plain, connector, options.timeout).map_err(describe_connect)
+                Client::connect(&plain, connector, options.timeout, deadline).map_err(describe)
             }
-            other => other.map_err(describe_connect),
+            other => other.map_err(describe),
         }
         .map_err(|e| with_warnings(e, &warnings))
         .map_err(in_location)?;
@@ -342,59 +350,10 @@ impl PgStore {
     }
 }
 
-/// Connects, giving up after `timeout` in total. The client's own
-/// connect timeout covers only the TCP connection: a server (or a proxy)
-/// that accepts it and then never answers the start-up exchange would
-/// hang the command. So the connection is made on a thread that is left
-/// behind when it takes too long (the process ends soon after anyway).
-fn connect_within(
-    config: Config,
-    tls: Option<MakeRustlsConnect>,
-    timeout: Duration,
-) -> Result<Client, Connect> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name("ctx-pg-connect".into())
-        .spawn(move || {
-            let _ = tx.send(match tls {
-                Some(tls) => config.connect(tls),
-                None => config.connect(NoTls),
-            });
-        })
-        .map_err(|e| {
-            Connect::Other(StoreError::Unavailable(format!(
-                "cannot start a thread: {e}"
-            )))
-        })?;
-    match rx.recv_timeout(timeout) {
-        Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(Connect::Server(e)),
-        Err(_) => Err(Connect::Other(StoreError::Unavailable(format!(
-            "the server did not answer within {}",
-            humantime::format_duration(timeout)
-        )))),
-    }
-}
-
-/// Why a connection failed: the server's answer is kept, so that a
-/// pooler's refusal of start-up options can be told apart.
-enum Connect {
-    Server(postgres::Error),
-    Other(StoreError),
-}
-
-fn describe_connect(e: Connect) -> StoreError {
-    match e {
-        Connect::Server(e) => describe(e),
-        Connect::Other(e) => e,
-    }
-}
-
 /// PgBouncer's answer to a start-up packet with `options` in it.
-fn refuses_options(e: &Connect) -> bool {
-    matches!(e, Connect::Server(e) if e.as_db_error().is_some_and(|d| {
-        d.message().starts_with("unsupported startup parameter")
-    }))
+fn refuses_options(e: &Failure) -> bool {
+    e.as_db_error()
+        .is_some_and(|d| d.message().starts_with("unsupported startup parameter"))
 }
 
 /// The statements that bound one transaction, as the start-up options
@@ -470,8 +429,24 @@ pub fn redact(url: &str) -> String {
 
 /// A client error in the words a `[ctx]` note needs. The client never
 /// puts the password in its messages; the URL is redacted by callers.
-pub(crate) fn describe(e: postgres::Error) -> StoreError {
+pub(crate) fn describe(e: Failure) -> StoreError {
     use postgres::error::SqlState;
+    let e = match e {
+        Failure::Server(e) => e,
+        Failure::Late(deadline) => {
+            return StoreError::Unavailable(format!(
+                "the server did not answer within {}",
+                humantime::format_duration(deadline)
+            ));
+        }
+        Failure::GivenUp(deadline) => {
+            return StoreError::Unavailable(format!(
+                "the connection was given up: the server did not answer within {}",
+                humantime::format_duration(deadline)
+            ));
+        }
+        Failure::Local(why) => return StoreError::Unavailable(why),
+    };
     if let Some(db) = e.as_db_error() {
         let code = db.code();
         if *code == SqlState::QUERY_CANCELED {

@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use postgres::types::Type;
-use postgres::{GenericClient, Row};
+use postgres::Row;
 
+use super::client::Client;
 use super::{LOCK_CLASS, PgStore, describe};
 use crate::artifact::Artifact;
 use crate::retention::{self, Candidate};
@@ -33,7 +34,7 @@ const GONE_PURGED: &str = "purged";
 const GONE_KEPT_MS: i64 = 30 * 24 * 3_600_000;
 
 impl PgStore {
-    pub(super) fn now(&self, c: &mut impl GenericClient) -> Result<i64, StoreError> {
+    pub(super) fn now(&self, c: &mut Client) -> Result<i64, StoreError> {
         let offset = self.clock_offset_ms.get();
         Ok(c.query_one(NOW_MS, &[&offset]).map_err(describe)?.get(0))
     }
@@ -44,7 +45,7 @@ impl PgStore {
 
     /// The GC lock of this namespace, held until the transaction ends:
     /// two clients never evict at once.
-    pub(super) fn lock_gc(&self, c: &mut impl GenericClient) -> Result<(), StoreError> {
+    pub(super) fn lock_gc(&self, c: &mut Client) -> Result<(), StoreError> {
         c.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2) | 1)",
             &[&LOCK_CLASS, &self.ns()],
@@ -55,7 +56,7 @@ impl PgStore {
 
     /// The namespace's record count and stored size, from the running
     /// totals the schema's trigger keeps (schema v3).
-    pub(super) fn total(&self, c: &mut impl GenericClient) -> Result<(i64, i64), StoreError> {
+    pub(super) fn total(&self, c: &mut Client) -> Result<(i64, i64), StoreError> {
         let row = c
             .query_one(
                 "SELECT coalesce(sum(records), 0)::bigint, coalesce(sum(stored_bytes), 0)::bigint
@@ -68,7 +69,7 @@ impl PgStore {
 
     pub(super) fn candidates(
         &self,
-        c: &mut impl GenericClient,
+        c: &mut Client,
         policy: Retention,
         now: i64,
     ) -> Result<Vec<Candidate>, StoreError> {
@@ -92,7 +93,7 @@ impl PgStore {
 
     pub(super) fn evict(
         &self,
-        c: &mut impl GenericClient,
+        c: &mut Client,
         ids: &[i64],
     ) -> Result<Vec<RecordSummary>, StoreError> {
         if ids.is_empty() {
@@ -118,7 +119,7 @@ impl PgStore {
 
     pub(super) fn refresh(
         &self,
-        c: &mut impl GenericClient,
+        c: &mut Client,
         hex: &str,
     ) -> Result<bool, StoreError> {
         let offset = self.clock_offset_ms.get();
