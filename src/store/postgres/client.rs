@@ -22,6 +22,7 @@ use postgres::error::SqlState;
 use postgres::types::{ToSql, Type};
 use postgres::{Row, Statement, ToStatement};
 use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
@@ -64,29 +65,57 @@ impl From<postgres::Error> for Failure {
 
 /// A connection whose every exchange has a deadline.
 pub(crate) struct Client {
-    runtime: Runtime,
+    // Dropped first: the connection's task then says goodbye to the
+    // server (`Link::drop`).
     inner: tokio_postgres::Client,
+    link: Link,
+}
+
+/// The runtime that drives the connection, and whether it was given up.
+struct Link {
+    runtime: Runtime,
+    /// The connection's task: it ends once the client is gone, after
+    /// sending the server its goodbye (Terminate).
+    connection: Option<JoinHandle<()>>,
     deadline: Duration,
     /// Set when an exchange was late: the connection is not used again.
     given_up: bool,
 }
 
-/// Awaits `work` on `runtime` for at most `deadline`; a late answer
-/// gives the connection up (`given_up`).
-fn within<T>(
-    runtime: &Runtime,
-    deadline: Duration,
-    given_up: &mut bool,
-    work: impl Future<Output = Result<T, postgres::Error>>,
-) -> Result<T, Failure> {
-    if *given_up {
-        return Err(Failure::GivenUp(deadline));
+impl Link {
+    /// Awaits `work` for at most the deadline; a late answer gives the
+    /// connection up.
+    fn within<T>(
+        &mut self,
+        work: impl Future<Output = Result<T, postgres::Error>>,
+    ) -> Result<T, Failure> {
+        if self.given_up {
+            return Err(Failure::GivenUp(self.deadline));
+        }
+        let deadline = self.deadline;
+        match self
+            .runtime
+            .block_on(async { tokio::time::timeout(deadline, work).await })
+        {
+            Ok(answer) => answer.map_err(Failure::Server),
+            Err(_) => {
+                self.given_up = true;
+                Err(Failure::Late(deadline))
+            }
+        }
     }
-    match runtime.block_on(async { tokio::time::timeout(deadline, work).await }) {
-        Ok(answer) => answer.map_err(Failure::Server),
-        Err(_) => {
-            *given_up = true;
-            Err(Failure::Late(deadline))
+}
+
+impl Drop for Link {
+    /// Lets the connection send its goodbye (a server that is alive then
+    /// ends the backend at once instead of logging a lost client), within
+    /// the deadline; a connection given up is simply dropped.
+    fn drop(&mut self) {
+        if let (false, Some(task)) = (self.given_up, self.connection.take()) {
+            let deadline = self.deadline;
+            let _ = self
+                .runtime
+                .block_on(async { tokio::time::timeout(deadline, task).await });
         }
     }
 }
@@ -104,35 +133,35 @@ impl Client {
             .enable_all()
             .build()
             .map_err(|e| Failure::Local(format!("cannot start the client's runtime: {e}")))?;
-        let mut given_up = false;
+        let mut link = Link {
+            runtime,
+            connection: None,
+            deadline: connect_deadline,
+            given_up: false,
+        };
         // The connection's task reads and writes the socket; it runs
         // whenever an exchange is awaited, and ends with the runtime.
         let work = async {
             match tls {
                 Some(tls) => {
                     let (client, connection) = config.connect(tls).await?;
-                    tokio::spawn(connection);
-                    Ok(client)
+                    Ok((client, tokio::spawn(async { drop(connection.await) })))
                 }
                 None => {
                     let (client, connection) = config.connect(NoTls).await?;
-                    tokio::spawn(connection);
-                    Ok(client)
+                    Ok((client, tokio::spawn(async { drop(connection.await) })))
                 }
             }
         };
-        let inner = within(&runtime, connect_deadline, &mut given_up, work)?;
-        Ok(Client {
-            runtime,
-            inner,
-            deadline,
-            given_up: false,
-        })
+        let (inner, connection) = link.within(work)?;
+        link.connection = Some(connection);
+        link.deadline = deadline;
+        Ok(Client { inner, link })
     }
 
     pub(crate) fn batch_execute(&mut self, sql: &str) -> Result<(), Failure> {
         let work = self.inner.batch_execute(sql);
-        within(&self.runtime, self.deadline, &mut self.given_up, work)
+        self.link.within(work)
     }
 
     pub(crate) fn query<T: ?Sized + ToStatement>(
@@ -141,7 +170,7 @@ impl Client {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<Row>, Failure> {
         let work = self.inner.query(statement, params);
-        within(&self.runtime, self.deadline, &mut self.given_up, work)
+        self.link.within(work)
     }
 
     pub(crate) fn query_one<T: ?Sized + ToStatement>(
@@ -150,7 +179,7 @@ impl Client {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Row, Failure> {
         let work = self.inner.query_one(statement, params);
-        within(&self.runtime, self.deadline, &mut self.given_up, work)
+        self.link.within(work)
     }
 
     pub(crate) fn query_opt<T: ?Sized + ToStatement>(
@@ -159,7 +188,7 @@ impl Client {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<Row>, Failure> {
         let work = self.inner.query_opt(statement, params);
-        within(&self.runtime, self.deadline, &mut self.given_up, work)
+        self.link.within(work)
     }
 
     pub(crate) fn query_typed_one(
@@ -168,7 +197,7 @@ impl Client {
         params: &[(&(dyn ToSql + Sync), Type)],
     ) -> Result<Row, Failure> {
         let work = self.inner.query_typed_one(sql, params);
-        within(&self.runtime, self.deadline, &mut self.given_up, work)
+        self.link.within(work)
     }
 
     pub(crate) fn execute<T: ?Sized + ToStatement>(
@@ -177,7 +206,7 @@ impl Client {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<u64, Failure> {
         let work = self.inner.execute(statement, params);
-        within(&self.runtime, self.deadline, &mut self.given_up, work)
+        self.link.within(work)
     }
 
     pub(crate) fn execute_typed(
@@ -186,11 +215,11 @@ impl Client {
         params: &[(&(dyn ToSql + Sync), Type)],
     ) -> Result<u64, Failure> {
         let work = self.inner.execute_typed(sql, params);
-        within(&self.runtime, self.deadline, &mut self.given_up, work)
+        self.link.within(work)
     }
 
     pub(crate) fn prepare(&mut self, sql: &str) -> Result<Statement, Failure> {
         let work = self.inner.prepare(sql);
-        within(&self.runtime, self.deadline, &mut self.given_up, work)
+        self.link.within(work)
     }
 }
