@@ -20,6 +20,7 @@ use super::{Retention, StoreError};
 use client::{Client, Failure};
 
 mod client;
+mod conninfo;
 mod credentials;
 mod ops;
 mod put;
@@ -402,29 +403,12 @@ pub(super) fn account_name() -> Option<String> {
     }
 }
 
-/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`; a
-/// `password=` parameter is masked the same way.
+/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`, and
+/// every `password=` parameter masked the same way, the string cut where
+/// the client cuts it (`conninfo.rs`): what is shown of a URL in a note,
+/// `ctx store stats`, the ledger and `ctx config`.
 pub fn redact(url: &str) -> String {
-    let mut out = url.to_string();
-    if let Some(scheme) = out.find("://") {
-        let rest = scheme + 3;
-        let authority_end = out[rest..].find(['/', '?']).map_or(out.len(), |i| rest + i);
-        if let Some(at) = out[rest..authority_end].rfind('@') {
-            let userinfo = &out[rest..rest + at];
-            if let Some(colon) = userinfo.find(':') {
-                out.replace_range(rest + colon + 1..rest + at, "***");
-            }
-        }
-    }
-    let lower = out.to_ascii_lowercase();
-    if let Some(i) = lower.find("password=") {
-        let start = i + "password=".len();
-        let end = out[start..]
-            .find(['&', ' '])
-            .map_or(out.len(), |j| start + j);
-        out.replace_range(start..end, "***");
-    }
-    out
+    conninfo::redact(url)
 }
 
 /// A client error in the words a `[ctx]` note needs. The client never
@@ -467,26 +451,4 @@ pub(crate) fn describe(e: Failure) -> StoreError {
         source = s.source();
     }
     StoreError::Unavailable(why)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn passwords_never_appear_in_a_location() {
-        assert_eq!(
-            redact("postgres://ci:hunter2@db.example:5432/ctx?sslmode=require"),
-            "postgres://ci:***@db.example:5432/ctx?sslmode=require"
-        );
-        assert_eq!(
-            redact("postgresql://db/ctx?user=a&password=hunter2&x=1"),
-            "postgresql://db/ctx?user=a&password=***&x=1"
-        );
-        assert_eq!(
-            redact("host=db password=hunter2 user=a"),
-            "host=db password=*** user=a"
-        );
-        assert_eq!(redact("postgres://ci@db/ctx"), "postgres://ci@db/ctx");
-    }
 }

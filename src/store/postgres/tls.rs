@@ -87,7 +87,10 @@ pub fn split(
     let mut mode = None;
     let mut root_cert = None;
     let rest = if conninfo.contains("://") {
-        match conninfo.split_once('?') {
+        // The query begins where the client's parser says: after the
+        // credentials, which may hold a `?` of their own.
+        let query = super::conninfo::cut(conninfo).query;
+        match query.map(|q| (&conninfo[..q.start - 1], &conninfo[q])) {
             None => conninfo.to_string(),
             Some((base, query)) => {
                 let mut kept = Vec::new();
@@ -317,6 +320,11 @@ mod tests {
         let (rest, s) = split("postgres://db/ctx?sslmode=require", &none).unwrap();
         assert_eq!(rest, "postgres://db/ctx");
         assert_eq!(s.mode, TlsMode::Require);
+
+        // A `?` in the password is not the query's.
+        let (rest, s) = split("postgres://a:p?w@db/ctx?sslmode=verify-ca", &none).unwrap();
+        assert_eq!(rest, "postgres://a:p?w@db/ctx");
+        assert_eq!(s.mode, TlsMode::VerifyCa);
     }
 
     #[test]
