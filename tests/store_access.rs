@@ -359,7 +359,10 @@ fn passwords_are_masked_everywhere() {
         .to_string();
     let secrets = ["s3/cr?t#pw", "pw-first-9f3", "pw-second-7a1"];
     let live = [
-        format!("postgres://ctx:{}@{hostport}/postgres?sslmode=disable", secrets[0]),
+        format!(
+            "postgres://ctx:{}@{hostport}/postgres?sslmode=disable",
+            secrets[0]
+        ),
         format!(
             "postgres://ctx@{hostport}/postgres?password={}&sslmode=disable&password={}",
             secrets[1], secrets[2]
@@ -383,9 +386,17 @@ fn passwords_are_masked_everywhere() {
         let home = tempfile::tempdir().expect("home");
         let stats = ctx_at(u, home.path(), &["store", "stats"], &[]);
         assert_eq!(stats.status.code(), Some(0), "{}", text(&stats.stderr));
-        assert!(text(&stats.stdout).contains("***"), "{}", text(&stats.stdout));
+        assert!(
+            text(&stats.stdout).contains("***"),
+            "{}",
+            text(&stats.stdout)
+        );
         let config = ctx_at(u, home.path(), &["config"], &[]);
-        assert!(text(&config.stdout).contains("***"), "{}", text(&config.stdout));
+        assert!(
+            text(&config.stdout).contains("***"),
+            "{}",
+            text(&config.stdout)
+        );
         for out in [&stats, &config] {
             seen.push_str(&text(&out.stdout));
             seen.push_str(&text(&out.stderr));
@@ -411,7 +422,11 @@ fn passwords_are_masked_everywhere() {
         assert!(text(&full.stderr).contains("***"), "{}", text(&full.stderr));
         let stats = ctx_at(u, home.path(), &["store", "stats"], &[]);
         assert_eq!(stats.status.code(), Some(2));
-        assert!(text(&stats.stderr).contains("***"), "{}", text(&stats.stderr));
+        assert!(
+            text(&stats.stderr).contains("***"),
+            "{}",
+            text(&stats.stderr)
+        );
         let journal = std::fs::read_to_string(home.path().join("ledger.journal"))
             .expect("the runs are journaled");
         assert!(journal.contains("***"), "{journal}");
@@ -452,7 +467,10 @@ fn a_self_signed_server_certificate_named_as_root_is_trusted() {
         (&by_name, "verify-ca"),
         (&by_name, "verify-full"),
     ] {
-        let out = stats(with_query(url, &format!("sslmode={mode}&sslrootcert={root}")));
+        let out = stats(with_query(
+            url,
+            &format!("sslmode={mode}&sslrootcert={root}"),
+        ));
         assert_eq!(out.status.code(), Some(0), "{mode}: {}", text(&out.stderr));
         assert!(tls_line(&out).starts_with("TLSv"), "{}", text(&out.stdout));
     }

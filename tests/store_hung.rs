@@ -56,7 +56,10 @@ fn assert_kept_locally(url: &str, home: &Path, script: &str) -> String {
     assert!(took < BOUND, "the run took {took:?}\n{err}");
     assert_eq!(code, Some(3), "the command's status\n{out}\n{err}");
     let key = key_of(&out).unwrap_or_else(|| panic!("no digest:\n{out}\n{err}"));
-    assert!(out.len() < 4096, "the normal digest, not the raw output:\n{out}");
+    assert!(
+        out.len() < 4096,
+        "the normal digest, not the raw output:\n{out}"
+    );
     assert!(out.contains("error: it broke"), "{out}");
     let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("[ctx]")).collect();
     assert_eq!(notes.len(), 1, "one note: {err}");
@@ -139,7 +142,11 @@ fn hung_during_the_run(test: &str, pooled: bool) {
         assert_kept_locally(&url, home.path(), &script)
     };
     // The next run that reaches the server sends it.
-    let (code, _, err, _) = ctx(&url, home.path(), &["run", "--digest", "--", "seq", "7", "9000"]);
+    let (code, _, err, _) = ctx(
+        &url,
+        home.path(),
+        &["run", "--digest", "--", "seq", "7", "9000"],
+    );
     assert_eq!(code, Some(0), "{err}");
     assert!(!err.contains("[ctx]"), "{err}");
     let elsewhere = tempfile::tempdir().expect("home");
@@ -184,7 +191,11 @@ fn expand_against_a_hung_server_says_unreachable() {
     };
     let url = store_url(&c);
     let writer = tempfile::tempdir().expect("home");
-    let (code, out, err, _) = ctx(&url, writer.path(), &["run", "--digest", "--", "seq", "1", "8000"]);
+    let (code, out, err, _) = ctx(
+        &url,
+        writer.path(),
+        &["run", "--digest", "--", "seq", "1", "8000"],
+    );
     assert_eq!(code, Some(0), "{err}");
     let key = key_of(&out).expect("a digest");
     let reader = tempfile::tempdir().expect("home");
@@ -193,5 +204,8 @@ fn expand_against_a_hung_server_says_unreachable() {
     assert!(took < BOUND, "expand took {took:?}\n{err}");
     assert_eq!(code, Some(2), "{out}\n{err}");
     assert!(err.contains("unreachable"), "{err}");
-    assert!(!err.contains("no record") && !err.contains("evicted"), "{err}");
+    assert!(
+        !err.contains("no record") && !err.contains("evicted"),
+        "{err}"
+    );
 }

@@ -31,11 +31,7 @@ pub struct Entry {
 
 impl Entry {
     fn file_name(&self) -> String {
-        let ns: String = self
-            .namespace
-            .bytes()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let ns: String = self.namespace.bytes().map(|b| format!("{b:02x}")).collect();
         format!("{}-{ns}", self.key.hex())
     }
 

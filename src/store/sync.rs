@@ -36,8 +36,8 @@ pub fn sync(
     namespace: &str,
     limit: Option<usize>,
 ) -> Result<SyncReport, StoreError> {
-    let entries = outbox::pending()
-        .map_err(|e| StoreError::Unavailable(format!("the outbox: {e}")))?;
+    let entries =
+        outbox::pending().map_err(|e| StoreError::Unavailable(format!("the outbox: {e}")))?;
     let mut report = SyncReport::default();
     let (mine, others): (Vec<Entry>, Vec<Entry>) =
         entries.into_iter().partition(|e| e.namespace == namespace);
@@ -61,13 +61,14 @@ pub fn sync(
                 report.sent += 1;
                 report.sent_bytes += artifact.bytes().len() as u64;
                 if let Err(e) = outbox::remove(&entry) {
-                    report.failed.push((key, format!("sent, but still queued: {e}")));
+                    report
+                        .failed
+                        .push((key, format!("sent, but still queued: {e}")));
                 }
             }
-            Ok(written) => report.failed.push((
-                key,
-                format!("the server filed it as {}", written.hex()),
-            )),
+            Ok(written) => report
+                .failed
+                .push((key, format!("the server filed it as {}", written.hex()))),
             Err(e @ StoreError::Unavailable(_)) => {
                 report.failed.push((key, e.to_string()));
                 break;

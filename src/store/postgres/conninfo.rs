@@ -187,7 +187,15 @@ mod tests {
 
     #[test]
     fn a_password_with_url_delimiters_is_masked_whole() {
-        for password in ["pa/ss", "pa?ss", "pa#ss", "a/b?c#d", "x?sslmode=disable&y", "/", "?#"] {
+        for password in [
+            "pa/ss",
+            "pa?ss",
+            "pa#ss",
+            "a/b?c#d",
+            "x?sslmode=disable&y",
+            "/",
+            "?#",
+        ] {
             let url = format!("postgres://ci:{password}@db.example:5432/ctx?sslmode=require");
             assert_eq!(client_password(&url).as_deref(), Some(password), "{url}");
             let shown = redact(&url);

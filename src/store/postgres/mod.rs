@@ -65,11 +65,7 @@ impl PgOptions {
         let (retention, mut warnings) = crate::config::retention();
         let mut timeout = DEFAULT_TIMEOUT;
         if let Some(v) = std::env::var_os(ENV_TIMEOUT) {
-            match v
-                .to_str()
-                .and_then(|s| humantime::parse_duration(s.trim()).ok())
-                .filter(|d| !d.is_zero())
-            {
+            match v.to_str().and_then(parse_timeout) {
                 Some(d) => timeout = d,
                 None => warnings.push(format!(
                     "{ENV_TIMEOUT}={v:?} is not a duration; using 300ms"
@@ -86,6 +82,17 @@ impl PgOptions {
             warnings,
         )
     }
+}
+
+/// `CTX_STORE_TIMEOUT`: milliseconds (`300`) or a duration (`300ms`,
+/// `2s`); zero or anything else is not a timeout.
+fn parse_timeout(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    s.parse::<u64>()
+        .ok()
+        .map(Duration::from_millis)
+        .or_else(|| humantime::parse_duration(s).ok())
+        .filter(|d| !d.is_zero())
 }
 
 pub struct PgStore {
@@ -451,4 +458,18 @@ pub(crate) fn describe(e: Failure) -> StoreError {
         source = s.source();
     }
     StoreError::Unavailable(why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_is_milliseconds_or_a_duration() {
+        assert_eq!(parse_timeout("300"), Some(Duration::from_millis(300)));
+        assert_eq!(parse_timeout(" 300ms "), Some(Duration::from_millis(300)));
+        assert_eq!(parse_timeout("2s"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_timeout("0"), None);
+        assert_eq!(parse_timeout("soon"), None);
+    }
 }

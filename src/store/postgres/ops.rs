@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use postgres::types::Type;
 use postgres::Row;
+use postgres::types::Type;
 
 use super::client::Client;
 use super::{LOCK_CLASS, PgStore, describe};
@@ -117,11 +117,7 @@ impl PgStore {
         Ok(rows.iter().map(summary).collect())
     }
 
-    pub(super) fn refresh(
-        &self,
-        c: &mut Client,
-        hex: &str,
-    ) -> Result<bool, StoreError> {
+    pub(super) fn refresh(&self, c: &mut Client, hex: &str) -> Result<bool, StoreError> {
         let offset = self.clock_offset_ms.get();
         // Typed, unnamed: one round trip, no separate prepare.
         let n = c

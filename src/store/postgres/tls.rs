@@ -283,7 +283,11 @@ impl ServerCertVerifier for Pinned {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        if !self.listed.iter().any(|c| c.as_ref() == end_entity.as_ref()) {
+        if !self
+            .listed
+            .iter()
+            .any(|c| c.as_ref() == end_entity.as_ref())
+        {
             return self.chain.verify_server_cert(
                 end_entity,
                 intermediates,
