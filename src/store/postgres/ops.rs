@@ -351,19 +351,19 @@ impl Store for PgStore {
 
     fn gc(&self, policy: Retention) -> Result<GcReport, StoreError> {
         let mut tx = self.transaction()?;
-        self.lock_gc(&mut *tx)?;
-        let now = self.now(&mut *tx)?;
-        let (_, total) = self.total(&mut *tx)?;
-        let candidates = self.candidates(&mut *tx, policy, now)?;
+        self.lock_gc(&mut tx)?;
+        let now = self.now(&mut tx)?;
+        let (_, total) = self.total(&mut tx)?;
+        let candidates = self.candidates(&mut tx, policy, now)?;
         let (ids, _) = retention::evict_lru(&candidates, total.max(0) as u64, 0, policy, now);
-        let evicted = self.evict(&mut *tx, &ids)?;
+        let evicted = self.evict(&mut tx, &ids)?;
         // The list of removed keys stays short.
         tx.execute(
             "DELETE FROM ctx_gone WHERE namespace = $1 AND gone_ms < $2",
             &[&self.ns(), &now.saturating_sub(GONE_KEPT_MS)],
         )
         .map_err(describe)?;
-        let (left, bytes) = self.total(&mut *tx)?;
+        let (left, bytes) = self.total(&mut tx)?;
         tx.commit()?;
         Ok(GcReport {
             evicted_bytes: evicted.iter().map(|s| s.stored_bytes).sum(),
@@ -375,7 +375,7 @@ impl Store for PgStore {
 
     fn purge(&self, older_than: Option<Duration>) -> Result<PurgeReport, StoreError> {
         let mut client = self.session()?;
-        let now = self.now(&mut *client)?;
+        let now = self.now(&mut client)?;
         let cutoff = match older_than {
             Some(d) => now.saturating_sub(d.as_millis() as i64),
             None => i64::MAX,
@@ -401,7 +401,7 @@ impl Store for PgStore {
 
     fn quarantine(&self, key: &ArchiveKey, why: &str) -> Result<(), StoreError> {
         let mut tx = self.transaction()?;
-        let now = self.now(&mut *tx)?;
+        let now = self.now(&mut tx)?;
         let hex = key.hex();
         tx.execute(
             "INSERT INTO ctx_damaged (namespace, hex, found_ms, why) VALUES ($1, $2, $3, $4)
