@@ -7,8 +7,10 @@
 //! about 1 MiB with a line index, so a zoom reads only the chunks it needs.
 //! Writes are idempotent (`INSERT … ON CONFLICT DO NOTHING`): two machines
 //! archiving the same output at once make one row and both succeed.
-//! Every time is the server's clock. A short connect and statement timeout
-//! (default 300 ms) bounds what a slow or dead server can cost a command.
+//! Every time is the server's clock. A short timeout (default 300 ms),
+//! enforced by the server on each statement and by the client on every
+//! exchange (`client.rs`: a stopped server enforces nothing), bounds what
+//! a slow, dead or hung server can cost a command.
 
 use std::cell::{Cell, RefCell, RefMut};
 use std::str::FromStr;
