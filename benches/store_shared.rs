@@ -300,7 +300,9 @@ fn main() {
                 format!("ctx run, PG {label} (fallback)"),
                 ctx,
                 tempfile::tempdir().expect("home"),
-                Some(format!("postgres://ctx@127.0.0.1:{port}/postgres?sslmode=disable")),
+                Some(format!(
+                    "postgres://ctx@127.0.0.1:{port}/postgres?sslmode=disable"
+                )),
                 format!("{namespace}-{label}"),
             ));
         }
