@@ -112,6 +112,13 @@ impl Lazy {
         let Ok(key) = Store::put(local, artifact) else {
             return Err(why);
         };
+        // Name the server, as a failure to connect already does.
+        let why = match (server, why) {
+            (Some(p), StoreError::Unavailable(w)) if !w.starts_with(p.location()) => {
+                StoreError::Unavailable(format!("{}: {w}", p.location()))
+            }
+            (_, why) => why,
+        };
         let namespace = match server {
             Some(p) => p.options().namespace.clone(),
             None => PgOptions::from_env().0.namespace,
