@@ -10,6 +10,7 @@
 # local TCP, and prints CTX_TEST_POSTGRES_URL and CTX_TEST_POSTGRES_DIR.
 # The server also speaks TLS with a self-signed certificate for
 # `localhost` only (CTX_TEST_POSTGRES_TLS_ROOT: the certificate to trust),
+# (CTX_PG_SELF_SIGNED=1: a certificate that signs itself instead),
 # and has one role that must give a password (CTX_TEST_POSTGRES_PW_URL,
 # password in CTX_TEST_POSTGRES_PW): the store's TLS and credential tests.
 # stop: stops that cluster and removes its directory.
@@ -68,7 +69,18 @@ start() {
   as_owner "$initdb" -D "$dir/data" -U ctx -A trust --no-sync -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
   local ssl=off
-  if command -v openssl >/dev/null 2>&1; then
+  if command -v openssl >/dev/null 2>&1 && [ -n "${CTX_PG_SELF_SIGNED:-}" ]; then
+    # CTX_PG_SELF_SIGNED=1: the server's certificate signs itself (for
+    # localhost only), and it is the certificate to trust, as a small
+    # deployment's often is.
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+      -addext subjectAltName=DNS:localhost \
+      -keyout "$dir/data/server.key" -out "$dir/data/server.crt" >/dev/null 2>&1 \
+      && cp "$dir/data/server.crt" "$dir/root.crt" \
+      && chmod 600 "$dir/data/server.key" && chmod 644 "$dir/root.crt" \
+      && { [ "$(id -u)" != 0 ] || chown "$OWNER" "$dir/data/server.key" "$dir/data/server.crt"; } \
+      && ssl=on
+  elif command -v openssl >/dev/null 2>&1; then
     # Valid for the name localhost only: connecting to 127.0.0.1 with
     # sslmode=verify-full must fail, verify-ca must pass.
     # A throw-away CA signs the server's certificate, as a real

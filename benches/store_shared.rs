@@ -14,7 +14,9 @@
 //! variants also run with those older ctx binaries; with
 //! `CTX_TEST_PGBOUNCER_URL` (`.ci/pgbouncer.sh start`: PgBouncer in
 //! transaction pooling mode in front of that server), a variant through
-//! the pooler in plain text too. Reports per run the wall time's p50/p99, the
+//! the pooler in plain text too; and the local fallback, against a server
+//! that refuses the connection and one that never answers (the deadline,
+//! `CTX_STORE_TIMEOUT`, 300 ms by default). Reports per run the wall time's p50/p99, the
 //! added time over the baseline's median, runs per second, and checks
 //! that every run was archived exactly once (keys from the digests;
 //! records counted in the store); then the cost of ctx's connection to
@@ -274,6 +276,37 @@ fn main() {
             ));
         }
     }
+    // The local fallback (docs/store.md): a server that refuses the
+    // connection (a closed port: the fallback's own cost), and one that
+    // accepts it and never answers (a silent listener: the deadline's
+    // cost on top). Each run's record goes into its home's SQLite store
+    // and outbox.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let silent_port = silent.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in silent.incoming().flatten() {
+            held.push(c);
+        }
+    });
+    let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    if url.is_some() {
+        for (label, port) in [("refused", closed_port), ("hung", silent_port)] {
+            runs.push((
+                format!("ctx run, PG {label} (fallback)"),
+                ctx,
+                tempfile::tempdir().expect("home"),
+                Some(format!(
+                    "postgres://ctx@127.0.0.1:{port}/postgres?sslmode=disable"
+                )),
+                format!("{namespace}-{label}"),
+            ));
+        }
+    }
     let pooler = std::env::var("CTX_TEST_PGBOUNCER_URL")
         .ok()
         .filter(|u| !u.is_empty());
@@ -314,7 +347,9 @@ fn main() {
     );
     let sqlite_p50 = quantile(&results[1].times, 0.5);
     for (i, (name, _, home, store, ns)) in runs.iter().enumerate() {
-        let n = records(home.path(), store.as_deref(), ns);
+        // A fallback's records are in its home's own store.
+        let counted_in = store.as_deref().filter(|_| !name.ends_with("(fallback)"));
+        let n = records(home.path(), counted_in, ns);
         let over = store.as_ref().map(|_| sqlite_p50);
         report(name, load.writers, &results[i + 1], baseline, Some(n), over);
     }

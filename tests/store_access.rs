@@ -338,3 +338,155 @@ fn copy_from_sqlite_to_postgres_then_expand_there() {
     assert_eq!(back.status.code(), Some(0), "{}", text(&back.stderr));
     assert_eq!(back.stdout, numbered(1000, 2001).bytes());
 }
+
+/// A password with unencoded `/`, `?` and `#`, and a URL repeating
+/// `password=`, never show: not in the run's note, `ctx store stats`,
+/// `ctx config`, nor the ledger's journal. The `ctx` role is trusted by
+/// the test server, so these URLs connect whatever their passwords; a
+/// closed port makes the run's note (and, with no room on this machine
+/// either, the journal's rejection) name the URL.
+#[test]
+fn passwords_are_masked_everywhere() {
+    let Some(v) = server("masked", &["CTX_TEST_POSTGRES_URL"]) else {
+        return;
+    };
+    let url = &v[0];
+    let hostport = url
+        .trim_start_matches("postgres://ctx@")
+        .split('/')
+        .next()
+        .expect("host:port")
+        .to_string();
+    let secrets = ["s3/cr?t#pw", "pw-first-9f3", "pw-second-7a1"];
+    let live = [
+        format!(
+            "postgres://ctx:{}@{hostport}/postgres?sslmode=disable",
+            secrets[0]
+        ),
+        format!(
+            "postgres://ctx@{hostport}/postgres?password={}&sslmode=disable&password={}",
+            secrets[1], secrets[2]
+        ),
+    ];
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let dead = [
+        format!("postgres://ctx:{}@127.0.0.1:{closed}/postgres", secrets[0]),
+        format!(
+            "postgres://ctx@127.0.0.1:{closed}/postgres?password={}&password={}",
+            secrets[1], secrets[2]
+        ),
+    ];
+    let mut seen = String::new();
+    for u in &live {
+        let home = tempfile::tempdir().expect("home");
+        let stats = ctx_at(u, home.path(), &["store", "stats"], &[]);
+        assert_eq!(stats.status.code(), Some(0), "{}", text(&stats.stderr));
+        assert!(
+            text(&stats.stdout).contains("***"),
+            "{}",
+            text(&stats.stdout)
+        );
+        let config = ctx_at(u, home.path(), &["config"], &[]);
+        assert!(
+            text(&config.stdout).contains("***"),
+            "{}",
+            text(&config.stdout)
+        );
+        for out in [&stats, &config] {
+            seen.push_str(&text(&out.stdout));
+            seen.push_str(&text(&out.stderr));
+        }
+    }
+    for u in &dead {
+        let home = tempfile::tempdir().expect("home");
+        let run = ctx_at(
+            u,
+            home.path(),
+            &["run", "--digest", "--", "seq", "1", "20000"],
+            &[],
+        );
+        assert!(text(&run.stderr).contains("***"), "{}", text(&run.stderr));
+        // No room on this machine either: the run goes raw and the
+        // journal keeps why, the URL in it.
+        let full = ctx_at(
+            u,
+            home.path(),
+            &["run", "--digest", "--", "seq", "3", "20000"],
+            &[("CTX_STORE_MAX_BYTES", "1k")],
+        );
+        assert!(text(&full.stderr).contains("***"), "{}", text(&full.stderr));
+        let stats = ctx_at(u, home.path(), &["store", "stats"], &[]);
+        assert_eq!(stats.status.code(), Some(2));
+        assert!(
+            text(&stats.stderr).contains("***"),
+            "{}",
+            text(&stats.stderr)
+        );
+        let journal = std::fs::read_to_string(home.path().join("ledger.journal"))
+            .expect("the runs are journaled");
+        assert!(journal.contains("***"), "{journal}");
+        seen.push_str(&journal);
+        for out in [&run, &full, &stats] {
+            seen.push_str(&text(&out.stdout));
+            seen.push_str(&text(&out.stderr));
+        }
+    }
+    for s in secrets {
+        assert!(!seen.contains(s), "{s} shown:\n{seen}");
+    }
+    // Nor any piece of the first one cut at its delimiters.
+    for piece in ["s3/cr", "cr?t", "t#pw"] {
+        assert!(!seen.contains(piece), "{piece} shown:\n{seen}");
+    }
+}
+
+/// `verify-ca` and `verify-full` with `sslrootcert` naming the server's
+/// own self-signed certificate connect, as with libpq (a verifier that
+/// wants a chain answers `CaUsedAsEndEntity`); `verify-full` still checks
+/// the name, and another self-signed certificate is refused.
+#[test]
+fn a_self_signed_server_certificate_named_as_root_is_trusted() {
+    if server("self_signed", &["CTX_TEST_POSTGRES_URL"]).is_none() {
+        return;
+    }
+    let cluster = support::cluster::Cluster::start(&[("CTX_PG_SELF_SIGNED", "1")]);
+    let Some(root) = cluster.tls_root.clone() else {
+        eprintln!("SKIPPED self_signed: the server has no TLS (openssl missing)");
+        return;
+    };
+    let home = tempfile::tempdir().expect("home");
+    let stats = |url: String| ctx_at(&url, home.path(), &["store", "stats"], &[]);
+    let by_name = cluster.url.replace("127.0.0.1", "localhost");
+    for (url, mode) in [
+        (&cluster.url, "verify-ca"),
+        (&by_name, "verify-ca"),
+        (&by_name, "verify-full"),
+    ] {
+        let out = stats(with_query(
+            url,
+            &format!("sslmode={mode}&sslrootcert={root}"),
+        ));
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", text(&out.stderr));
+        assert!(tls_line(&out).starts_with("TLSv"), "{}", text(&out.stdout));
+    }
+    // The certificate names localhost only.
+    let out = stats(with_query(
+        &cluster.url,
+        &format!("sslmode=verify-full&sslrootcert={root}"),
+    ));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    // Another certificate is not this server's (the shared test server's
+    // CA, when it has one).
+    if let Ok(other_root) = std::env::var("CTX_TEST_POSTGRES_TLS_ROOT") {
+        let out = stats(with_query(
+            &by_name,
+            &format!("sslmode=verify-ca&sslrootcert={other_root}"),
+        ));
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    }
+}

@@ -687,17 +687,30 @@ fn run_against(url: &str, home: &Path) -> (Option<i32>, String, String) {
     support::output_within(cmd, Duration::from_secs(60))
 }
 
-fn assert_raw_with_one_note(code: Option<i32>, out: &str, err: &str) {
+/// The server did not take the record: the normal digest, the status,
+/// one note saying the record is on this machine only, and the record
+/// in the local store, byte for byte.
+fn assert_kept_locally_with_one_note(home: &Path, code: Option<i32>, out: &str, err: &str) {
     assert_eq!(code, Some(3), "{err}");
-    assert_eq!(out, raw_stdout(), "not the raw output");
+    assert_ne!(out, raw_stdout(), "the raw output instead of the digest");
+    let key = out
+        .split_whitespace()
+        .skip_while(|w| *w != "expand")
+        .nth(1)
+        .map(|k| k.trim_end_matches(';').to_string())
+        .unwrap_or_else(|| panic!("no digest: {out}\n{err}"));
     let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("[ctx]")).collect();
     assert_eq!(notes.len(), 1, "{notes:?}");
-    assert!(notes[0].contains("not be archived"), "{notes:?}");
-    assert!(err.starts_with("oops\n"), "{err}");
+    assert!(notes[0].contains("on this machine only"), "{notes:?}");
+    let mut cmd = support::ctx_cmd(home, &["expand", &key, "--all", "--stream", "stdout"]);
+    cmd.env("CTX_STORE", "sqlite");
+    let (code, local, err) = support::output_within(cmd, Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(local, raw_stdout(), "the local copy");
 }
 
 #[test]
-fn a_refused_connection_gives_the_raw_output_and_the_status() {
+fn a_refused_connection_keeps_the_record_locally_and_the_status() {
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         l.local_addr().expect("addr").port()
@@ -705,21 +718,21 @@ fn a_refused_connection_gives_the_raw_output_and_the_status() {
     let home = tempfile::tempdir().expect("tempdir");
     let url = format!("postgres://ctx:secret-pw@127.0.0.1:{port}/ctx");
     let (code, out, err) = run_against(&url, home.path());
-    assert_raw_with_one_note(code, &out, &err);
+    assert_kept_locally_with_one_note(home.path(), code, &out, &err);
     assert!(!err.contains("secret-pw"), "the password leaked: {err}");
 }
 
 /// A server that accepts the connection and never answers costs the
 /// connect timeout, not the command.
 #[test]
-fn a_silent_server_gives_the_raw_output_after_the_timeout() {
+fn a_silent_server_keeps_the_record_locally_after_the_timeout() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let home = tempfile::tempdir().expect("tempdir");
     let (code, out, err) =
         run_against(&format!("postgres://ctx@127.0.0.1:{port}/ctx"), home.path());
     drop(listener);
-    assert_raw_with_one_note(code, &out, &err);
+    assert_kept_locally_with_one_note(home.path(), code, &out, &err);
 }
 
 /// `ctx expand` tells an unreachable server (after its retries) from a
@@ -739,8 +752,9 @@ fn expand_tells_unreachable_from_unknown() {
         .output()
         .expect("run ctx");
     assert_ne!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("store unavailable"),
+        text(&out.stderr).contains("unreachable"),
         "{}",
         text(&out.stderr)
     );

@@ -52,15 +52,20 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
                 fault::point("format");
                 Output::Digest(formats::render(sinks.formatting, report))
             });
-            let note = match (refused, delivery.note()) {
-                (Some(why), other) => Some(
-                    std::iter::once(format!("[ctx] {why}; the digest is printed instead"))
-                        .chain(other)
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                ),
-                (None, other) => other,
+            // Where the record went, when not where the configuration
+            // says (the shared store's local fallback): only a digest
+            // that names it needs the note.
+            let archived_elsewhere = match (&delivery.output, delivery.key) {
+                (Output::Digest(_), Some(_)) => sinks.archive.note(),
+                _ => None,
             };
+            let notes: Vec<String> = refused
+                .map(|why| format!("[ctx] {why}; the digest is printed instead"))
+                .into_iter()
+                .chain(delivery.note())
+                .chain(archived_elsewhere)
+                .collect();
+            let note = (!notes.is_empty()).then(|| notes.join("\n"));
             emitting.set(true);
             let output = shaped.as_ref().unwrap_or(&delivery.output);
             match sinks.formatting.keep {

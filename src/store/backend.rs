@@ -146,9 +146,11 @@ fn open_postgres_patiently(url: &str) -> Result<AnyStore, StoreError> {
     for wait in READ_RETRIES {
         match &result {
             // Only "could not reach it" is worth another try; a newer
-            // schema or a bad URL stays what it is.
+            // schema or a bad URL stays what it is, and a server that did
+            // not answer within the deadline has had its time (a hung
+            // server costs a read one deadline, not four).
             Err(StoreError::Unavailable(why))
-                if why.contains("connect") || why.contains("answer") =>
+                if why.contains("connect") && !why.contains("did not answer") =>
             {
                 std::thread::sleep(wait);
                 result = open_postgres(url);

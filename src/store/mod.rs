@@ -13,10 +13,12 @@ pub mod chunks;
 pub mod copy;
 pub mod early;
 pub mod key;
+pub mod outbox;
 pub mod postgres;
 pub mod reader;
 pub mod record;
 pub mod sqlite;
+pub mod sync;
 pub mod verify;
 pub mod zoom;
 

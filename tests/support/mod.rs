@@ -4,6 +4,8 @@
 //! Each test binary compiles this module on its own and uses a subset.
 #![allow(dead_code)]
 
+pub mod cluster;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

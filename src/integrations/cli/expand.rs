@@ -318,11 +318,25 @@ pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(AnyStore, Arch
         eprintln!("ctx: no record {prefix} (never archived here, or removed over 30 days ago)");
         Ok(Err(EXIT_NOT_FOUND))
     };
-    let Some(store) = store::open_existing()? else {
-        return not_found();
+    let store = match store::open_existing() {
+        Ok(Some(store)) => store,
+        Ok(None) => return not_found(),
+        // The shared store cannot be reached: this machine's copy, if it
+        // has one (a record the server did not take, or one archived
+        // here before).
+        Err(StoreError::Unavailable(why)) => return local_copy(prefix, Some(&why)),
+        Err(e) => return Err(e.into()),
     };
     let key = match store.resolve(prefix) {
         Ok(k) => k,
+        // Not on the server (yet): a record it did not take waits on
+        // this machine until it is sent.
+        Err(StoreError::NotFound(_)) if matches!(store, AnyStore::Postgres(_)) => {
+            return local_copy(prefix, None);
+        }
+        Err(StoreError::Unavailable(why)) if matches!(store, AnyStore::Postgres(_)) => {
+            return local_copy(prefix, Some(&why));
+        }
         Err(StoreError::NotFound(_)) => return not_found(),
         Err(StoreError::Gone { key, why, gone_ms }) => {
             eprintln!("ctx: record {} was {why} ({})", key.short(), when(gone_ms));
@@ -351,6 +365,38 @@ pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(AnyStore, Arch
         Err(e) => return Err(e.into()),
     };
     Ok(Ok((store, key)))
+}
+
+/// The record in this machine's own store, when the shared one does not
+/// have it or cannot be reached (`unreachable`: why). Without a local
+/// copy: "no record" when the server answered, else "unreachable" (exit
+/// 2), which says that the record may well exist.
+fn local_copy(
+    prefix: &str,
+    unreachable: Option<&str>,
+) -> anyhow::Result<Result<(AnyStore, ArchiveKey), i32>> {
+    let local = store::SqliteStore::open_existing_default().ok().flatten();
+    if let Some(local) = local
+        && let Ok(key) = local.resolve(prefix)
+    {
+        if let Some(why) = unreachable {
+            eprintln!("ctx: the shared store is unreachable ({why}); this is this machine's copy");
+        }
+        return Ok(Ok((AnyStore::Sqlite(local), key)));
+    }
+    match unreachable {
+        Some(why) => {
+            eprintln!(
+                "ctx: the shared store is unreachable ({why}); record {prefix} is not on this \
+                 machine (try again when the server answers)"
+            );
+            Ok(Err(EXIT_USAGE))
+        }
+        None => {
+            eprintln!("ctx: no record {prefix} (never archived here, or removed over 30 days ago)");
+            Ok(Err(EXIT_NOT_FOUND))
+        }
+    }
 }
 
 fn usage(why: &str) -> anyhow::Result<i32> {

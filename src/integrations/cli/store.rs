@@ -1,4 +1,5 @@
-//! `ctx store stats|gc|purge|check`: inspect and maintain the archive.
+//! `ctx store stats|gc|purge|check|migrate|copy|sync`: inspect and maintain
+//! the archive.
 
 use std::time::Duration;
 
@@ -58,6 +59,9 @@ pub enum Action {
         #[arg(long, value_name = "STORE")]
         to: String,
     },
+    /// Send the shared store the records it did not take (kept on this
+    /// machine meanwhile); idempotent. Exit 1 when any stays queued.
+    Sync,
 }
 
 /// ctx's own reports print as text or JSON (`crate::format`).
@@ -76,6 +80,7 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         Action::Check => check(),
         Action::Migrate => migrate(),
         Action::Copy { from, to } => copy(&from, &to),
+        Action::Sync => sync(),
     }
 }
 
@@ -250,6 +255,57 @@ fn copy(from: &str, to: &str) -> anyhow::Result<i32> {
         size(report.copied_bytes),
         count(report.present as usize),
         count(report.failed.len())
+    );
+    Ok(if report.failed.is_empty() { 0 } else { 1 })
+}
+
+/// `ctx store sync`: every record of this machine's outbox for the
+/// configured namespace, to the configured server.
+fn sync() -> anyhow::Result<i32> {
+    if backend::choice()? == Choice::Sqlite {
+        println!("the store is this machine's (CTX_STORE is not a server): nothing to send");
+        return Ok(0);
+    }
+    let waiting = store::outbox::pending()?;
+    let Some(server) = store::open_existing()? else {
+        anyhow::bail!("no store");
+    };
+    let AnyStore::Postgres(pg) = &server else {
+        anyhow::bail!("{} is not a server", server.location());
+    };
+    let namespace = pg.options().namespace.clone();
+    if !waiting.iter().any(|e| e.namespace == namespace) {
+        println!("nothing to send to {}", server.location());
+        return Ok(0);
+    }
+    let Some(local) = SqliteStore::open_existing_default()? else {
+        // Queued records whose store is gone: nothing left to send.
+        for entry in waiting.iter().filter(|e| e.namespace == namespace) {
+            let _ = store::outbox::remove(entry);
+        }
+        println!("nothing to send to {}", server.location());
+        return Ok(0);
+    };
+    let report = store::sync::sync(&local, &server, &namespace, None)?;
+    for key in &report.lost {
+        println!(
+            "record {} is no longer on this machine; nothing to send",
+            key.short()
+        );
+    }
+    for (key, why) in &report.failed {
+        println!("record {} stays queued: {why}", key.short());
+    }
+    println!(
+        "sent {} ({} of output) to {}{}",
+        counted(report.sent as usize, "records"),
+        size(report.sent_bytes),
+        server.location(),
+        if report.failed.is_empty() {
+            String::new()
+        } else {
+            format!("; {} still queued", count(report.failed.len()))
+        }
     );
     Ok(if report.failed.is_empty() { 0 } else { 1 })
 }

@@ -9,8 +9,8 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use postgres::Config;
-use postgres::config::Host;
+use tokio_postgres::Config;
+use tokio_postgres::config::Host;
 
 /// Fills what `config` leaves unset. `env` reads an environment variable
 /// (a parameter so tests need not touch the process's environment).

@@ -7,18 +7,22 @@
 //! about 1 MiB with a line index, so a zoom reads only the chunks it needs.
 //! Writes are idempotent (`INSERT … ON CONFLICT DO NOTHING`): two machines
 //! archiving the same output at once make one row and both succeed.
-//! Every time is the server's clock. A short connect and statement timeout
-//! (default 300 ms) bounds what a slow or dead server can cost a command.
+//! Every time is the server's clock. A short timeout (default 300 ms),
+//! enforced by the server on each statement and by the client on every
+//! exchange (`client.rs`: a stopped server enforces nothing), bounds what
+//! a slow, dead or hung server can cost a command.
 
 use std::cell::{Cell, RefCell, RefMut};
 use std::str::FromStr;
 use std::time::Duration;
 
-use postgres::{Client, Config, NoTls};
-use tokio_postgres_rustls::MakeRustlsConnect;
+use tokio_postgres::Config;
 
 use super::{Retention, StoreError};
+use client::{Client, Failure};
 
+mod client;
+mod conninfo;
 mod credentials;
 mod ops;
 mod put;
@@ -33,6 +37,12 @@ pub(crate) const LOCK_CLASS: i32 = 0x0063_7478;
 
 /// The default connect and statement timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
+
+/// How much longer than the timeout the client waits for an answer. The
+/// server's own `statement_timeout` (the same timeout) answers first when
+/// the server is alive: a clear error on a connection that stays usable.
+/// The client's deadline is for a server that cannot answer at all.
+const CLIENT_GRACE: Duration = Duration::from_millis(100);
 
 /// The environment variable that selects a namespace.
 pub const ENV_NAMESPACE: &str = "CTX_NAMESPACE";
@@ -57,11 +67,7 @@ impl PgOptions {
         let (retention, mut warnings) = crate::config::retention();
         let mut timeout = DEFAULT_TIMEOUT;
         if let Some(v) = std::env::var_os(ENV_TIMEOUT) {
-            match v
-                .to_str()
-                .and_then(|s| humantime::parse_duration(s.trim()).ok())
-                .filter(|d| !d.is_zero())
-            {
+            match v.to_str().and_then(parse_timeout) {
                 Some(d) => timeout = d,
                 None => warnings.push(format!(
                     "{ENV_TIMEOUT}={v:?} is not a duration; using 300ms"
@@ -78,6 +84,17 @@ impl PgOptions {
             warnings,
         )
     }
+}
+
+/// `CTX_STORE_TIMEOUT`: milliseconds (`300`) or a duration (`300ms`,
+/// `2s`); zero or anything else is not a timeout.
+fn parse_timeout(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    s.parse::<u64>()
+        .ok()
+        .map(Duration::from_millis)
+        .or_else(|| humantime::parse_duration(s).ok())
+        .filter(|d| !d.is_zero())
 }
 
 pub struct PgStore {
@@ -228,15 +245,16 @@ impl PgStore {
         ));
         config.options(extra.trim());
         let connector = tls::connector(&tls).map_err(in_location)?;
+        let deadline = options.timeout + CLIENT_GRACE;
         let mut pooled = false;
-        let client = match connect_within(config, connector.clone(), options.timeout) {
+        let client = match Client::connect(&config, connector.clone(), options.timeout, deadline) {
             // PgBouncer refuses start-up options: connect without them
             // and bound every transaction instead (`Session`).
             Err(e) if refuses_options(&e) && plain.get_options().is_none() => {
                 pooled = true;
-                connect_within(plain, connector, options.timeout).map_err(describe_connect)
+                Client::connect(&plain, connector, options.timeout, deadline).map_err(describe)
             }
-            other => other.map_err(describe_connect),
+            other => other.map_err(describe),
         }
         .map_err(|e| with_warnings(e, &warnings))
         .map_err(in_location)?;
@@ -342,59 +360,10 @@ impl PgStore {
     }
 }
 
-/// Connects, giving up after `timeout` in total. The client's own
-/// connect timeout covers only the TCP connection: a server (or a proxy)
-/// that accepts it and then never answers the start-up exchange would
-/// hang the command. So the connection is made on a thread that is left
-/// behind when it takes too long (the process ends soon after anyway).
-fn connect_within(
-    config: Config,
-    tls: Option<MakeRustlsConnect>,
-    timeout: Duration,
-) -> Result<Client, Connect> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name("ctx-pg-connect".into())
-        .spawn(move || {
-            let _ = tx.send(match tls {
-                Some(tls) => config.connect(tls),
-                None => config.connect(NoTls),
-            });
-        })
-        .map_err(|e| {
-            Connect::Other(StoreError::Unavailable(format!(
-                "cannot start a thread: {e}"
-            )))
-        })?;
-    match rx.recv_timeout(timeout) {
-        Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(Connect::Server(e)),
-        Err(_) => Err(Connect::Other(StoreError::Unavailable(format!(
-            "the server did not answer within {}",
-            humantime::format_duration(timeout)
-        )))),
-    }
-}
-
-/// Why a connection failed: the server's answer is kept, so that a
-/// pooler's refusal of start-up options can be told apart.
-enum Connect {
-    Server(postgres::Error),
-    Other(StoreError),
-}
-
-fn describe_connect(e: Connect) -> StoreError {
-    match e {
-        Connect::Server(e) => describe(e),
-        Connect::Other(e) => e,
-    }
-}
-
 /// PgBouncer's answer to a start-up packet with `options` in it.
-fn refuses_options(e: &Connect) -> bool {
-    matches!(e, Connect::Server(e) if e.as_db_error().is_some_and(|d| {
-        d.message().starts_with("unsupported startup parameter")
-    }))
+fn refuses_options(e: &Failure) -> bool {
+    e.as_db_error()
+        .is_some_and(|d| d.message().starts_with("unsupported startup parameter"))
 }
 
 /// The statements that bound one transaction, as the start-up options
@@ -443,35 +412,34 @@ pub(super) fn account_name() -> Option<String> {
     }
 }
 
-/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`; a
-/// `password=` parameter is masked the same way.
+/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`, and
+/// every `password=` parameter masked the same way, the string cut where
+/// the client cuts it (`conninfo.rs`): what is shown of a URL in a note,
+/// `ctx store stats`, the ledger and `ctx config`.
 pub fn redact(url: &str) -> String {
-    let mut out = url.to_string();
-    if let Some(scheme) = out.find("://") {
-        let rest = scheme + 3;
-        let authority_end = out[rest..].find(['/', '?']).map_or(out.len(), |i| rest + i);
-        if let Some(at) = out[rest..authority_end].rfind('@') {
-            let userinfo = &out[rest..rest + at];
-            if let Some(colon) = userinfo.find(':') {
-                out.replace_range(rest + colon + 1..rest + at, "***");
-            }
-        }
-    }
-    let lower = out.to_ascii_lowercase();
-    if let Some(i) = lower.find("password=") {
-        let start = i + "password=".len();
-        let end = out[start..]
-            .find(['&', ' '])
-            .map_or(out.len(), |j| start + j);
-        out.replace_range(start..end, "***");
-    }
-    out
+    conninfo::redact(url)
 }
 
 /// A client error in the words a `[ctx]` note needs. The client never
 /// puts the password in its messages; the URL is redacted by callers.
-pub(crate) fn describe(e: postgres::Error) -> StoreError {
+pub(crate) fn describe(e: Failure) -> StoreError {
     use postgres::error::SqlState;
+    let e = match e {
+        Failure::Server(e) => e,
+        Failure::Late(deadline) => {
+            return StoreError::Unavailable(format!(
+                "the server did not answer within {}",
+                humantime::format_duration(deadline)
+            ));
+        }
+        Failure::GivenUp(deadline) => {
+            return StoreError::Unavailable(format!(
+                "the connection was given up: the server did not answer within {}",
+                humantime::format_duration(deadline)
+            ));
+        }
+        Failure::Local(why) => return StoreError::Unavailable(why),
+    };
     if let Some(db) = e.as_db_error() {
         let code = db.code();
         if *code == SqlState::QUERY_CANCELED {
@@ -499,19 +467,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn passwords_never_appear_in_a_location() {
-        assert_eq!(
-            redact("postgres://ci:hunter2@db.example:5432/ctx?sslmode=require"),
-            "postgres://ci:***@db.example:5432/ctx?sslmode=require"
-        );
-        assert_eq!(
-            redact("postgresql://db/ctx?user=a&password=hunter2&x=1"),
-            "postgresql://db/ctx?user=a&password=***&x=1"
-        );
-        assert_eq!(
-            redact("host=db password=hunter2 user=a"),
-            "host=db password=*** user=a"
-        );
-        assert_eq!(redact("postgres://ci@db/ctx"), "postgres://ci@db/ctx");
+    fn a_timeout_is_milliseconds_or_a_duration() {
+        assert_eq!(parse_timeout("300"), Some(Duration::from_millis(300)));
+        assert_eq!(parse_timeout(" 300ms "), Some(Duration::from_millis(300)));
+        assert_eq!(parse_timeout("2s"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_timeout("0"), None);
+        assert_eq!(parse_timeout("soon"), None);
     }
 }

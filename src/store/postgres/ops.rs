@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
+use postgres::Row;
 use postgres::types::Type;
-use postgres::{GenericClient, Row};
 
+use super::client::Client;
 use super::{LOCK_CLASS, PgStore, describe};
 use crate::artifact::Artifact;
 use crate::retention::{self, Candidate};
@@ -33,7 +34,7 @@ const GONE_PURGED: &str = "purged";
 const GONE_KEPT_MS: i64 = 30 * 24 * 3_600_000;
 
 impl PgStore {
-    pub(super) fn now(&self, c: &mut impl GenericClient) -> Result<i64, StoreError> {
+    pub(super) fn now(&self, c: &mut Client) -> Result<i64, StoreError> {
         let offset = self.clock_offset_ms.get();
         Ok(c.query_one(NOW_MS, &[&offset]).map_err(describe)?.get(0))
     }
@@ -44,7 +45,7 @@ impl PgStore {
 
     /// The GC lock of this namespace, held until the transaction ends:
     /// two clients never evict at once.
-    pub(super) fn lock_gc(&self, c: &mut impl GenericClient) -> Result<(), StoreError> {
+    pub(super) fn lock_gc(&self, c: &mut Client) -> Result<(), StoreError> {
         c.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2) | 1)",
             &[&LOCK_CLASS, &self.ns()],
@@ -55,7 +56,7 @@ impl PgStore {
 
     /// The namespace's record count and stored size, from the running
     /// totals the schema's trigger keeps (schema v3).
-    pub(super) fn total(&self, c: &mut impl GenericClient) -> Result<(i64, i64), StoreError> {
+    pub(super) fn total(&self, c: &mut Client) -> Result<(i64, i64), StoreError> {
         let row = c
             .query_one(
                 "SELECT coalesce(sum(records), 0)::bigint, coalesce(sum(stored_bytes), 0)::bigint
@@ -68,7 +69,7 @@ impl PgStore {
 
     pub(super) fn candidates(
         &self,
-        c: &mut impl GenericClient,
+        c: &mut Client,
         policy: Retention,
         now: i64,
     ) -> Result<Vec<Candidate>, StoreError> {
@@ -92,7 +93,7 @@ impl PgStore {
 
     pub(super) fn evict(
         &self,
-        c: &mut impl GenericClient,
+        c: &mut Client,
         ids: &[i64],
     ) -> Result<Vec<RecordSummary>, StoreError> {
         if ids.is_empty() {
@@ -116,11 +117,7 @@ impl PgStore {
         Ok(rows.iter().map(summary).collect())
     }
 
-    pub(super) fn refresh(
-        &self,
-        c: &mut impl GenericClient,
-        hex: &str,
-    ) -> Result<bool, StoreError> {
+    pub(super) fn refresh(&self, c: &mut Client, hex: &str) -> Result<bool, StoreError> {
         let offset = self.clock_offset_ms.get();
         // Typed, unnamed: one round trip, no separate prepare.
         let n = c
@@ -354,19 +351,19 @@ impl Store for PgStore {
 
     fn gc(&self, policy: Retention) -> Result<GcReport, StoreError> {
         let mut tx = self.transaction()?;
-        self.lock_gc(&mut *tx)?;
-        let now = self.now(&mut *tx)?;
-        let (_, total) = self.total(&mut *tx)?;
-        let candidates = self.candidates(&mut *tx, policy, now)?;
+        self.lock_gc(&mut tx)?;
+        let now = self.now(&mut tx)?;
+        let (_, total) = self.total(&mut tx)?;
+        let candidates = self.candidates(&mut tx, policy, now)?;
         let (ids, _) = retention::evict_lru(&candidates, total.max(0) as u64, 0, policy, now);
-        let evicted = self.evict(&mut *tx, &ids)?;
+        let evicted = self.evict(&mut tx, &ids)?;
         // The list of removed keys stays short.
         tx.execute(
             "DELETE FROM ctx_gone WHERE namespace = $1 AND gone_ms < $2",
             &[&self.ns(), &now.saturating_sub(GONE_KEPT_MS)],
         )
         .map_err(describe)?;
-        let (left, bytes) = self.total(&mut *tx)?;
+        let (left, bytes) = self.total(&mut tx)?;
         tx.commit()?;
         Ok(GcReport {
             evicted_bytes: evicted.iter().map(|s| s.stored_bytes).sum(),
@@ -378,7 +375,7 @@ impl Store for PgStore {
 
     fn purge(&self, older_than: Option<Duration>) -> Result<PurgeReport, StoreError> {
         let mut client = self.session()?;
-        let now = self.now(&mut *client)?;
+        let now = self.now(&mut client)?;
         let cutoff = match older_than {
             Some(d) => now.saturating_sub(d.as_millis() as i64),
             None => i64::MAX,
@@ -404,7 +401,7 @@ impl Store for PgStore {
 
     fn quarantine(&self, key: &ArchiveKey, why: &str) -> Result<(), StoreError> {
         let mut tx = self.transaction()?;
-        let now = self.now(&mut *tx)?;
+        let now = self.now(&mut tx)?;
         let hex = key.hex();
         tx.execute(
             "INSERT INTO ctx_damaged (namespace, hex, found_ms, why) VALUES ($1, $2, $3, $4)

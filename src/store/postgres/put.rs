@@ -244,16 +244,16 @@ impl PgStore {
     fn put_in_transaction(&self, artifact: &Artifact, rec: &NewRecord) -> Result<(), StoreError> {
         let stored = rec.stored_bytes;
         let mut tx = self.transaction()?;
-        let now = self.now(&mut *tx)?;
+        let now = self.now(&mut tx)?;
         let policy = self.options.retention;
-        let (_, total) = self.total(&mut *tx)?;
+        let (_, total) = self.total(&mut tx)?;
         if (total.max(0) as u64).saturating_add(stored) > policy.max_bytes {
-            self.lock_gc(&mut *tx)?;
-            let (_, total) = self.total(&mut *tx)?;
-            let candidates = self.candidates(&mut *tx, policy, now)?;
+            self.lock_gc(&mut tx)?;
+            let (_, total) = self.total(&mut tx)?;
+            let candidates = self.candidates(&mut tx, policy, now)?;
             match retention::plan_eviction(&candidates, total.max(0) as u64, stored, policy, now) {
                 Ok(ids) => {
-                    self.evict(&mut *tx, &ids)?;
+                    self.evict(&mut tx, &ids)?;
                 }
                 Err(refusal) => {
                     return Err(StoreError::Full {
@@ -330,7 +330,7 @@ impl PgStore {
                 .map_err(describe)?;
             }
             None => {
-                self.refresh(&mut *tx, &rec.hex)?;
+                self.refresh(&mut tx, &rec.hex)?;
             }
         }
         tx.commit()

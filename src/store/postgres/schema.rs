@@ -2,7 +2,7 @@
 //! by whichever ctx connects first under an advisory lock, so that a fleet
 //! upgrading at once migrates exactly once.
 
-use postgres::Client;
+use super::client::Client;
 use postgres::error::SqlState;
 
 use super::{LOCK_CLASS, describe};
@@ -113,7 +113,7 @@ CREATE TRIGGER ctx_usage_track AFTER INSERT OR DELETE ON ctx_records
 "#;
 
 /// The schema version the server has: 0 when ctx never ran there.
-pub fn version(client: &mut Client) -> Result<i32, StoreError> {
+pub(crate) fn version(client: &mut Client) -> Result<i32, StoreError> {
     match client.query_one("SELECT max(version) FROM ctx_schema", &[]) {
         Ok(row) => Ok(row.get::<_, Option<i32>>(0).unwrap_or(0)),
         Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => Ok(0),
@@ -124,7 +124,7 @@ pub fn version(client: &mut Client) -> Result<i32, StoreError> {
 /// Checks the schema on connect and migrates it when it is older.
 /// `v`: the server's version, as `version` read it.
 /// Runs in the caller's transaction, which commits.
-pub fn ensure(v: i32, tx: &mut Client) -> Result<(), StoreError> {
+pub(crate) fn ensure(v: i32, tx: &mut Client) -> Result<(), StoreError> {
     if v == SCHEMA_VERSION {
         return Ok(());
     }
@@ -144,7 +144,7 @@ fn newer(v: i32) -> StoreError {
 /// Runs the missing migrations under the migration lock; returns the
 /// versions before and after.
 /// Runs in the caller's transaction (`tx`), which commits.
-pub fn migrate(tx: &mut Client) -> Result<(i32, i32), StoreError> {
+pub(crate) fn migrate(tx: &mut Client) -> Result<(i32, i32), StoreError> {
     // Held until commit: a second migrator waits here, then finds the
     // work done.
     tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])

@@ -87,7 +87,10 @@ pub fn split(
     let mut mode = None;
     let mut root_cert = None;
     let rest = if conninfo.contains("://") {
-        match conninfo.split_once('?') {
+        // The query begins where the client's parser says: after the
+        // credentials, which may hold a `?` of their own.
+        let query = super::conninfo::cut(conninfo).query;
+        match query.map(|q| (&conninfo[..q.start - 1], &conninfo[q])) {
             None => conninfo.to_string(),
             Some((base, query)) => {
                 let mut kept = Vec::new();
@@ -134,15 +137,21 @@ pub fn connector(
         TlsMode::Disable => return Ok(None),
         TlsMode::Prefer | TlsMode::Require => Arc::new(Unverified(provider.clone())),
         TlsMode::VerifyCa | TlsMode::VerifyFull => {
-            let roots = Arc::new(roots(settings.root_cert.as_deref())?);
-            let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
-                .build()
-                .map_err(|e| StoreError::Unavailable(format!("TLS roots: {e}")))?;
-            if settings.mode == TlsMode::VerifyCa {
+            let (roots, listed) = roots(settings.root_cert.as_deref())?;
+            let webpki =
+                WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+                    .build()
+                    .map_err(|e| StoreError::Unavailable(format!("TLS roots: {e}")))?;
+            let chain: Arc<dyn ServerCertVerifier> = if settings.mode == TlsMode::VerifyCa {
                 Arc::new(ChainOnly(webpki))
             } else {
                 webpki
-            }
+            };
+            Arc::new(Pinned {
+                listed,
+                check_name: settings.mode == TlsMode::VerifyFull,
+                chain,
+            })
         }
     };
     let config = rustls::ClientConfig::builder_with_provider(provider)
@@ -154,8 +163,11 @@ pub fn connector(
     Ok(Some(tokio_postgres_rustls::MakeRustlsConnect::new(config)))
 }
 
-/// The certificates a verifying mode trusts.
-fn roots(root_cert: Option<&str>) -> Result<RootCertStore, StoreError> {
+/// The certificates a verifying mode trusts, and those the root file
+/// lists (for `Pinned`; none from the system's store).
+fn roots(
+    root_cert: Option<&str>,
+) -> Result<(RootCertStore, Vec<CertificateDer<'static>>), StoreError> {
     let file = match root_cert {
         Some("system") => None,
         Some(path) => Some(PathBuf::from(path)),
@@ -164,6 +176,7 @@ fn roots(root_cert: Option<&str>) -> Result<RootCertStore, StoreError> {
             .filter(|p| p.is_file()),
     };
     let mut store = RootCertStore::empty();
+    let mut listed = Vec::new();
     match file {
         Some(path) => {
             let certs = CertificateDer::pem_file_iter(&path)
@@ -171,6 +184,7 @@ fn roots(root_cert: Option<&str>) -> Result<RootCertStore, StoreError> {
                 .map_err(|e| {
                     StoreError::Unavailable(format!("sslrootcert {}: {e}", path.display()))
                 })?;
+            listed.clone_from(&certs);
             let (added, _) = store.add_parsable_certificates(certs);
             if added == 0 {
                 return Err(StoreError::Unavailable(format!(
@@ -189,7 +203,7 @@ fn roots(root_cert: Option<&str>) -> Result<RootCertStore, StoreError> {
             }
         }
     }
-    Ok(store)
+    Ok((store, listed))
 }
 
 /// `prefer` and `require`: encrypted, the server's identity unchecked
@@ -240,6 +254,75 @@ impl ServerCertVerifier for Unverified {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// A server certificate the root file lists itself is trusted, as libpq
+/// (OpenSSL) trusts it: a small deployment's server often presents a
+/// self-signed certificate, and its operators hand that very certificate
+/// out as `sslrootcert`. A chain verifier never accepts it (webpki answers
+/// `CaUsedAsEndEntity`, or `UnknownIssuer` without the CA flag), so the
+/// presented certificate is compared byte for byte with each listed one
+/// first; the handshake's signatures, still checked, prove the server holds
+/// its key. `verify-full` checks the name in it too. Any other certificate
+/// goes through the chain verifier. The pinned certificate's validity
+/// period is not checked (webpki has no check of it apart from a chain).
+#[derive(Debug)]
+struct Pinned {
+    listed: Vec<CertificateDer<'static>>,
+    check_name: bool,
+    chain: Arc<dyn ServerCertVerifier>,
+}
+
+impl ServerCertVerifier for Pinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        if !self
+            .listed
+            .iter()
+            .any(|c| c.as_ref() == end_entity.as_ref())
+        {
+            return self.chain.verify_server_cert(
+                end_entity,
+                intermediates,
+                server_name,
+                ocsp_response,
+                now,
+            );
+        }
+        if self.check_name {
+            let parsed = rustls::server::ParsedCertificate::try_from(end_entity)?;
+            rustls::client::verify_server_name(&parsed, server_name)?;
+        }
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.chain.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.chain.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.chain.supported_verify_schemes()
     }
 }
 
@@ -317,6 +400,11 @@ mod tests {
         let (rest, s) = split("postgres://db/ctx?sslmode=require", &none).unwrap();
         assert_eq!(rest, "postgres://db/ctx");
         assert_eq!(s.mode, TlsMode::Require);
+
+        // A `?` in the password is not the query's.
+        let (rest, s) = split("postgres://a:p?w@db/ctx?sslmode=verify-ca", &none).unwrap();
+        assert_eq!(rest, "postgres://a:p?w@db/ctx");
+        assert_eq!(s.mode, TlsMode::VerifyCa);
     }
 
     #[test]
