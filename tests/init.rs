@@ -12,13 +12,117 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 fn ctx(args: &[&str], home: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctx"))
+    ctx_in(args, home, None, home)
+}
+
+/// `ctx ARGS` run in `dir`, with HOME at `home` and Claude Code's
+/// `CLAUDE_CONFIG_DIR` only when given (never the caller's).
+fn ctx_in(args: &[&str], home: &Path, config_dir: Option<&Path>, dir: &Path) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ctx"));
+    command
         .args(args)
+        .current_dir(dir)
         .env("HOME", home)
         .env("CTX_HOME", home.join("ctx"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("ctx")
+        .env_remove("CLAUDE_CONFIG_DIR");
+    if let Some(config_dir) = config_dir {
+        command.env("CLAUDE_CONFIG_DIR", config_dir);
+    }
+    command.stdin(Stdio::null()).output().expect("ctx")
+}
+
+/// `--write` without `--settings` changes the user file the hook reads
+/// its rules from: `$CLAUDE_CONFIG_DIR/settings.json` when it is set.
+#[test]
+fn write_goes_to_claude_config_dir() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let config = home.path().join("claude-config");
+    let out = ctx_in(
+        &["init", "claude-code", "--write"],
+        home.path(),
+        Some(&config),
+        home.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = fs::read_to_string(config.join("settings.json")).expect("written there");
+    assert!(written.contains("ctx hook claude"), "{written}");
+    assert!(!home.path().join(".claude").exists());
+    let out = ctx_in(
+        &["init", "claude-code", "--uninstall"],
+        home.path(),
+        Some(&config),
+        home.path(),
+    );
+    assert!(out.status.success());
+    assert!(!config.join("settings.json").exists());
+    // Unset, it is ~/.claude/settings.json.
+    let out = ctx_in(
+        &["init", "claude-code", "--write"],
+        home.path(),
+        None,
+        home.path(),
+    );
+    assert!(out.status.success());
+    assert!(home.path().join(".claude/settings.json").is_file());
+}
+
+/// A project's MCP file goes to the repository's root, wherever in it
+/// `ctx init --mcp --write` runs; outside a repository, to the current
+/// folder.
+#[test]
+fn mcp_write_goes_to_the_repository_root() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let repo = home.path().join("repo");
+    let deep = repo.join("src/deep");
+    fs::create_dir_all(&deep).expect("mkdir");
+    fs::create_dir_all(repo.join(".git")).expect("mkdir");
+    for (agent, name) in [
+        ("claude-code", ".mcp.json"),
+        ("cursor", ".cursor/mcp.json"),
+        ("opencode", "opencode.json"),
+    ] {
+        let out = ctx_in(
+            &["init", agent, "--mcp", "--write"],
+            home.path(),
+            None,
+            &deep,
+        );
+        assert!(
+            out.status.success(),
+            "{agent}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(repo.join(name).is_file(), "{agent}: no {name} at the root");
+        assert!(
+            !deep.join(name).exists(),
+            "{agent}: {name} in the subfolder"
+        );
+        // The printed form names the same file.
+        let out = ctx_in(&["init", agent, "--mcp"], home.path(), None, &deep);
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            shown.contains(&repo.join(name).display().to_string()),
+            "{shown}"
+        );
+    }
+    let loose = home.path().join("loose");
+    fs::create_dir_all(&loose).expect("mkdir");
+    if loose.ancestors().any(|d| d.join(".git").exists()) {
+        eprintln!("skipped the outside-a-repository half: the temp folder is in one");
+        return;
+    }
+    let out = ctx_in(
+        &["init", "claude-code", "--mcp", "--write"],
+        home.path(),
+        None,
+        &loose,
+    );
+    assert!(out.status.success());
+    assert!(loose.join(".mcp.json").is_file());
 }
 
 const ORIGINAL: &str = "{\n    \"model\": \"opus\",\n  \"permissions\": {\"allow\": [\"Bash(pytest:*)\"]},\n  \"hooks\": {\"PostToolUse\": []}\n}\n";

@@ -4,6 +4,7 @@
 
 pub mod claude;
 pub mod mcp;
+pub mod repository;
 mod splice;
 
 use std::path::Path;

@@ -28,7 +28,7 @@ use sources::Sources;
 
 /// The command Claude Code runs for the hook.
 pub const HOOK_COMMAND: &str = "ctx hook claude";
-pub const SETTINGS_HINT: &str = "~/.claude/settings.json";
+pub const SETTINGS_HINT: &str = "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json";
 
 /// What the hook does for a rewritten command that no allow rule covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -60,8 +60,7 @@ pub fn walk_up(cwd: &Path, home: Option<&Path>) -> Option<Project> {
         if dir.join(".claude").is_dir() {
             found.push(dir.to_path_buf());
         }
-        // `.git` is a folder in a clone, a file in a worktree or submodule.
-        if dir.join(".git").exists() {
+        if crate::agents::repository::is_root(dir) {
             root = Some(dir.to_path_buf());
             break;
         }

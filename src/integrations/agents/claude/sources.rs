@@ -61,7 +61,8 @@ fn managed_dir() -> PathBuf {
 impl Sources {
     /// The files Claude Code reads for a session in `project`.
     pub fn for_project(project: &Project) -> Sources {
-        let mut sources = Sources::with(&managed_dir(), Some(&project.dir), user_dir().as_deref());
+        let user = user_dir();
+        let mut sources = Sources::with(&managed_dir(), Some(&project.dir), user.as_deref());
         for dir in &project.enclosing {
             let dir = dir.join(".claude");
             sources
@@ -138,6 +139,13 @@ pub fn user_dir() -> Option<PathBuf> {
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .or_else(|| dirs::home_dir().map(|h| h.join(".claude")))
+}
+
+/// The user's settings file: `$CLAUDE_CONFIG_DIR/settings.json`, else
+/// `~/.claude/settings.json`, the file the hook reads its user rules from
+/// and `ctx init claude-code --write` adds the hook to.
+pub fn user_settings() -> Option<PathBuf> {
+    user_dir().map(|d| d.join("settings.json"))
 }
 
 fn read_json(path: &Path) -> Result<Option<Value>, Unreadable> {
