@@ -102,7 +102,8 @@ impl Ledger {
         let path = dir.join(FILE_NAME);
         let mut conn = Connection::open_in_memory().map_err(|e| sqlite(&path, e))?;
         if std::fs::symlink_metadata(&path).is_ok() {
-            crate::home::check_existing(&path).map_err(|e| io(&path.display().to_string(), e))?;
+            // The side files too: SQLite opens them by path, links and all.
+            crate::home::check_database(&path).map_err(|e| io(&path.display().to_string(), e))?;
             let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX
                 | OpenFlags::SQLITE_OPEN_NOFOLLOW;

@@ -131,6 +131,11 @@ fn tighten(handle: &File, mode: u32) -> io::Result<()> {
 /// Whether `e` says the home cannot be written: a read-only file system,
 /// or no write permission on what is ours (EACCES, EPERM).
 pub fn is_read_only(e: &io::Error) -> bool {
+    // A refusal (a planted link, a stranger's file) is no read-only home:
+    // nothing of it may be read either.
+    if e.get_ref().is_some_and(|inner| inner.is::<Refusal>()) {
+        return false;
+    }
     matches!(
         e.kind(),
         io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
@@ -173,6 +178,14 @@ pub fn create_private_file(path: &Path) -> io::Result<()> {
 /// SQLite itself would follow a link planted there.
 pub fn prepare_database(path: &Path) -> io::Result<()> {
     create_private_file(path)?;
+    check_database(path)
+}
+
+/// Checks an existing SQLite database at `path` and each side file
+/// beside it as [`check_existing`], creating nothing: for reading a home
+/// that cannot be written.
+pub fn check_database(path: &Path) -> io::Result<()> {
+    check_existing(path)?;
     for suffix in ["-wal", "-shm", "-journal"] {
         let mut side = path.as_os_str().to_owned();
         side.push(suffix);
