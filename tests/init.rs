@@ -12,13 +12,117 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 fn ctx(args: &[&str], home: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctx"))
+    ctx_in(args, home, None, home)
+}
+
+/// `ctx ARGS` run in `dir`, with HOME at `home` and Claude Code's
+/// `CLAUDE_CONFIG_DIR` only when given (never the caller's).
+fn ctx_in(args: &[&str], home: &Path, config_dir: Option<&Path>, dir: &Path) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ctx"));
+    command
         .args(args)
+        .current_dir(dir)
         .env("HOME", home)
         .env("CTX_HOME", home.join("ctx"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("ctx")
+        .env_remove("CLAUDE_CONFIG_DIR");
+    if let Some(config_dir) = config_dir {
+        command.env("CLAUDE_CONFIG_DIR", config_dir);
+    }
+    command.stdin(Stdio::null()).output().expect("ctx")
+}
+
+/// `--write` without `--settings` changes the user file the hook reads
+/// its rules from: `$CLAUDE_CONFIG_DIR/settings.json` when it is set.
+#[test]
+fn write_goes_to_claude_config_dir() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let config = home.path().join("claude-config");
+    let out = ctx_in(
+        &["init", "claude-code", "--write"],
+        home.path(),
+        Some(&config),
+        home.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = fs::read_to_string(config.join("settings.json")).expect("written there");
+    assert!(written.contains("ctx hook claude"), "{written}");
+    assert!(!home.path().join(".claude").exists());
+    let out = ctx_in(
+        &["init", "claude-code", "--uninstall"],
+        home.path(),
+        Some(&config),
+        home.path(),
+    );
+    assert!(out.status.success());
+    assert!(!config.join("settings.json").exists());
+    // Unset, it is ~/.claude/settings.json.
+    let out = ctx_in(
+        &["init", "claude-code", "--write"],
+        home.path(),
+        None,
+        home.path(),
+    );
+    assert!(out.status.success());
+    assert!(home.path().join(".claude/settings.json").is_file());
+}
+
+/// A project's MCP file goes to the repository's root, wherever in it
+/// `ctx init --mcp --write` runs; outside a repository, to the current
+/// folder.
+#[test]
+fn mcp_write_goes_to_the_repository_root() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let repo = home.path().join("repo");
+    let deep = repo.join("src/deep");
+    fs::create_dir_all(&deep).expect("mkdir");
+    fs::create_dir_all(repo.join(".git")).expect("mkdir");
+    for (agent, name) in [
+        ("claude-code", ".mcp.json"),
+        ("cursor", ".cursor/mcp.json"),
+        ("opencode", "opencode.json"),
+    ] {
+        let out = ctx_in(
+            &["init", agent, "--mcp", "--write"],
+            home.path(),
+            None,
+            &deep,
+        );
+        assert!(
+            out.status.success(),
+            "{agent}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(repo.join(name).is_file(), "{agent}: no {name} at the root");
+        assert!(
+            !deep.join(name).exists(),
+            "{agent}: {name} in the subfolder"
+        );
+        // The printed form names the same file.
+        let out = ctx_in(&["init", agent, "--mcp"], home.path(), None, &deep);
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            shown.contains(&repo.join(name).display().to_string()),
+            "{shown}"
+        );
+    }
+    let loose = home.path().join("loose");
+    fs::create_dir_all(&loose).expect("mkdir");
+    if loose.ancestors().any(|d| d.join(".git").exists()) {
+        eprintln!("skipped the outside-a-repository half: the temp folder is in one");
+        return;
+    }
+    let out = ctx_in(
+        &["init", "claude-code", "--mcp", "--write"],
+        home.path(),
+        None,
+        &loose,
+    );
+    assert!(out.status.success());
+    assert!(loose.join(".mcp.json").is_file());
 }
 
 const ORIGINAL: &str = "{\n    \"model\": \"opus\",\n  \"permissions\": {\"allow\": [\"Bash(pytest:*)\"]},\n  \"hooks\": {\"PostToolUse\": []}\n}\n";
@@ -134,9 +238,13 @@ fn managed_settings_present() -> bool {
     present
 }
 
+/// `ctx hook claude` as Claude Code runs it: with `CLAUDE_PROJECT_DIR`
+/// set (here to an empty project).
 fn hook(payload: &[u8], extra: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("tempdir");
-    hook_in(payload, extra, home.path(), None)
+    let project = home.path().join("project");
+    fs::create_dir_all(&project).expect("mkdir");
+    hook_in(payload, extra, home.path(), Some(&project))
 }
 
 /// `ctx hook claude` with HOME at `home` and, if given, Claude Code's
@@ -234,6 +342,90 @@ fn the_hook_never_blocks_on_bad_input() {
     );
     let answer: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
+}
+
+/// The decision the hook prints for `command` run in `cwd`, with no
+/// `CLAUDE_PROJECT_DIR`; `None` for no output.
+fn decision_in(command: &str, mode: &str, home: &Path, cwd: &Path) -> Option<String> {
+    let payload = serde_json::json!({
+        "session_id": "s",
+        "cwd": cwd,
+        "permission_mode": mode,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "d"},
+    });
+    let out = hook_in(payload.to_string().as_bytes(), &[], home, None);
+    assert_eq!(out.status.code(), Some(0));
+    if out.stdout.is_empty() {
+        return None;
+    }
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("json");
+    answer["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .map(String::from)
+}
+
+/// A payload whose `cwd` is a subfolder of the project, with no
+/// `CLAUDE_PROJECT_DIR`: the project's rules are found by walking up to
+/// the nearest `.claude/` (no further than the repository's root), and
+/// where no project can be found the hook never answers `allow`.
+#[test]
+fn the_hook_finds_the_project_above_a_subfolder_cwd() {
+    if managed_settings_present() {
+        return;
+    }
+    let home = tempfile::tempdir().expect("tempdir");
+    let write = |path: &Path, text: &str| {
+        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        fs::write(path, text).expect("write");
+    };
+    // The user allows pytest everywhere; the project denies it.
+    write(
+        &home.path().join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(pytest:*)", "Bash(cargo test:*)"]}}"#,
+    );
+    let repo = home.path().join("repo");
+    fs::create_dir_all(repo.join(".git")).expect("mkdir");
+    write(
+        &repo.join(".claude/settings.local.json"),
+        r#"{"permissions": {"deny": ["Bash(pytest:*)"]}}"#,
+    );
+    let sub = repo.join("src/deep");
+    fs::create_dir_all(&sub).expect("mkdir");
+    let h = home.path();
+    assert_eq!(decision_in("pytest -x", "default", h, &sub), None);
+    assert_eq!(decision_in("pytest -x", "default", h, &repo), None);
+    assert_eq!(
+        decision_in("cargo test", "default", h, &sub).as_deref(),
+        Some("allow")
+    );
+
+    // A package's own .claude/ nearer to cwd does not lift the
+    // repository's deny; its ask rules count.
+    let pkg = repo.join("packages/web");
+    write(
+        &pkg.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(pytest:*)"], "ask": ["Bash(cargo test:*)"]}}"#,
+    );
+    assert_eq!(decision_in("pytest", "default", h, &pkg), None);
+    assert_eq!(
+        decision_in("cargo test", "default", h, &pkg.join("src")).as_deref(),
+        Some("ask")
+    );
+
+    // No repository and no .claude/ up to home: the project is unknown,
+    // so its rules are, and the hook gives no answer (never `allow`).
+    let loose = h.join("scratch/sub");
+    fs::create_dir_all(&loose).expect("mkdir");
+    for mode in ["default", "bypassPermissions", "acceptEdits"] {
+        assert_eq!(decision_in("pytest", mode, h, &loose), None, "{mode}");
+        assert_eq!(decision_in("cargo test", mode, h, &loose), None, "{mode}");
+    }
+    assert_eq!(
+        decision_in("pytest", "default", h, Path::new("/nonexistent/x")),
+        None
+    );
 }
 
 /// The decision the hook prints for `command`, or `None` for no output.
@@ -430,7 +622,17 @@ fn the_hook_reads_user_rules_from_claude_config_dir() {
         r#"{"permissions": {"allow": ["Bash(pytest:*)"]}}"#,
     )
     .expect("write");
-    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","permission_mode":"default","cwd":"/nonexistent","tool_input":{"command":"pytest"}}"#;
+    // A repository of its own: the project is known, and holds no rules.
+    let repo = home.path().join("repo");
+    fs::create_dir_all(repo.join(".git")).expect("mkdir");
+    let payload = serde_json::json!({
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "permission_mode": "default",
+        "cwd": repo,
+        "tool_input": {"command": "pytest"},
+    })
+    .to_string();
     let run = |config_dir: Option<&Path>| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_ctx"));
         command

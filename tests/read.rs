@@ -286,7 +286,9 @@ fn the_hooks_session_id_reaches_ctx_read() {
         .args(["hook", "claude", "--allow"])
         .env("HOME", env.home.path())
         .env("CTX_HOME", env.home.path())
-        .env_remove("CLAUDE_PROJECT_DIR")
+        // As Claude Code sets it for hooks: without it, a cwd in no
+        // repository and under no `.claude/` is no known project.
+        .env("CLAUDE_PROJECT_DIR", env.dir.path())
         .env_remove("CLAUDE_CONFIG_DIR")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -10,6 +10,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use ctx::rewrite::builtins::is_shell_own;
 use ctx::rewrite::{command_words, lexer, rewrite};
 
 /// (line, expected rewrite; "=" for unchanged).
@@ -471,6 +472,56 @@ const TABLE: &[(&str, &str)] = &[
     ("case $x in a) pytest;; esac", "="),
     ("source ./helpers.sh && pytest", "="),
     ("exec pytest", "="),
+    // A builtin or reserved word in command position is bash's own, never
+    // a program `ctx run` could exec: the stage stays as written.
+    ("command -v pytest", "="),
+    ("command pytest -x", "="),
+    ("command -p cargo test", "="),
+    ("A=1 command cargo test", "="),
+    ("time command -v pytest", "="),
+    ("! command -v pytest", "="),
+    (
+        "command -v pytest && pytest",
+        "command -v pytest && ctx run -- pytest",
+    ),
+    ("builtin cd app && pytest", "="),
+    ("exec cargo test", "="),
+    ("type pytest", "="),
+    (
+        "type -a cargo && cargo test",
+        "type -a cargo && ctx run -- cargo test",
+    ),
+    ("hash pytest", "="),
+    ("hash -r; pytest", "hash -r; ctx run -- pytest"),
+    ("eval cargo test", "="),
+    (". ./helpers.sh && pytest", "="),
+    ("alias t=pytest; t", "="),
+    (
+        "export CI=1 && npm test",
+        "export CI=1 && ctx run -- npm test",
+    ),
+    ("set -e; pytest", "set -e; ctx run -- pytest"),
+    (
+        "test -f setup.py && pytest",
+        "test -f setup.py && ctx run -- pytest",
+    ),
+    (
+        "[ -d tests ] && pytest",
+        "[ -d tests ] && ctx run -- pytest",
+    ),
+    (
+        "ulimit -n 4096 && cargo test",
+        "ulimit -n 4096 && ctx run -- cargo test",
+    ),
+    ("until pytest; do :; done", "="),
+    ("select t in a; do pytest; done", "="),
+    ("coproc pytest", "="),
+    ("function t { pytest; }", "="),
+    ("(pytest)", "="),
+    (
+        "[[ -d tests ]] && pytest",
+        "[[ -d tests ]] && ctx run -- pytest",
+    ),
     // Programs, installs, publishing: never captured.
     ("cargo run", "="),
     ("cargo run --release -- --port 8080", "="),
@@ -736,6 +787,54 @@ fn random_lines_agree_with_bash() {
     assert!(checked >= 50, "only {checked} lines lexed");
 }
 
+/// The words bash runs itself, as this machine's bash names them.
+fn bash_words(script: &str, args: &[&str]) -> Vec<String> {
+    let out = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", script, "bash"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("bash");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// ctx's list of builtins and reserved words is bash's: each is what
+/// `type -t` calls a builtin or a keyword, every one bash lists is in it,
+/// and none of them in command position is put into `ctx run`'s argv.
+#[test]
+fn builtins_and_keywords_are_bashs_and_never_wrapped() {
+    use ctx::rewrite::builtins::{BUILTINS, KEYWORDS};
+    for (list, kind) in [(BUILTINS, "builtin"), (KEYWORDS, "keyword")] {
+        let types = bash_words(
+            r#"for w in "$@"; do printf '%s\n' "$(type -t -- "$w")"; done"#,
+            list,
+        );
+        assert_eq!(types.len(), list.len());
+        for (word, got) in list.iter().zip(&types) {
+            assert_eq!(got, kind, "bash's `type -t {word}`");
+        }
+    }
+    for word in bash_words("compgen -b; compgen -k", &[]) {
+        assert!(is_shell_own(&word), "bash's {word:?} is not in ctx's list");
+    }
+    for word in BUILTINS.iter().chain(KEYWORDS) {
+        for line in [format!("{word} pytest"), format!("A=1 {word} cargo test")] {
+            let got = rewrite(&line);
+            // `time` and `!` apply to the pipeline and stay in front of
+            // `ctx run` (`time ctx run -- pytest`); nothing else passes.
+            let prefix = matches!(*word, "time" | "!") && !line.starts_with("A=1");
+            if prefix {
+                assert_eq!(got, Some(line.replacen(' ', " ctx run -- ", 1)));
+            } else {
+                assert_eq!(got, None, "{line:?}");
+            }
+        }
+    }
+}
+
 /// bash's own path: the probe runs it with an empty PATH.
 fn bash_path() -> std::path::PathBuf {
     std::env::var_os("PATH")
@@ -789,13 +888,6 @@ fn bash_argvs(line: &str, dir: &Path) -> Vec<Vec<String>> {
     argvs
 }
 
-/// Builtins, keywords and the probe's own functions: bash runs these
-/// without a PATH look-up, so the probe does not see them.
-const NOT_LOOKED_UP: &[&str] = &[
-    "cd", "source", ".", "echo", "exec", "test", "[", "[[", "true", "false", "export", "set",
-    "printf", "pwd", "command",
-];
-
 #[test]
 fn the_words_ctx_sees_are_the_argv_bash_builds() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -807,7 +899,20 @@ fn the_words_ctx_sees_are_the_argv_bash_builds() {
         if rewrite(line).is_none() && !bash_parses(line) {
             continue;
         }
-        let opaque = ["(", "`", "<<", "eval", "for ", "if ", "while ", "{ "];
+        let opaque = [
+            "(",
+            "`",
+            "<<",
+            "eval",
+            "for ",
+            "if ",
+            "while ",
+            "until ",
+            "select ",
+            "coproc ",
+            "function ",
+            "{ ",
+        ];
         if opaque.iter().any(|o| line.contains(o)) {
             continue;
         }
@@ -818,7 +923,16 @@ fn the_words_ctx_sees_are_the_argv_bash_builds() {
             .iter()
             .flat_map(|p| p.iter())
             .map(|s| {
-                let words = command_words(s);
+                let mut words = command_words(s);
+                // `command [-p] pytest` runs pytest: bash's builtin, which
+                // ctx leaves as written, is not part of the argv.
+                if words.first().is_some_and(|w| w.value == "command") {
+                    let options = words[1..]
+                        .iter()
+                        .take_while(|w| w.value.starts_with('-'))
+                        .count();
+                    words = &words[1 + options..];
+                }
                 let complete = words.iter().all(|w| w.literal);
                 let prefix = words
                     .iter()
@@ -847,7 +961,9 @@ fn the_words_ctx_sees_are_the_argv_bash_builds() {
                 let input_redirected = stage.redirected && !stage.stdout_redirected;
                 if !name.literal
                     || name.value.contains('/')
-                    || NOT_LOOKED_UP.contains(&name.value.as_str())
+                    // Builtins and keywords (the probe's `cd` and `source`
+                    // among them) are run without a PATH look-up.
+                    || is_shell_own(&name.value)
                     || input_redirected
                     || words.iter().any(|w| !w.literal)
                 {

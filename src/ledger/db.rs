@@ -78,11 +78,49 @@ impl Ledger {
         if !present(&path) && !present(&dir.join(journal::FILE_NAME)) {
             return Ok(None);
         }
-        let ledger = Ledger::open(&path, READ_WAIT)?;
-        ledger.fold_journal_with(&dir, Digests::Count)?;
+        let opened = Ledger::open(&path, READ_WAIT).and_then(|ledger| {
+            ledger.fold_journal_with(&dir, Digests::Count)?;
+            ledger.prune(super::now_ms(), super::Retention::from_env().window_ms)?;
+            ledger.checkpoint();
+            Ok(ledger)
+        });
+        match opened {
+            Ok(ledger) => Ok(Some(ledger)),
+            // A home that cannot be written is still reported on.
+            Err(e) if e.is_read_only() => Ledger::read_only_copy(&dir).map(Some),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The ledger of a home that cannot be written (a read-only mount, a
+    /// CI cache restored read-only), for `ctx gain`: `ledger.db` copied
+    /// into memory (SQLite's backup API, the file opened read-only) and
+    /// the journal's entries folded into the copy, its retention window
+    /// applied there. Nothing on disk changes, and exact counts made now
+    /// are not cached.
+    pub fn read_only_copy(dir: &Path) -> Result<Ledger, LedgerError> {
+        let path = dir.join(FILE_NAME);
+        let mut conn = Connection::open_in_memory().map_err(|e| sqlite(&path, e))?;
+        if std::fs::symlink_metadata(&path).is_ok() {
+            // The side files too: SQLite opens them by path, links and all.
+            crate::home::check_database(&path).map_err(|e| io(&path.display().to_string(), e))?;
+            let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+            let disk = Connection::open_with_flags(&path, flags).map_err(|e| sqlite(&path, e))?;
+            let _ = disk.busy_timeout(READ_WAIT);
+            let backup =
+                rusqlite::backup::Backup::new(&disk, &mut conn).map_err(|e| sqlite(&path, e))?;
+            backup
+                .run_to_completion(1024, Duration::ZERO, None)
+                .map_err(|e| sqlite(&path, e))?;
+        }
+        let ledger = Ledger { conn, path };
+        ledger.migrate()?;
+        let (entries, _torn) = journal::read(dir).map_err(|e| io("ledger journal", e))?;
+        ledger.insert_entries(&entries, Digests::Count)?;
         ledger.prune(super::now_ms(), super::Retention::from_env().window_ms)?;
-        ledger.checkpoint();
-        Ok(Some(ledger))
+        Ok(ledger)
     }
 
     pub fn path(&self) -> &Path {

@@ -33,3 +33,22 @@ pub(super) fn io(what: &str, cause: std::io::Error) -> LedgerError {
         cause,
     }
 }
+
+impl LedgerError {
+    /// Whether the ledger could not be written because its home is
+    /// read-only (or not writable by this user): it can still be read.
+    pub fn is_read_only(&self) -> bool {
+        match self {
+            LedgerError::Io { cause, .. } => crate::home::is_read_only(cause),
+            LedgerError::Sqlite { cause, .. } => matches!(
+                cause.sqlite_error_code(),
+                Some(
+                    rusqlite::ErrorCode::ReadOnly
+                        | rusqlite::ErrorCode::CannotOpen
+                        | rusqlite::ErrorCode::PermissionDenied
+                )
+            ),
+            LedgerError::Newer { .. } => false,
+        }
+    }
+}

@@ -156,6 +156,30 @@ pub fn take(dir: &Path) -> io::Result<(Vec<Entry>, usize)> {
     Ok((entries, skipped))
 }
 
+/// The journal's entries, read where it is (nothing renamed or locked):
+/// for a home that cannot be written, where no writer appends either.
+/// Lines that do not parse are skipped and counted.
+pub fn read(dir: &Path) -> io::Result<(Vec<Entry>, usize)> {
+    let file = match crate::home::open_private_read(&dir.join(FILE_NAME)) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let mut entries = Vec::new();
+    let mut skipped = 0;
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line?;
+        if line.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice(&line) {
+            Ok(entry) => entries.push(entry),
+            Err(_) => skipped += 1,
+        }
+    }
+    Ok((entries, skipped))
+}
+
 /// Deletes the folded journal once its entries are safely in the database.
 pub fn finish(dir: &Path) {
     let aside = dir.join(format!("{FILE_NAME}.folding.{}", std::process::id()));

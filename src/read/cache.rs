@@ -24,9 +24,26 @@ use crate::home;
 /// this module, and ctx's version.
 const FORMAT: &str = concat!("ctx-outline/1/", env!("CARGO_PKG_VERSION"));
 
+/// ctx's home.
+#[cfg(not(test))]
+fn data_dir() -> std::io::Result<PathBuf> {
+    home::ensure_data_dir()
+}
+
+/// The unit tests' home: one temporary folder per test process, never the
+/// person's `~/.local/share/ctx` (the suite is hermetic).
+#[cfg(test)]
+fn data_dir() -> std::io::Result<PathBuf> {
+    static DIR: std::sync::OnceLock<Option<tempfile::TempDir>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().ok())
+        .as_ref()
+        .map(|d| d.path().to_path_buf())
+        .ok_or_else(|| std::io::Error::other("no temporary folder"))
+}
+
 /// The directory under ctx's home, beside the re-read stubs'.
 fn dir() -> std::io::Result<PathBuf> {
-    let reads = home::ensure_data_dir()?.join("reads");
+    let reads = data_dir()?.join("reads");
     let dir = reads.join("outlines");
     for d in [&reads, &dir] {
         use std::os::unix::fs::DirBuilderExt;

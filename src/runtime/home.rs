@@ -14,6 +14,13 @@
 //!
 //! A refusal is an `io::Error` whose message says which rule failed; the
 //! store turns it into "not archived", and the run prints the raw output.
+//!
+//! A home that cannot be written (a read-only mount, a CI cache restored
+//! read-only, `chmod a-w`) is still read: the checks above run on what is
+//! there, tightening only ever removes permission bits (a 0555 home
+//! becomes 0500, never 0700), and a tightening the medium refuses is
+//! skipped, since nobody can write there anyway. Only the writes fail, and
+//! each verb says so (`is_read_only`).
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io;
@@ -107,9 +114,35 @@ pub fn verify_dir(dir: &Path) -> io::Result<()> {
     if mode & 0o077 != 0 {
         // Ours and nobody else can write to it: closing the read bits only
         // narrows who may read what ctx archives.
-        handle.set_permissions(std::fs::Permissions::from_mode(0o700))?;
+        tighten(&handle, mode & 0o700)?;
     }
     Ok(())
+}
+
+/// Sets `mode` (the old one with bits removed, never added); on a medium
+/// that refuses any change nobody can write either, so it is left as is.
+fn tighten(handle: &File, mode: u32) -> io::Result<()> {
+    match handle.set_permissions(std::fs::Permissions::from_mode(mode)) {
+        Err(e) if is_read_only(&e) => Ok(()),
+        other => other,
+    }
+}
+
+/// Whether `e` says the home cannot be written: a read-only file system,
+/// or no write permission on what is ours (EACCES, EPERM).
+pub fn is_read_only(e: &io::Error) -> bool {
+    // A refusal (a planted link, a stranger's file) is no read-only home:
+    // nothing of it may be read either.
+    if e.get_ref().is_some_and(|inner| inner.is::<Refusal>()) {
+        return false;
+    }
+    matches!(
+        e.kind(),
+        io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
+    ) || matches!(
+        e.raw_os_error(),
+        Some(libc::EROFS | libc::EACCES | libc::EPERM)
+    )
 }
 
 /// Creates `path` as an empty 0600 file if it is missing, or checks that
@@ -127,9 +160,14 @@ pub fn create_private_file(path: &Path) -> io::Result<()> {
         .open(path);
     match opened {
         Ok(file) => verify_file(path, file).map(drop),
-        // Write access is not ours: a read-only check still refuses a
-        // stranger's file, and the caller's write will say the rest.
-        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => check_existing(path),
+        // Write access is not ours (or the medium is read-only): a
+        // read-only check still refuses a stranger's file, and the
+        // caller's write will say the rest. A file that is not there
+        // cannot be made: that is the error.
+        Err(e) if is_read_only(&e) => match std::fs::symlink_metadata(path) {
+            Ok(_) => check_existing(path),
+            Err(_) => Err(explain_open_error(path, e)),
+        },
         Err(e) => Err(explain_open_error(path, e)),
     }
 }
@@ -140,6 +178,14 @@ pub fn create_private_file(path: &Path) -> io::Result<()> {
 /// SQLite itself would follow a link planted there.
 pub fn prepare_database(path: &Path) -> io::Result<()> {
     create_private_file(path)?;
+    check_database(path)
+}
+
+/// Checks an existing SQLite database at `path` and each side file
+/// beside it as [`check_existing`], creating nothing: for reading a home
+/// that cannot be written.
+pub fn check_database(path: &Path) -> io::Result<()> {
+    check_existing(path)?;
     for suffix in ["-wal", "-shm", "-journal"] {
         let mut side = path.as_os_str().to_owned();
         side.push(suffix);
@@ -194,8 +240,9 @@ fn verify_file(path: &Path, file: File) -> io::Result<File> {
         return Err(Refusal::NotRegular(path.to_path_buf()).into());
     }
     check_owner(path, &meta)?;
-    if meta.mode() & 0o077 != 0 {
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        tighten(&file, mode & 0o700)?;
     }
     Ok(file)
 }

@@ -5,6 +5,7 @@
 pub mod claude;
 pub mod codex_env;
 pub mod mcp;
+pub mod repository;
 mod splice;
 
 use std::path::Path;

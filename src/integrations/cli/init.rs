@@ -22,8 +22,10 @@ pub struct Args {
     /// Undo `--write`: the original file comes back byte for byte.
     #[arg(long)]
     pub uninstall: bool,
-    /// The settings file to change (Claude Code: ~/.claude/settings.json;
-    /// with --mcp, the agent's MCP file: docs/mcp.md lists them).
+    /// The settings file to change (Claude Code:
+    /// $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json;
+    /// with --mcp, the agent's MCP file, a project's at the repository's
+    /// root: docs/mcp.md lists them).
     #[arg(long, value_name = "FILE")]
     pub settings: Option<PathBuf>,
     /// The MCP server entry (`ctx mcp`) for Claude Code, Codex, Cursor,
@@ -70,7 +72,8 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     }
     let file = match args.settings {
         Some(file) => file,
-        None => claude::default_settings().context("no home directory")?,
+        // Where the hook reads the user's rules: CLAUDE_CONFIG_DIR first.
+        None => claude::sources::user_settings().context("no home directory")?,
     };
     let outcome = if args.write {
         claude::write(&file)?
@@ -144,10 +147,13 @@ fn mcp_entry(agent: Agent, args: &Args) -> anyhow::Result<i32> {
     }
     let ctx = crate::shim::locate::ctx_binary().context("finding the ctx binary")?;
     let program = mcp::program(&ctx);
-    let project = std::env::current_dir().context("reading the current directory")?;
+    // A project's MCP file sits at the repository's root, wherever in it
+    // the person runs `ctx init`; outside a repository, here.
+    let here = std::env::current_dir().context("reading the current directory")?;
+    let project = agents::repository::root(&here).unwrap_or(&here);
     let file = match &args.settings {
         Some(file) => file.clone(),
-        None => mcp::default_file(agent, &project).context("no home directory")?,
+        None => mcp::default_file(agent, project).context("no home directory")?,
     };
     if !args.write {
         println!(

@@ -7,6 +7,9 @@
 //! - in a pipeline only the last stage is eligible: `pytest | tail` stays
 //!   raw because tail reads pytest's bytes, and `cat f | pytest` is still
 //!   pytest's output;
+//! - a builtin or reserved word in command position (`command -v x`,
+//!   `cd`, `export`, `type`, …) is the shell's own: that stage is left as
+//!   written (builtins.rs);
 //! - environment assignments, `time` and `!` stay in front; wrappers
 //!   (`uv run`, `docker exec C`, `timeout 5`, …) go inside `ctx run`, and
 //!   the decision looks through them at the command they wrap
@@ -17,6 +20,7 @@
 //!   `$( )`, heredocs, subshells, function definitions, compound commands
 //!   and `eval` leave the whole line alone.
 
+pub mod builtins;
 pub mod lexer;
 mod policy;
 mod truncation;
@@ -164,19 +168,25 @@ fn harmless_source(words: &[Word]) -> bool {
 
 /// The words of the simple command a stage runs: without the `!`,
 /// `time [-p]` and `A=1` prefixes that stay in front of `ctx run`.
+/// `!` and `time` are reserved words only before any assignment: in
+/// `A=1 time pytest` bash runs the program `time`.
 pub fn command_words(stage: &Stage) -> &[Word] {
     let words = &stage.words;
     let mut i = 0;
+    let mut assigned = false;
     while let Some(w) = words.get(i) {
         match w.value.as_str() {
-            "!" => i += 1,
-            "time" => {
+            "!" if !assigned => i += 1,
+            "time" if !assigned => {
                 i += 1;
                 while words.get(i).is_some_and(|w| w.value.starts_with('-')) {
                     i += 1;
                 }
             }
-            _ if is_assignment(w) => i += 1,
+            _ if is_assignment(w) => {
+                assigned = true;
+                i += 1;
+            }
             _ => break,
         }
     }
@@ -198,6 +208,14 @@ fn eligible(stage: &Stage, reads_pipe: bool) -> Option<usize> {
         return None;
     }
     let words = command_words(stage);
+    // `ctx run -- command -v pytest` would look for a program named
+    // `command`: a word bash runs itself is never put into an argv.
+    if words
+        .first()
+        .is_some_and(|w| builtins::is_shell_own(&w.value))
+    {
+        return None;
+    }
     let start = words.first()?.start;
     let values: Vec<String> = words.iter().map(|w| w.value.clone()).collect();
     let core = wrappers::unwrap(&values)?;

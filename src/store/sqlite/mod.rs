@@ -21,6 +21,7 @@ use super::{ArchiveKey, RecordSummary, StoreError};
 use crate::retention::{self, Retention};
 
 mod ops;
+mod read_only;
 mod schema;
 mod write;
 
@@ -159,14 +160,36 @@ impl SqliteStore {
             .map_err(|e| StoreError::Unavailable(format!("data directory: {e}")))
     }
 
-    /// Opens (creating if missing) the store at `path`.
+    /// Opens (creating if missing) the store at `path`. A store that
+    /// cannot be written is opened for reading (read_only.rs): its writes
+    /// then fail, each with one "cannot write" line.
     pub fn open(path: &Path, options: Options) -> Result<Self, StoreError> {
         crate::home::prepare_database(path)
             .map_err(|e| StoreError::Unavailable(format!("cannot use {}: {e}", path.display())))?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| describe(e, path))?;
+        match Self::connect(path, path.as_os_str(), flags, options) {
+            Err(e) if !read_only::writable(path) => {
+                let uri = read_only::immutable_uri(path);
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+                // The first error says more than the second would.
+                Self::connect(path, uri.as_ref(), flags, options).map_err(|_| e)
+            }
+            other => other,
+        }
+    }
+
+    fn connect(
+        path: &Path,
+        target: &std::ffi::OsStr,
+        flags: OpenFlags,
+        options: Options,
+    ) -> Result<Self, StoreError> {
+        let conn = Connection::open_with_flags(target, flags).map_err(|e| describe(e, path))?;
         let store = SqliteStore {
             conn,
             path: path.to_path_buf(),
@@ -477,7 +500,12 @@ fn describe(e: rusqlite::Error, path: &Path) -> StoreError {
             StoreError::Unavailable(format!("{p} is locked by another process"))
         }
         Some(ErrorCode::DiskFull) => StoreError::Unavailable(format!("disk full writing {p}")),
-        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+        // A read-only home still serves reads: say that only writing is
+        // out, in one line.
+        Some(ErrorCode::ReadOnly) => StoreError::Unavailable(format!(
+            "cannot write {p}: it is read-only here (reading still works)"
+        )),
+        Some(ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
             StoreError::Unavailable(format!("cannot write {p}: {e}"))
         }
         _ => StoreError::Unavailable(format!("{p}: {e}")),

@@ -13,21 +13,22 @@
 //! every `ctx read` in the command (session.rs), for re-read stubs.
 
 pub mod permissions;
+pub mod project;
 pub mod session;
 mod settings;
 pub mod sources;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use permissions::{Rules, Verdict};
-pub use settings::{Outcome, SettingsError, default_settings, uninstall, write};
+pub use settings::{Outcome, SettingsError, uninstall, write};
 use sources::Sources;
 
 /// The command Claude Code runs for the hook.
 pub const HOOK_COMMAND: &str = "ctx hook claude";
-pub const SETTINGS_HINT: &str = "~/.claude/settings.json";
+pub const SETTINGS_HINT: &str = "$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json";
 
 /// What the hook does for a rewritten command that no allow rule covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,15 +45,18 @@ pub enum Unlisted {
 /// untouched.
 pub fn answer(payload: &str, unlisted: Unlisted) -> Option<Value> {
     let parsed: Value = serde_json::from_str(payload).ok()?;
-    let project = std::env::var_os("CLAUDE_PROJECT_DIR")
+    let env_dir = std::env::var_os("CLAUDE_PROJECT_DIR")
         .filter(|d| !d.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| parsed.get("cwd").and_then(Value::as_str).map(Into::into));
+        .map(PathBuf::from);
+    let cwd = parsed.get("cwd").and_then(Value::as_str).map(Path::new);
     // The settings files are read only for a command ctx would rewrite.
+    // A project that cannot be found may hold a deny rule ctx cannot see:
+    // no rules, so no answer, and Claude Code decides on the command as
+    // typed. Never `allow` on a guess.
     let rules = || {
-        Sources::for_project(project.as_deref().map(Path::new))
-            .rules()
-            .ok()
+        let home = dirs::home_dir();
+        let project = project::locate(env_dir.as_deref(), cwd, home.as_deref())?;
+        Sources::for_project(&project).rules().ok()
     };
     answer_with(&parsed, rules, unlisted)
 }

@@ -18,11 +18,6 @@ use crate::shim::audience::AGENT_VARIABLE;
 pub const AGENT_NAME: &str = "claude-code";
 use crate::agents::splice::{self, Style};
 
-/// The default settings file: `$HOME/.claude/settings.json`.
-pub fn default_settings() -> Option<PathBuf> {
-    dirs::home_dir().map(|h| h.join(".claude").join("settings.json"))
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error("{0}: {1}")]

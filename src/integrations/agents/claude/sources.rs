@@ -12,7 +12,8 @@
 //! leaves only the managed allow and ask rules.
 //!
 //! The project is `$CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks),
-//! else the `cwd` of the hook's payload.
+//! else found from the payload's `cwd` (project.rs); the deny and ask
+//! rules of any other `.claude/` enclosing `cwd` count too.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -20,12 +21,16 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::permissions::Rules;
+use super::project::Project;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     Managed,
     Local,
     Project,
+    /// Another `.claude/` enclosing the payload's `cwd`: its deny and ask
+    /// rules only (project.rs).
+    Enclosing,
     User,
 }
 
@@ -55,12 +60,19 @@ fn managed_dir() -> PathBuf {
 
 impl Sources {
     /// The files Claude Code reads for a session in `project`.
-    pub fn for_project(project: Option<&Path>) -> Sources {
-        let user_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| dirs::home_dir().map(|h| h.join(".claude")));
-        Sources::with(&managed_dir(), project, user_dir.as_deref())
+    pub fn for_project(project: &Project) -> Sources {
+        let user = user_dir();
+        let mut sources = Sources::with(&managed_dir(), Some(&project.dir), user.as_deref());
+        for dir in &project.enclosing {
+            let dir = dir.join(".claude");
+            sources
+                .files
+                .push((Scope::Enclosing, dir.join("settings.local.json")));
+            sources
+                .files
+                .push((Scope::Enclosing, dir.join("settings.json")));
+        }
+        sources
     }
 
     /// The files under an explicit managed dir, project and user dir.
@@ -101,7 +113,13 @@ impl Sources {
         });
         let mut rules = Rules::default();
         for (scope, value) in &read {
-            if managed_only && *scope != Scope::Managed {
+            if *scope == Scope::Enclosing && !managed_only {
+                // Narrowing only: a rule here may deny or ask, never allow.
+                let mut other = Rules::default();
+                other.add(value);
+                rules.deny.extend(other.deny);
+                rules.ask.extend(other.ask);
+            } else if managed_only && *scope != Scope::Managed {
                 // Only the deny rules still count: leaving a command alone
                 // is always safe.
                 let mut other = Rules::default();
@@ -113,6 +131,21 @@ impl Sources {
         }
         Ok(rules)
     }
+}
+
+/// Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn user_dir() -> Option<PathBuf> {
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".claude")))
+}
+
+/// The user's settings file: `$CLAUDE_CONFIG_DIR/settings.json`, else
+/// `~/.claude/settings.json`, the file the hook reads its user rules from
+/// and `ctx init claude-code --write` adds the hook to.
+pub fn user_settings() -> Option<PathBuf> {
+    user_dir().map(|d| d.join("settings.json"))
 }
 
 fn read_json(path: &Path) -> Result<Option<Value>, Unreadable> {
