@@ -221,25 +221,46 @@ fn documents_keep_stdout_clean_and_annotate_on_stderr() {
 }
 
 #[test]
-fn shapes_a_family_lacks_are_refused_and_the_digest_printed() {
+fn shapes_a_family_lacks_are_empty_documents_with_the_digest_on_stderr() {
     let s = Scratch::new();
     s.log("tsc/mid-plain", "tsc.log");
     s.log("pytest/default", "pytest.log");
     let plain = s.ctx(&["digest", "tsc.log"], &[]);
-    // A build has no JUnit: its text digest, a note, exit 2.
+    // A build has no JUnit: an empty report (an upload step never meets
+    // nothing), the text digest and a note on stderr, exit 0.
     let junit = s.ctx(&["digest", "--format", "junit", "tsc.log"], &[]);
-    assert_eq!(junit.status.code(), Some(2));
-    assert_eq!(junit.stdout, plain.stdout);
+    assert_eq!(junit.status.code(), Some(0));
+    let doc = text(&junit.stdout);
+    assert!(doc.starts_with("<?xml"), "{doc}");
+    assert!(
+        doc.contains("tests=\"0\" failures=\"0\" errors=\"0\""),
+        "{doc}"
+    );
     let err = text(&junit.stderr);
+    assert!(err.starts_with(&text(&plain.stdout)), "{err}");
     assert!(
         err.contains("[ctx] --format junit needs a test run"),
         "{err}"
     );
     assert!(err.contains("this output reads as tsc"), "{err}");
-    // A test run has no SARIF.
+    assert!(err.contains("an empty junit document is written"), "{err}");
+    // A test run has no SARIF: a log with no results.
     let sarif = s.ctx(&["digest", "--format", "sarif", "pytest.log"], &[]);
-    assert_eq!(sarif.status.code(), Some(2));
+    assert_eq!(sarif.status.code(), Some(0));
+    let log: serde_json::Value = serde_json::from_slice(&sarif.stdout).expect("SARIF JSON");
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
     assert!(text(&sarif.stderr).contains("--format sarif needs a diagnostics run"));
+    // Nothing at all in, still a document.
+    let empty = s.path("empty.log");
+    std::fs::write(&empty, "").unwrap();
+    let out = s.ctx(&["digest", "--format", "junit", "empty.log"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).contains("<testsuites"),
+        "{}",
+        text(&out.stdout)
+    );
     // Forced to a family that has none: refused before reading anything.
     let forced = s.ctx(
         &["digest", "--format", "junit", "--as", "gcc", "tsc.log"],
@@ -260,7 +281,8 @@ fn shapes_a_family_lacks_are_refused_and_the_digest_printed() {
     assert_eq!(out.status.code(), Some(3));
     assert!(marker.exists(), "the command did not run");
     assert!(text(&out.stderr).contains("junit"), "{}", text(&out.stderr));
-    // … and after it ran, the command's own status, its digest printed.
+    // … and after it ran, the command's own status, a report that says
+    // the run failed, its digest on stderr.
     let out = s.ctx(
         &[
             "run",
@@ -274,7 +296,13 @@ fn shapes_a_family_lacks_are_refused_and_the_digest_printed() {
         &[],
     );
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(out.stdout, plain.stdout);
+    let doc = text(&out.stdout);
+    assert!(doc.contains("errors=\"1\""), "{doc}");
+    assert!(
+        doc.contains("exit 1 but no failing test was parsed"),
+        "{doc}"
+    );
+    assert!(text(&out.stderr).starts_with(&text(&plain.stdout)[..40]));
 }
 
 #[test]

@@ -45,12 +45,22 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
         let delivery = pipeline::digest(artifact, sinks.archive, options)
             .map_err(|unknown| Rejection::Unclassified(unknown.to_string()))?;
         with_report(artifact, &delivery, |report| {
-            // A shape the family has no form for (JUnit of a build) is
-            // refused, and the text delivery goes out: never nothing.
+            // A shape the family has no form for (SARIF of a test run,
+            // JUnit of unclassified text) is still a valid document, with
+            // no findings (and the run's failure, when it failed), so that
+            // an upload step never meets nothing; the text delivery goes
+            // to stderr, where the job's log shows it.
             let refused = ci::refusal(sinks.formatting.format, delivery.profile);
-            let shaped = (!sinks.formatting.is_text() && refused.is_none()).then(|| {
+            let shaped = (!sinks.formatting.is_text()).then(|| {
                 fault::point("format");
-                Output::Digest(formats::render(sinks.formatting, report))
+                let report = match refused {
+                    Some(_) => formats::Report {
+                        facts: None,
+                        ..*report
+                    },
+                    None => *report,
+                };
+                Output::Digest(formats::render(sinks.formatting, &report))
             });
             // Where the record went, when not where the configuration
             // says (the shared store's local fallback): only a digest
@@ -60,13 +70,22 @@ pub fn run(artifact: &Artifact, sinks: &Sinks, options: &Options) -> Result<Deli
                 _ => None,
             };
             let notes: Vec<String> = refused
-                .map(|why| format!("[ctx] {why}; the digest is printed instead"))
+                .as_ref()
+                .map(|why| {
+                    format!(
+                        "[ctx] {why}: an empty {} document is written; the digest is on stderr",
+                        sinks.formatting.format.word()
+                    )
+                })
                 .into_iter()
                 .chain(delivery.note())
                 .chain(archived_elsewhere)
                 .collect();
             let note = (!notes.is_empty()).then(|| notes.join("\n"));
             emitting.set(true);
+            if refused.is_some() && shaped.is_some() {
+                emit::write_aside(artifact, &delivery.output);
+            }
             let output = shaped.as_ref().unwrap_or(&delivery.output);
             match sinks.formatting.keep {
                 Some(keep) => {
@@ -242,10 +261,9 @@ pub fn ingested(artifact: &Artifact, budget: Option<usize>, formatting: &Formatt
         read_small: formatting.reads_small(),
         ..Options::configured(budget)
     };
-    match run(artifact, &sinks, &options) {
-        Ok(delivery) => ci::refusal(formatting.format, delivery.profile).is_none(),
-        Err(_) => true,
-    }
+    // Every shape is written, a refused one as an empty document.
+    let _ = run(artifact, &sinks, &options);
+    true
 }
 
 /// How long ctx keeps writing the raw output after a stop request: the

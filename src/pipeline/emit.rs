@@ -102,6 +102,22 @@ pub fn beside(bytes: &[u8], on_stdout: bool) {
 }
 
 /// One ctx note on stderr, after stdout is flushed.
+/// The text delivery written to stderr, beside a document on stdout that
+/// could not hold it (a refused `--format sarif|junit`).
+pub fn write_aside(artifact: &Artifact, output: &Output) {
+    let _ = io::stdout().flush();
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    let _ = match output {
+        Output::Digest(bytes) => err.write_all(bytes),
+        Output::Raw => {
+            let mut also = io::stderr();
+            write_raw(artifact, RawTo::Stdout, &mut err, &mut also)
+        }
+    };
+    let _ = err.flush();
+}
+
 pub fn note(line: &str) {
     let _ = io::stdout().flush();
     let _ = writeln!(io::stderr().lock(), "{line}");
