@@ -464,6 +464,23 @@ fn assert_valid_sarif(
     if let Err(e) = schemas.validate(&log, index) {
         panic!("{label}: not valid SARIF 2.1.0: {e:#}");
     }
+    // What GitHub code scanning asks beyond the schema: a rules array, and
+    // each rule described, with help.
+    for run in log["runs"].as_array().expect("runs") {
+        let rules = run["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{label}: no rules array"));
+        for rule in rules {
+            for field in ["shortDescription", "fullDescription", "help"] {
+                let text = rule[field]["text"].as_str().unwrap_or_default();
+                assert!(
+                    !text.trim().is_empty(),
+                    "{label}: rule {} has no {field}",
+                    rule["id"]
+                );
+            }
+        }
+    }
 }
 
 #[test]

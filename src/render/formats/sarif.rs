@@ -70,9 +70,7 @@ fn log(
                 let index = match rules.iter().position(|r| r.id == rule_id) {
                     Some(i) => i,
                     None => {
-                        rules.push(Rule {
-                            id: rule_id.clone(),
-                        });
+                        rules.push(Rule::new(&rule_id, family, &message.text));
                         rules.len() - 1
                     }
                 };
@@ -231,13 +229,42 @@ struct Tool {
 #[derive(Serialize)]
 struct Driver {
     name: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Present even when empty: consumers (GitHub code scanning) look the
+    /// results' `ruleIndex` up in it, and read a missing array as an error.
     rules: Vec<Rule>,
 }
 
+/// A rule as GitHub code scanning requires one: an id with a short and a
+/// full description and help. ctx knows a rule only from the findings that
+/// name it: the short description is the tool and the rule's id, the full
+/// one quotes the tool's words for its first finding, and the help says
+/// where the whole finding is.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Rule {
     id: String,
+    short_description: Message,
+    full_description: Message,
+    help: Message,
+}
+
+impl Rule {
+    fn new(id: &str, family: &str, first_message: &str) -> Rule {
+        Rule {
+            id: id.to_string(),
+            short_description: Message {
+                text: format!("{family} {id}"),
+            },
+            full_description: Message {
+                text: format!("{family} {id}; first reported in this run as: {first_message}"),
+            },
+            help: Message {
+                text: format!(
+                    "See {family}'s documentation for {id}; each result's properties name the finding, and `ctx expand` with its archive address shows the tool's whole output for it."
+                ),
+            },
+        }
+    }
 }
 
 #[derive(Serialize)]
