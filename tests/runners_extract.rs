@@ -1129,3 +1129,23 @@ fn every_registered_test_runner_is_checked_here() {
         .collect();
     assert_eq!(checked, registered);
 }
+
+/// A JUnit report that opens with a UTF-8 byte-order mark (Windows tools
+/// and .NET loggers write one) is classified and read as the same report:
+/// every fixture, with a BOM put in front, gives the same census.
+#[test]
+fn junit_with_a_byte_order_mark_is_the_same_report() {
+    for dir in cases("junit") {
+        let plain = fixture::load(&dir).unwrap();
+        let mut bytes = b"\xef\xbb\xbf".to_vec();
+        bytes.extend_from_slice(plain.bytes());
+        let bom = Artifact::from_stdout(bytes, plain.exit, vec![]);
+        let (chosen, _) = classify::choose(&bom, None).unwrap();
+        assert_eq!(chosen.version(), "junit/v1", "{}", dir.display());
+        let ids = |a: &Artifact| -> Vec<String> {
+            let (g, _) = profile("junit/v1").extract(a);
+            g.census("junit").map(|i| i.identity.clone()).collect()
+        };
+        assert_eq!(ids(&bom), ids(&plain), "{}", dir.display());
+    }
+}

@@ -82,7 +82,9 @@ impl Profile for Junit {
 
 
     fn by_content(&self, head: &str) -> Option<String> {
-        let start = head.trim_start();
+        // A byte-order mark before the declaration (Windows tools, .NET
+        // loggers write one) is not content.
+        let start = head.trim_start_matches('\u{feff}').trim_start();
         let xml = start.starts_with("<?xml") || start.starts_with("<testsuite");
         (xml && head.contains("<testsuite")).then(|| "JUnit XML `<testsuite>`".to_string())
     }
