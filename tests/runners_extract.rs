@@ -1149,3 +1149,36 @@ fn junit_with_a_byte_order_mark_is_the_same_report() {
         assert_eq!(ids(&bom), ids(&plain), "{}", dir.display());
     }
 }
+
+/// Edge shapes of JUnit producers: a `status="disabled"` test is skipped,
+/// not passed; a case holding both `<failure>` and `<error>` is an error,
+/// as Jenkins and junitparser count it; suites that announce failures but
+/// list no test case are never a pass.
+#[test]
+fn junit_edge_shapes_are_counted_as_consumers_count_them() {
+    let read = |xml: &str| {
+        let a = Artifact::from_stdout(xml.as_bytes().to_vec(), Exit::Unknown, vec![]);
+        profile("junit/v1").extract(&a).0
+    };
+    let g = read(
+        "<?xml version=\"1.0\"?>\n<testsuites>\n<testsuite name=\"s\" tests=\"3\">\n\
+         <testcase classname=\"s\" name=\"off\" status=\"disabled\"/>\n\
+         <testcase classname=\"s\" name=\"ok\"/>\n\
+         <testcase classname=\"s\" name=\"both\">\n<failure message=\"f\">x</failure>\n<error message=\"e\">y</error>\n</testcase>\n\
+         </testsuite>\n</testsuites>\n",
+    );
+    assert_eq!(count(&g, "skipped"), Some(1));
+    assert_eq!(count(&g, "passed"), Some(1));
+    assert_eq!(count(&g, "errors"), Some(1));
+    assert_eq!(count(&g, "failures"), None);
+    let both = g
+        .items
+        .iter()
+        .find(|i| i.identity == "s::both")
+        .expect("both");
+    assert_eq!(both.kind, ItemKind::TestError);
+    let g = read(
+        "<?xml version=\"1.0\"?>\n<testsuites>\n<testsuite name=\"s\" tests=\"12\" failures=\"2\" errors=\"1\"/>\n</testsuites>\n",
+    );
+    assert_eq!(g.outcome, Outcome::Failed);
+}

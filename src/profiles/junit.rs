@@ -34,7 +34,9 @@ use quick_xml::{Reader, XmlVersion};
 use regex::Regex;
 
 use crate::artifact::{Artifact, Span};
-use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
+use crate::evidence::{
+    CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Outcome, Severity,
+};
 
 use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::testrun::{self, Facts};
@@ -129,9 +131,23 @@ impl Profile for Junit {
                         first: line_of(before),
                         ..Case::default()
                     };
+                    // `status="disabled"` (and its kin) is a test that did
+                    // not run, whether or not a <skipped/> says so too.
+                    let not_run = attr(&e, "status").is_some_and(|s| {
+                        matches!(
+                            s.to_ascii_lowercase().as_str(),
+                            "disabled" | "skipped" | "notrun" | "ignored"
+                        )
+                    });
+                    let mut c = c;
+                    c.skipped = not_run;
                     case = Some(c);
                     if empty {
-                        passed += 1;
+                        if not_run {
+                            skipped += 1;
+                        } else {
+                            passed += 1;
+                        }
                         case = None;
                     }
                 }
@@ -140,8 +156,9 @@ impl Profile for Junit {
                 {
                     if let Some(c) = case.as_mut() {
                         let is_failure = e.name().into_inner() == "failure";
-                        // A <failure> outranks an <error> in the same case.
-                        if c.failure.is_none_or(|(f, _)| !f && is_failure) {
+                        // An <error> outranks a <failure> in the same case:
+                        // consumers (Jenkins, junitparser) count it an error.
+                        if c.failure.is_none_or(|(f, _)| f && !is_failure) {
                             c.failure = Some((is_failure, line_of(before)));
                             c.class = attr(&e, "type").filter(|t| !t.is_empty());
                             c.message = attr(&e, "message").filter(|m| !m.trim().is_empty());
@@ -206,6 +223,12 @@ impl Profile for Junit {
         };
         graph.outcome = testrun::outcome(artifact.exit, facts);
         let n = graph.items.len();
+        // Suites that announce failures but list no <testcase> (summary
+        // reports): never a pass.
+        if n == 0 && announced > 0 {
+            graph.outcome = Outcome::Failed;
+            graph.counts.push(("announced failures".into(), announced));
+        }
         let receipt = testrun::receipt(
             artifact,
             n,
