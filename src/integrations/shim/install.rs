@@ -51,11 +51,12 @@ pub const NOT_BY_DEFAULT: &[&str] = &[
     "clippy-driver",
 ];
 
-/// Programs whose subcommands profiles serve (`git status`, `git diff`,
-/// `git log`…): in the default set when installed, and their shim digests
-/// only a subcommand a profile names (`shim::subcommand_declines`), so
-/// `git commit` or `git add -p` run exactly as bare.
-pub const BY_SUBCOMMAND: &[&str] = &["git"];
+/// Programs that profiles serve in some of their forms only (`git status`,
+/// `git diff`, `go test`, `black --check`, `prettier --check`, `gofmt
+/// -l`): in the default set when installed, and their shim digests only a
+/// form a profile names (`shim::subcommand_declines`), so `git commit`,
+/// `go run`, `black .` or `prettier --write` run exactly as bare.
+pub const BY_SUBCOMMAND: &[&str] = &["git", "go", "black", "prettier", "gofmt"];
 
 /// Package managers and the subcommands of theirs that run a project's
 /// tools: `npm test`, `npx tsc`, `pnpm exec vitest` put `node_modules/.bin`

@@ -187,9 +187,9 @@ fn filter_declines(words: &[String]) -> Option<String> {
         .then(|| format!("filter {name} does not rewrite this command ([match] rewrite)"))
 }
 
-/// A shim for a program of `install::BY_SUBCOMMAND` (git) digests only
-/// the subcommands a profile serves: anything else (`git commit`, `git
-/// rebase -i`, `git config`) is the program's alone.
+/// A shim for a program of `install::BY_SUBCOMMAND` (git, go, the
+/// formatters) digests only the forms a profile serves: anything else
+/// (`git commit`, `go run`, `black .`) is the program's alone.
 fn subcommand_declines(words: &[String]) -> Option<String> {
     let name = crate::command::basename(words.first()?);
     if let Some((_, runs_tools)) = install::PACKAGE_MANAGERS.iter().find(|(m, _)| *m == name) {
