@@ -39,12 +39,18 @@ pub fn find(outline: &Outline, query: &str, fold_case: bool) -> Lookup {
         0 => {}
         1 => return Lookup::Found(found[0]),
         _ => {
+            // The primary declaration stands for the secondary ones beside
+            // it (`struct T` for its `impl T`) only at one and the same
+            // path: `N` matching a top-level `impl N` and `a::N` names two
+            // things, and both are listed.
+            let path = &outline.decls[found[0]].path;
+            let one_path = found.iter().all(|&i| &outline.decls[i].path == path);
             let primary: Vec<usize> = found
                 .iter()
                 .copied()
                 .filter(|&i| !SECONDARY.contains(&outline.decls[i].kind))
                 .collect();
-            if primary.len() == 1 {
+            if one_path && primary.len() == 1 {
                 return Lookup::Found(primary[0]);
             }
             return Lookup::Ambiguous(found);
