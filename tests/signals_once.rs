@@ -35,16 +35,21 @@ enum Send {
     Ctx(libc::c_int),
 }
 
-fn one_run(dir: &std::path::Path, n: usize, how: Send) -> String {
-    let ready = dir.join(format!("ready-{n}-{how:?}"));
+/// `ctx run --digest -- python3 -c SCRIPT READY` leading a process group
+/// of its own (as the shell an agent starts would), once the script has
+/// created READY (its handlers are in place).
+fn start_ready(
+    dir: &std::path::Path,
+    script: &str,
+    ready: &std::path::Path,
+) -> std::process::Child {
     let child = Command::new(CTX)
-        .args(["run", "--digest", "--", "python3", "-c", COUNTER])
-        .arg(&ready)
+        .args(["run", "--digest", "--", "python3", "-c", script])
+        .arg(ready)
         .env("CTX_HOME", dir.join("home"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        // ctx leads a group, as the shell an agent starts would.
         .process_group(0)
         .spawn()
         .expect("ctx");
@@ -56,6 +61,12 @@ fn one_run(dir: &std::path::Path, n: usize, how: Send) -> String {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
+    child
+}
+
+fn one_run(dir: &std::path::Path, n: usize, how: Send) -> String {
+    let ready = dir.join(format!("ready-{n}-{how:?}"));
+    let child = start_ready(dir, COUNTER, &ready);
     let pid = child.id() as libc::pid_t;
     // SAFETY: plain kill/killpg on a process this test started.
     match how {
@@ -101,19 +112,7 @@ fn python_gets_one_keyboard_interrupt() {
     let dir = tempfile::tempdir().expect("tempdir");
     let ready = dir.path().join("ready");
     let script = "import sys, time\nopen(sys.argv[1], 'w').close()\ntry:\n    time.sleep(20)\nexcept KeyboardInterrupt:\n    time.sleep(0.3)\n    raise\n";
-    let child = Command::new(CTX)
-        .args(["run", "--digest", "--", "python3", "-c", script])
-        .arg(&ready)
-        .env("CTX_HOME", dir.path().join("home"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .expect("ctx");
-    while !ready.exists() {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let child = start_ready(dir.path(), script, &ready);
     // SAFETY: killpg on the group this test started.
     unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().expect("wait");

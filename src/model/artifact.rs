@@ -231,6 +231,17 @@ impl Artifact {
         }
     }
 
+    /// This artifact as a profile's view of `original` (`Profile::view`):
+    /// its own bytes, `original`'s directory, label, family and truncation.
+    pub fn viewing(mut self, original: &Artifact) -> Artifact {
+        self.cwd = original.cwd.clone();
+        self.label = original.label.clone();
+        self.label_is_file = original.label_is_file;
+        self.family = original.family.clone();
+        self.truncated = original.truncated;
+        self
+    }
+
     /// One stream's bytes as the whole input (pipe and digest modes).
     pub fn from_stdout(bytes: Vec<u8>, exit: Exit, argv: Vec<String>) -> Self {
         let segments = if bytes.is_empty() {

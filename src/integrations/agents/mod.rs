@@ -58,17 +58,13 @@ impl Agent {
         }
     }
 
-    /// The name `ctx init` takes.
+    /// The name `ctx init` takes: the one of [`NAMES`] that parses to it.
     pub fn init_name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Cursor => "cursor",
-            Agent::OpenCode => "opencode",
-            Agent::Aider => "aider",
-            Agent::Copilot => "copilot",
-        }
+        NAMES
+            .iter()
+            .copied()
+            .find(|n| Agent::parse(n) == Some(self))
+            .unwrap_or_default()
     }
 
     /// The command that starts the agent, for the PATH line.

@@ -112,13 +112,7 @@ pub fn view(artifact: &Artifact) -> Option<Artifact> {
     if !any {
         return None;
     }
-    let mut view = Artifact::from_stdout(out, artifact.exit, artifact.argv.clone());
-    view.cwd = artifact.cwd.clone();
-    view.label = artifact.label.clone();
-    view.label_is_file = artifact.label_is_file;
-    view.family = artifact.family.clone();
-    view.truncated = artifact.truncated;
-    Some(view)
+    Some(Artifact::from_stdout(out, artifact.exit, artifact.argv.clone()).viewing(artifact))
 }
 
 #[cfg(test)]

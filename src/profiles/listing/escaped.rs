@@ -35,13 +35,7 @@ pub fn view(artifact: &Artifact) -> Option<Artifact> {
             len: (out.len() - start) as u64,
         });
     }
-    let mut view = Artifact::new(out, segments, artifact.exit, artifact.argv.clone());
-    view.cwd = artifact.cwd.clone();
-    view.label = artifact.label.clone();
-    view.label_is_file = artifact.label_is_file;
-    view.family = artifact.family.clone();
-    view.truncated = artifact.truncated;
-    Some(view)
+    Some(Artifact::new(out, segments, artifact.exit, artifact.argv.clone()).viewing(artifact))
 }
 
 /// `--color=always|force|yes` (ls, tree, fd), `-C` (tree), `-G` (BSD ls).
