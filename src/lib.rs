@@ -18,14 +18,15 @@ pub use model::{
     normalize, retention, words, workspace,
 };
 
-// The stages (capture → classify → profiles or filters → plan → render
-// → guard, with the store beside them), the pipeline over them, the ledger.
+// The stages (capture → classify → the evidence layer (`recognise`) →
+// profiles or filters → plan → render → guard, with the store beside them), the pipeline over them, the ledger.
 pub mod capture;
 pub mod classify;
 pub mod filters;
 pub mod guard;
 pub mod plan;
 pub mod profiles;
+pub mod recognise;
 pub mod render;
 pub mod store;
 pub use store::{archive, census_zoom as zoom};

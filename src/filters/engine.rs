@@ -118,11 +118,14 @@ pub fn apply(spec: &Spec, rules: &Compiled, artifact: &Artifact) -> Body {
     let total = artifact.line_count();
     let succeeded = artifact.exit == Exit::Code(0);
     let (decisive, _) = Text.extract(artifact);
-    let decisive: Vec<usize> = decisive
+    // The evidence layer's findings and the decisive lines, in line order.
+    let mut decisive: Vec<usize> = decisive
         .items
         .iter()
         .filter_map(|i| i.headline.map(|s| s.first))
         .collect();
+    decisive.sort_unstable();
+    decisive.dedup();
     let protected = if succeeded {
         Vec::new()
     } else {

@@ -24,6 +24,10 @@ pub enum ItemKind {
     Diagnostic,
     /// A build step that failed without a diagnostic of its own (make, linker).
     BuildFailure,
+    /// A program or a test that died on an uncaught exception, a panic or
+    /// a signal: identity what died at the innermost frame of the user's
+    /// code (`ValueError at app.py:12`), block its stack and cause chain.
+    Crash,
     /// A line the generic text profile judged decisive (error, panic, fatal…).
     DecisiveLine,
     /// A warning that is not a diagnostic (deprecations, runner warnings).

@@ -101,7 +101,7 @@ pub fn plan(
         .iter()
         .any(|i| matches!(role(i), "collection" | "table"));
     if !read {
-        return super::lines::plan_with(artifact, graph, budget.target, raw_tokens);
+        return super::lines::plan_with(artifact, graph, None, budget.target, raw_tokens);
     }
     let mut p = Planner {
         artifact,

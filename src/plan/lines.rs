@@ -1,17 +1,22 @@
 //! Line selection for output read as lines (text/v1, and any family that
 //! falls back to raw text): collapse runs of identical lines, then keep the
-//! decisive tail, the decisive lines of the middle and the head, in that
-//! order of priority, and declare every removed region with one marker.
+//! decisive tail, the lines that name census findings, the decisive lines
+//! of the middle and the head, in that order of priority, and declare
+//! every removed region with one marker — and the census findings whose
+//! lines did not fit with one marker naming `--items`.
 
 use std::borrow::Cow;
 use std::cell::Cell;
 
 use crate::artifact::{Artifact, Span};
+use crate::contract::{Contract, Noun};
 use crate::evidence::{EvidenceGraph, ItemKind};
 use crate::normalize;
 use crate::tokens;
 
-use super::{Address, Block, DeliveryPlan, MARKER_TOKENS, Omission, Omitted, Rung, frame_tokens};
+use super::{
+    Address, Block, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung, frame_tokens,
+};
 
 /// A run of identical lines is collapsed when it is at least this long.
 const MIN_RUN: usize = 3;
@@ -20,6 +25,27 @@ const MIN_RUN: usize = 3;
 /// the head gets what is left.
 const TAIL_SHARE: usize = 45;
 const DECISIVE_SHARE: usize = 30;
+/// The share the lines naming census findings may take before the rest
+/// are counted by one `--items` marker (taken before the decisive lines'
+/// and the head's, which get what is left).
+const CENSUS_SHARE: usize = 40;
+
+/// The findings a plan must name or count: the graph's census items (by
+/// index, in the order they occur) and the noun a marker counts them in.
+pub struct Census<'a> {
+    pub indices: Vec<usize>,
+    pub unit: &'a Noun,
+}
+
+impl<'a> Census<'a> {
+    /// The contract's census of `graph`.
+    pub fn of(contract: &'a Contract, graph: &EvidenceGraph) -> Self {
+        Census {
+            indices: contract.census_indices(graph),
+            unit: contract.census_unit(graph),
+        }
+    }
+}
 
 /// The artifact's lines as the planner sees them. Normalized text and
 /// token costs are computed only for the lines a decision looks at: a
@@ -97,14 +123,24 @@ impl<'a> Lines<'a> {
 }
 
 /// Plans a digest of `artifact` as lines within `budget` tokens.
+/// No census: the fallback of a family whose own planner could not read
+/// the output, whose guard checks its census.
 pub fn plan(artifact: &Artifact, graph: &EvidenceGraph, budget: usize) -> DeliveryPlan {
-    plan_with(artifact, graph, budget, tokens::estimate(artifact.bytes()))
+    plan_with(
+        artifact,
+        graph,
+        None,
+        budget,
+        tokens::estimate(artifact.bytes()),
+    )
 }
 
-/// `plan`, with the raw output's token estimate already at hand.
+/// `plan`, holding the selection to `census` when there is one, with the
+/// raw output's token estimate already at hand.
 pub fn plan_with(
     artifact: &Artifact,
     graph: &EvidenceGraph,
+    census: Option<Census>,
     budget: usize,
     raw_tokens: usize,
 ) -> DeliveryPlan {
@@ -162,6 +198,35 @@ pub fn plan_with(
     }
     spent += tail_spent + repeat_markers(&lines, tail_from, n);
 
+    // The lines that name census findings, in order, while their share
+    // lasts; the rest are counted by one marker (priced here).
+    let mut unnamed = 0usize;
+    let mut named = 0usize;
+    if let Some(census) = &census {
+        let census_budget = spent + avail * CENSUS_SHARE / 100;
+        for &index in &census.indices {
+            let Some(line) = graph.items[index].headline.map(|h| h.first - 1) else {
+                unnamed += 1;
+                continue;
+            };
+            if line >= n || kept[line] || lines.collapsed[line] {
+                named += 1;
+                continue;
+            }
+            let cost = lines.cost(line) + MARKER_TOKENS;
+            if unnamed == 0 && eligible(line) && spent + cost + MARKER_TOKENS <= census_budget {
+                kept[line] = true;
+                spent += cost;
+                named += 1;
+            } else {
+                unnamed += 1;
+            }
+        }
+        if unnamed > 0 {
+            spent += MARKER_TOKENS;
+        }
+    }
+
     // Decisive lines of the middle, alternating first and last, distinct texts.
     let decisive: Vec<usize> = graph
         .items
@@ -210,14 +275,32 @@ pub fn plan_with(
     }
 
     let estimate = digest_cost(&lines, &kept);
-    build(
+    let mut plan = build(
         &lines,
         kept,
         Rung::Dense,
         budget,
         estimate,
         "over budget: head, decisive lines and tail kept",
-    )
+    );
+    if let Some(census) = census.filter(|_| unnamed > 0) {
+        let unit = census.unit.clone();
+        let left = if named > 0 {
+            Left::MoreListed { unit }
+        } else {
+            Left::CountedNotNamed { unit }
+        };
+        plan.omissions.push(Omission {
+            what: Omitted::Items(left),
+            count: unnamed,
+            address: Address::Items(None),
+        });
+        // Under the header, where the reader looks for what is missing.
+        plan.blocks
+            .insert(1, Block::Marker(plan.omissions.len() - 1));
+        plan.estimate += MARKER_TOKENS;
+    }
+    plan
 }
 
 /// Markers the collapsed runs between `from` and `to` (0-based, half-open) need.

@@ -102,7 +102,13 @@ pub fn resolve(
         Planner::Roster => roster::plan(artifact, graph, contract, budget),
         Planner::Data => data::plan(artifact, graph, contract, budget, raw_tokens),
         Planner::CiLog => ci_log::plan(artifact, graph, contract, budget),
-        Planner::Lines => lines::plan_with(artifact, graph, budget.target, raw_tokens),
+        Planner::Lines => lines::plan_with(
+            artifact,
+            graph,
+            Some(lines::Census::of(contract, graph)),
+            budget.target,
+            raw_tokens,
+        ),
         Planner::Census => census::plan(artifact, graph, receipt, contract, budget),
     }
 }

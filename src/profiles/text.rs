@@ -9,16 +9,21 @@
 //! dropping an error line from the middle without an address to it, or a
 //! digest that reads as success when the command failed.
 //!
-//! **Typed facts.** `DecisiveLine` items: one per error-shaped line (a line
+//! **Typed facts.** The evidence layer's findings (`crate::recognise`):
+//! failing tests, located diagnostics, files to reformat, crashes and
+//! build failures, each with the identity the reader acts on — the
+//! census, which the guard holds this profile to as it holds any family.
+//! Beside them `DecisiveLine` items: one per error-shaped line (a line
 //! that opens the way tools report failures, see `DECISIVE`; never a line
-//! that merely contains a failure word), with its span. The exit status comes from the artifact.
-//! No census: nothing here is an identity the contract requires by name.
+//! that merely contains a failure word), with its span, never census. The
+//! exit status comes from the artifact.
 //!
 //! **Ladder.** VERBATIM (fits the budget: the raw bytes, unchanged, no
 //! footer) → DENSE (runs of identical lines collapsed with exact counts) →
-//! DENSE with selection (head, every decisive line the budget allows, the
-//! decisive tail; each removed region declared by one marker naming its
-//! `ctx expand H --lines A-B`). Text has no census, so no FLOOD rung.
+//! DENSE with selection (the tail, every census finding's line the budget
+//! allows, then decisive lines and the head; each removed region declared
+//! by one marker naming its `ctx expand H --lines A-B`, and the findings
+//! whose lines did not fit counted by one marker naming `--items`).
 
 use std::sync::LazyLock;
 
@@ -192,6 +197,27 @@ fn candidates(artifact: &Artifact) -> Vec<usize> {
     lines
 }
 
+/// The header's counts of the layer's findings, each in a word that
+/// needs no plural of its own (`7 failed, 2 errors, 1 crashed`).
+fn census_counts(items: &[EvidenceItem]) -> Vec<(String, u64)> {
+    let word = |item: &EvidenceItem| match item.kind {
+        ItemKind::FailingTest | ItemKind::TestError | ItemKind::SuiteNotRun => Some("failed"),
+        ItemKind::Diagnostic if item.severity == Severity::Error => Some("errors"),
+        ItemKind::Diagnostic if item.severity == Severity::Warning => Some("warnings"),
+        ItemKind::BuildFailure => Some("build failures"),
+        ItemKind::Crash => Some("crashed"),
+        _ => None,
+    };
+    let mut counts: Vec<(String, u64)> = Vec::new();
+    for w in items.iter().filter_map(word) {
+        match counts.iter_mut().find(|(c, _)| c == w) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((w.to_string(), 1)),
+        }
+    }
+    counts
+}
+
 static SPEC: ProfileSpec = ProfileSpec::new("text/v1", "text", ReceiptGroup::Fallback);
 
 impl Profile for Text {
@@ -204,6 +230,11 @@ impl Profile for Text {
         let mut graph = EvidenceGraph::empty();
         graph.outcome = super::coverage::by_exit(artifact.exit);
         graph.counts.push(("lines".to_string(), total as u64));
+        // The evidence layer's findings are the census (contracts/text.toml):
+        // whatever the tool, a failure it reports in a shape tools share is
+        // shown or counted with its `--items` address.
+        graph.items = crate::recognise::recognise(artifact).items;
+        graph.counts.extend(census_counts(&graph.items));
         for n in candidates(artifact) {
             let raw = artifact.line(n);
             // Overlong lines (minified bundles, base64) are never decisive prose.

@@ -118,6 +118,7 @@ pub fn item_line(artifact: &Artifact, item: &EvidenceItem) -> RenderedLine {
         ItemKind::TestError => "ERROR",
         ItemKind::SuiteNotRun => "NOT RUN",
         ItemKind::BuildFailure => "BUILD FAILED",
+        ItemKind::Crash => "CRASHED",
         ItemKind::ChangedFile => "changed",
         ItemKind::Commit => "commit",
         ItemKind::Directory => "folder",

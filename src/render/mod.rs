@@ -266,6 +266,16 @@ pub fn header_text(h: &Header) -> String {
     let exit = h.exit.describe();
     let Reader::Family(tool) = &h.reader else {
         let mut parts = vec![counted(h.lines, "lines")];
+        // The evidence layer's findings, counted in words that agree alone.
+        let found: Vec<String> = h
+            .counts
+            .iter()
+            .filter(|(what, _)| what != "lines")
+            .map(|(what, n)| format!("{} {}", count(*n as usize), crate::words::agree(what, *n)))
+            .collect();
+        if !found.is_empty() {
+            parts.push(found.join(", "));
+        }
         parts.extend(exit);
         let name = clip(&h.command, 80);
         return format!("{name}: {}", parts.join(" · "));
@@ -486,11 +496,20 @@ mod tests {
         let named = header_line(&facts(Reader::family("pytest")));
         assert_eq!(named.origin, Origin::Header);
         assert_eq!(named.text, "pytest: PASSED · 3 passed · exit 0");
-        // Output no family read is headed by a ctx line naming the command.
+        // Output no family read is headed by a ctx line naming the
+        // command, with the evidence layer's counts after its lines.
         let text = header_line(&facts(Reader::Text));
         assert_eq!(text.origin, Origin::Ctx);
         assert_eq!(
             text.text,
+            format!("{CTX_PREFIX} make check: 12 lines · 3 passed · exit 0")
+        );
+        let bare = Header {
+            counts: vec![("lines".to_string(), 12)],
+            ..facts(Reader::Text)
+        };
+        assert_eq!(
+            header_line(&bare).text,
             format!("{CTX_PREFIX} make check: 12 lines · exit 0")
         );
     }

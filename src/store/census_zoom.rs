@@ -174,6 +174,7 @@ fn kind_reason(kind: ItemKind) -> &'static str {
         ItemKind::TestError => "error outside the test body",
         ItemKind::SuiteNotRun => "did not run",
         ItemKind::BuildFailure => "build step failed",
+        ItemKind::Crash => "crashed",
         ItemKind::Diagnostic | ItemKind::Warning | ItemKind::DecisiveLine => "reported",
         ItemKind::MatchingFile => "matches",
         ItemKind::ChangedFile => "changed",

@@ -1,0 +1,160 @@
+//! The evidence layer: recognisers for the shapes every tool shares,
+//! under every reader of an output.
+//!
+//! A typed profile knows its tool deeply; users run hundreds of tools no
+//! profile knows. This layer finds, in any output, the facts a reader must
+//! never lose, each an ordinary [`EvidenceItem`] of the census vocabulary
+//! with an identity the reader acts on (the test id, the `file:line`, the
+//! file to reformat, the build step) and the span of the line that names
+//! it:
+//! - located diagnostics in their common dialects (`located`);
+//! - test verdicts (`verdicts`);
+//! - formatters' would-change lists (`changes`);
+//! - crashes with their cause chains (`crashes`);
+//! - build, package-manager and runner verdicts (`builds`).
+//!
+//! text/v1 plans from these items directly (its contract makes them
+//! census, so the guard holds it to them); a typed profile adds them where
+//! its own facts do not already cover the line (`uncovered`).
+//!
+//! One pass finds the lines worth asking: the words of every dialect in
+//! one automaton (`words`), plus the lines that open with a location
+//! (`path:N:`, `path(N,M):`), found by a byte test. Each dialect's pattern
+//! is compiled on first use, so output that holds none of its words never
+//! pays for it. Sits below profiles and filters and imports neither.
+
+mod builds;
+mod changes;
+mod crashes;
+mod located;
+mod page;
+mod verdicts;
+mod words;
+
+use std::collections::HashSet;
+
+use crate::artifact::{Artifact, Span};
+use crate::evidence::{EvidenceItem, ItemKind};
+
+pub use page::Page;
+
+/// One recogniser: the words without which it cannot match a line (any
+/// of them, ASCII case-insensitive), and what it reads at line `n`.
+pub(crate) struct Dialect {
+    pub words: &'static [&'static str],
+    /// Whether a line that opens with a location is asked even without a
+    /// word (the located dialects: `a.py:3:1: E501 …` holds no word).
+    pub located: bool,
+    pub read: fn(&Page, usize) -> Vec<EvidenceItem>,
+}
+
+/// Every dialect, in the order their items are reported for one line.
+fn dialects() -> &'static [&'static Dialect] {
+    static ALL: [&Dialect; 39] = [
+        &located::GNU,
+        &located::CODE_FIRST,
+        &located::PYLINT_BRACKETS,
+        &located::MSBUILD,
+        &located::TSC_PRETTY,
+        &located::RUSTC_ARROW,
+        &located::MAVEN,
+        &located::ESBUILD,
+        &located::SHELLCHECK_TTY,
+        &located::ESLINT_STYLISH,
+        &located::ESLINT_UNIX,
+        &verdicts::UNITTEST,
+        &verdicts::PYTEST,
+        &verdicts::TAP,
+        &verdicts::MARKS,
+        &verdicts::GTEST,
+        &verdicts::GO,
+        &verdicts::CTEST,
+        &verdicts::SUREFIRE,
+        &verdicts::RSPEC,
+        &verdicts::NUMBERED,
+        &verdicts::MINITEST,
+        &verdicts::JEST,
+        &verdicts::VITEST,
+        &verdicts::CARGO_TEST,
+        &changes::BLACK,
+        &changes::PRETTIER,
+        &changes::CARGO_FMT,
+        &crashes::PYTHON,
+        &crashes::THROWN,
+        &crashes::RUST_PANIC,
+        &crashes::GO_PANIC,
+        &builds::MAKE,
+        &builds::LINKER,
+        &builds::CARGO,
+        &builds::JVM_BUILD,
+        &builds::PACKAGE_MANAGER,
+        &builds::RUNNER,
+        &builds::SYSTEM,
+    ];
+    &ALL
+}
+
+/// What the layer found in an output.
+#[derive(Debug, Default)]
+pub struct Recognised {
+    /// The items, in the order of their lines, each identity once (its
+    /// first occurrence: a summary that repeats a failure names the same
+    /// fix).
+    pub items: Vec<EvidenceItem>,
+}
+
+/// Reads `artifact` with every dialect.
+pub fn recognise(artifact: &Artifact) -> Recognised {
+    let page = Page::new(artifact);
+    let all = dialects();
+    let mut items: Vec<EvidenceItem> = Vec::new();
+    for (n, found) in words::candidates(&page, all) {
+        for (i, dialect) in all.iter().enumerate() {
+            if found & (1 << i) != 0 {
+                items.extend((dialect.read)(&page, n));
+            }
+        }
+    }
+    // A block reader (mocha's, PHPUnit's) reports lines below its heading.
+    items.sort_by_key(|i| i.headline.map_or(0, |h| h.first));
+    crashes::fold_into_tests(&mut items);
+    let mut seen: HashSet<String> = HashSet::new();
+    items.retain(|item| seen.insert(item.identity.clone()));
+    Recognised { items }
+}
+
+/// The layer's items whose headline no item of `covered` already holds
+/// (inside its headline, detail or block): what a typed profile's own
+/// facts leave out of its census, and must not.
+pub fn uncovered(found: Recognised, covered: &[EvidenceItem]) -> Vec<EvidenceItem> {
+    let mut spans: Vec<Span> = covered
+        .iter()
+        .flat_map(|i| {
+            i.headline
+                .iter()
+                .chain(i.block.iter())
+                .chain(i.detail.iter())
+        })
+        .copied()
+        .collect();
+    spans.sort_unstable();
+    let held = |n: usize| spans.iter().any(|s| s.first <= n && n <= s.last);
+    found
+        .items
+        .into_iter()
+        .filter(|i| i.headline.is_some_and(|h| !held(h.first)))
+        .collect()
+}
+
+/// The kinds this layer yields: what a contract names to make them census.
+pub const KINDS: &[ItemKind] = &[
+    ItemKind::Diagnostic,
+    ItemKind::FailingTest,
+    ItemKind::TestError,
+    ItemKind::SuiteNotRun,
+    ItemKind::BuildFailure,
+    ItemKind::Crash,
+];
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,124 @@
+//! The evidence layer alone keeps what the typed families keep.
+//!
+//! Every fixture of every typed family that reports failures (test
+//! runners, compilers, linters, formatters, CI logs: the census items of
+//! the kinds the layer yields) is read twice: as it is (its
+//! family's profile, by its command), and with its command hidden and
+//! every family but text/v1 disabled, so that only the evidence layer
+//! under text/v1 reads it. Each census identity the typed profile keeps
+//! must then be kept by the generic digest too — its line printed, its
+//! identity or place named, or the layer's own finding on its line counted
+//! by the `--items` marker — or the generic digest is the raw output.
+//! The share kept is printed per family; the test fails when it falls
+//! below the floor measured when the layer landed (docs/evidence.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ctx::archive::Known;
+use ctx::artifact::Artifact;
+use ctx::pipeline::{self, Options, Output};
+use ctx::profiles::registry;
+use ctx::store::ArchiveKey;
+
+#[path = "support/census_text.rs"]
+mod census_text;
+
+#[path = "support/fixture_cases.rs"]
+mod fixture_cases;
+use fixture_cases::{cases, name};
+
+/// The share of typed census identities the generic layer keeps, over
+/// every fixture, below which this test fails (percent).
+const FLOOR_PERCENT: usize = 98;
+
+fn digest(artifact: &Artifact, options: &Options) -> (String, pipeline::Delivery) {
+    let d = pipeline::digest(artifact, &Known(ArchiveKey([0x5c; 32])), options).unwrap();
+    let text = match &d.output {
+        Output::Digest(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Output::Raw => String::new(),
+    };
+    (text, d)
+}
+
+#[test]
+fn the_layer_alone_keeps_what_typed_families_keep() {
+    let generic = Options {
+        disabled: registry()
+            .iter()
+            .map(|p| p.family().to_string())
+            .filter(|f| f != "text")
+            .collect(),
+        ..Options::default()
+    };
+    // family → (kept, total), and the identities lost, for the report.
+    let mut shares: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut lost: Vec<String> = Vec::new();
+    for case in cases() {
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (_, typed) = digest(&artifact, &Options::default());
+        let Some(trace) = &typed.trace else { continue };
+        if typed.profile == "text/v1" {
+            continue;
+        }
+        // The failures a reader acts on; a listing's folders or a log's
+        // commits are no finding of the layer.
+        let census: Vec<_> = trace
+            .contract
+            .census(&trace.graph)
+            .filter(|i| ctx::recognise::KINDS.contains(&i.kind))
+            .collect();
+        if census.is_empty() {
+            continue;
+        }
+        let hidden = Artifact::new(
+            artifact.bytes().to_vec(),
+            artifact.segments().to_vec(),
+            artifact.exit,
+            Vec::new(),
+        );
+        let (text, d) = digest(&hidden, &generic);
+        assert_eq!(d.profile, "text/v1", "{}: not read by text/v1", name(&case));
+        // The lines the layer found a finding on, all counted by the
+        // `--items` marker when the digest did not print them.
+        let counted: BTreeSet<usize> = d.trace.as_ref().map_or_else(BTreeSet::new, |t| {
+            t.contract
+                .census(&t.graph)
+                .filter_map(|i| i.headline.map(|h| h.first))
+                .collect()
+        });
+        let entry = shares.entry(typed.profile.to_string()).or_default();
+        let mut seen = BTreeSet::new();
+        for item in census {
+            if !seen.insert(item.identity.clone()) {
+                continue;
+            }
+            entry.1 += 1;
+            let kept = d.output == Output::Raw
+                || census_text::names(&text, &hidden, item)
+                || item.headline.is_some_and(|h| counted.contains(&h.first))
+                || item
+                    .block
+                    .is_some_and(|b| counted.iter().any(|&n| b.first <= n && n <= b.last));
+            if kept {
+                entry.0 += 1;
+            } else {
+                lost.push(format!("{}: {}", name(&case), item.identity));
+            }
+        }
+    }
+    let (kept, total) = shares
+        .values()
+        .fold((0, 0), |(k, t), (dk, dt)| (k + dk, t + dt));
+    for (family, (k, t)) in &shares {
+        eprintln!("{family:>18}: {k}/{t} kept by the layer alone");
+    }
+    eprintln!("{:>18}: {kept}/{total}", "all");
+    for l in lost.iter().take(400) {
+        eprintln!("  lost {l}");
+    }
+    assert!(total > 100, "too few census identities: {total}");
+    assert!(
+        kept * 100 >= total * FLOOR_PERCENT,
+        "the layer alone keeps {kept} of {total} typed census identities"
+    );
+}
