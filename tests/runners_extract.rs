@@ -1105,12 +1105,122 @@ fn unittest_items_say_where_and_why() {
     assert_eq!(g.outcome, Outcome::Failed);
 }
 
+// ---------------------------------------------------------------- maven
+
+const MAVEN: Family = Family {
+    dir: "maven",
+    version: "maven/v1",
+    sniffed: &[
+        "compile-errors",
+        "test-failures",
+        "test-failures-color",
+        "test-failures-full-trace",
+        "green",
+        "many-failures",
+        "reactor-fail-fast",
+        "reactor-fail-at-end",
+        "javac-errors",
+    ],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn maven_fixtures() {
+    assert!(check_family(&MAVEN) >= 10);
+}
+
+#[test]
+fn maven_malformed() {
+    check_malformed(&MAVEN);
+}
+
+/// Where and why: the assertion or exception, the end of its cause chain,
+/// the first frame in the project's code; javac's missing symbol; the
+/// modules that failed and those the reactor skipped.
+#[test]
+fn maven_items_say_where_and_why() {
+    let p = profile("maven/v1");
+    let load = |case: &str| {
+        p.extract(&fixture::load(&root().join("maven").join(case)).unwrap())
+            .0
+    };
+    let find = |g: &EvidenceGraph, id: &str| {
+        g.items
+            .iter()
+            .find(|i| i.identity == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} missing: {:#?}", g.items))
+    };
+    let g = load("test-failures-full-trace");
+    let npe = find(&g, "com.example.shop.CartTest.unknownItemCostsNothing");
+    assert_eq!(npe.kind, ItemKind::TestError);
+    assert_eq!(npe.class.as_deref(), Some("java.lang.NullPointerException"));
+    let loc = npe.location.unwrap();
+    // Raised in the code under test, not in the test.
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("com/example/shop/Catalogue.java", Some(35))
+    );
+    let chained = find(
+        &g,
+        "com.example.shop.CatalogueTest.parsesPricesWithCurrency",
+    );
+    assert_eq!(
+        chained.fields.get("label").map(String::as_str),
+        Some("caused by java.lang.NumberFormatException: For input string: \"0.45 EUR\"")
+    );
+    let g = load("test-failures");
+    let failed = find(&g, "com.example.shop.CartTest.countsItems");
+    assert_eq!(failed.kind, ItemKind::FailingTest);
+    assert_eq!(
+        failed.summary.as_deref(),
+        Some("java.lang.AssertionError: expected:<3> but was:<2>")
+    );
+    let loc = failed.location.unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("com/example/shop/CartTest.java", Some(22))
+    );
+    let g = load("compile-errors");
+    let sym = find(&g, "src/main/java/com/example/calc/Calculator.java:16:13");
+    assert_eq!(sym.summary.as_deref(), Some("cannot find symbol"));
+    assert_eq!(
+        sym.fields.get("label").map(String::as_str),
+        Some("variable totl")
+    );
+    assert_eq!(g.outcome, Outcome::Failed);
+    let g = load("javac-errors");
+    let sym = find(&g, "src/com/example/tally/Main.java:13:9");
+    assert_eq!(
+        sym.fields.get("label").map(String::as_str),
+        Some("variable Printer")
+    );
+    assert_eq!(g.reader.tool(), Some("javac"));
+    let g = load("reactor-fail-at-end");
+    assert_eq!(find(&g, "web").kind, ItemKind::SuiteNotRun);
+    assert_eq!(
+        find(&g, "tools maven-compiler-plugin:compile").kind,
+        ItemKind::BuildFailure
+    );
+    assert_eq!(
+        find(&g, "service maven-surefire-plugin:test")
+            .summary
+            .as_deref(),
+        Some("There are test failures.")
+    );
+    let g = load("green");
+    assert_eq!(g.outcome, Outcome::Passed);
+    assert!(g.counts.contains(&("tests run".to_string(), 4)));
+}
+
 /// Every test runner the registry knows has its expectations here, under
 /// its one name: a new runner family fails this test until it has a
 /// `Family` table (and its fixtures are checked against their truth).
 #[test]
 fn every_registered_test_runner_is_checked_here() {
     let checked: Vec<(&str, &str)> = [
+        &MAVEN,
         &PYTEST,
         &UNITTEST,
         &CARGO_TEST,

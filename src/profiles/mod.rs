@@ -53,6 +53,11 @@ registry! {
     // timestamp or inside a GitLab section: before the logs (its lines
     // are timestamped) and before the families its steps run.
     ci_log: CiLog,
+    // Before the logs: every Maven line opens with a level word in
+    // brackets (`[INFO]`, `[ERROR]`), and a build's head is unmistakably
+    // Maven's (`Scanning for projects...`, Surefire's `T E S T S`); before
+    // gcc, whose located-diagnostic shape a javac line also has.
+    maven: Maven,
     // Before the test and build families: a log quotes their lines (a
     // traceback, a panic), but its head is unmistakably a log's.
     log: Log,
