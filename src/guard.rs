@@ -36,6 +36,8 @@ pub enum Rejection {
     Unclassified(String),
     #[error("the plan leaves out census identity {0:?} without declaring it")]
     CensusLost(String),
+    #[error("{0:?} is a failure its family did not read")]
+    FindingLost(String),
 }
 
 /// Runs `f`, turning a panic into a `Rejection` (and keeping the panic

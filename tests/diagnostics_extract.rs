@@ -267,6 +267,7 @@ fn cargo_build() {
         "cargo_build/v1",
         &[
             "build-flood-one-error",
+            "build-link-and-script",
             "check-mixed-color",
             "check-mixed-json",
             "check-mixed-json-ansi",

@@ -122,3 +122,43 @@ fn the_layer_alone_keeps_what_typed_families_keep() {
         "the layer alone keeps {kept} of {total} typed census identities"
     );
 }
+
+/// A typed family that leaves a failure unread does not get to drop it:
+/// cargo_build reads the type error and the link error of this build but
+/// not the panic of the -sys crate's build script (indented under cargo's
+/// `--- stderr`), which the evidence layer finds. The digest then comes
+/// from text/v1, which plans from the layer: the panic's line is printed.
+#[test]
+fn a_failure_the_family_did_not_read_hands_the_digest_to_text() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/cargo_build/build-link-and-script");
+    let artifact = ctx::fixture::load(&dir).unwrap();
+    // The panic's place, from the build script itself.
+    let script = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/cargo_build/projects/link_and_script/sys/build.rs"),
+    )
+    .unwrap();
+    let line = script.lines().position(|l| l.contains("panic!(")).unwrap() + 1;
+    let place = format!("panicked at sys/build.rs:{line}:");
+    let options = Options {
+        budget: Some(256),
+        ..Options::default()
+    };
+    let (text, d) = digest(&artifact, &options);
+    assert_eq!(d.profile, "text/v1", "{:?}", d.rejection);
+    assert!(
+        d.matched.reason.contains("cargo_build/v1 left"),
+        "{}",
+        d.matched.reason
+    );
+    assert!(matches!(d.output, Output::Digest(_)), "{:?}", d.rejection);
+    assert!(text.contains(&place), "{text}");
+    // Every finding of the layer is in the digest or counted by its marker.
+    for needle in ["undefined symbol: foo_checksum", "build command for `sys"] {
+        assert!(
+            text.contains(needle) || text.contains("--items"),
+            "{needle}: {text}"
+        );
+    }
+}

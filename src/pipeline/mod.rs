@@ -25,7 +25,7 @@ use crate::fault;
 use crate::guard::{self, Rejection};
 use crate::ledger::last_run::DeltaSource;
 use crate::plan::{self, Budget};
-use crate::profiles::MatchedBy;
+use crate::profiles::{Match, MatchedBy};
 use crate::render;
 use crate::tokens;
 
@@ -67,12 +67,38 @@ pub fn digest(
     archive: &dyn Archive,
     options: &Options,
 ) -> Result<Delivery, UnknownFamily> {
+    let delivery = digest_as(artifact, artifact.family.as_deref(), archive, options)?;
+    // A typed family that left a failure unread (the evidence layer found
+    // it, the family's facts do not account for it) gives way to text/v1,
+    // which plans from the layer itself: every failure shown or counted,
+    // at the size of a digest rather than of the raw output.
+    if let Some(Rejection::FindingLost(identity)) = &delivery.rejection {
+        let mut text = digest_as(artifact, Some("text"), archive, options)?;
+        text.matched = Match {
+            by: delivery.matched.by,
+            reason: format!(
+                "{}; {} left {identity:?} unread, so text/v1 read the output",
+                delivery.matched.reason, delivery.profile
+            ),
+        };
+        return Ok(text);
+    }
+    Ok(delivery)
+}
+
+/// `digest`, read by the family `forced` names (`--as`) when it names one.
+fn digest_as(
+    artifact: &Artifact,
+    forced: Option<&str>,
+    archive: &dyn Archive,
+    options: &Options,
+) -> Result<Delivery, UnknownFamily> {
     fault::point("classify");
     let raw_tokens = tokens::estimate_bulk(artifact.bytes());
     // Binary output past the evidence floor is described, never read as
     // lines (binary.rs); smaller output goes out byte for byte, as all
     // output within the floor does; a family asked for by name reads it.
-    if artifact.family.is_none()
+    if forced.is_none()
         && raw_tokens > contract::SMALL_OUTPUT_TOKENS
         && let Some(shape) = binary::shape(artifact.bytes())
     {
@@ -86,9 +112,9 @@ pub fn digest(
     let within_floor = raw_tokens <= contract::SMALL_OUTPUT_TOKENS && !options.read_small;
     let small = within_floor && !(options.delta.is_some() && artifact.exit.is_failure());
     let (profile, matched) = if small {
-        classify::choose_by_command_except(artifact, artifact.family.as_deref(), &options.disabled)?
+        classify::choose_by_command_except(artifact, forced, &options.disabled)?
     } else {
-        classify::choose_except(artifact, artifact.family.as_deref(), &options.disabled)?
+        classify::choose_except(artifact, forced, &options.disabled)?
     };
     let mut delivery = Delivery {
         output: Output::Raw,
@@ -148,10 +174,19 @@ pub fn digest(
             guard::isolate(profile.version(), || {
                 fault::point("extract");
                 let (graph, receipt) = profile.extract(artifact);
+                // The evidence layer under a typed family: a failure it
+                // found that the family's facts do not account for hands
+                // the output to text/v1, which plans from the layer.
+                if profile.family() != "text"
+                    && let Some(orphan) = crate::recognise::unaccounted(artifact, &graph.items)
+                {
+                    return Err(Rejection::FindingLost(orphan.identity));
+                }
                 fault::point("plan");
                 let plan = plan::resolve(shown, &graph, &receipt, &contract, budget, raw_tokens);
-                (graph, receipt, plan)
+                Ok((graph, receipt, plan))
             })
+            .and_then(|staged| staged)
         });
         let archived = omits.then(|| {
             fault::point("archive");

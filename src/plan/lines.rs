@@ -1,6 +1,6 @@
 //! Line selection for output read as lines (text/v1, and any family that
 //! falls back to raw text): collapse runs of identical lines, then keep the
-//! decisive tail, the lines that name census findings, the decisive lines
+//! lines that name census findings, the decisive tail, the decisive lines
 //! of the middle and the head, in that order of priority, and declare
 //! every removed region with one marker — and the census findings whose
 //! lines did not fit with one marker naming `--items`.
@@ -15,7 +15,8 @@ use crate::normalize;
 use crate::tokens;
 
 use super::{
-    Address, Block, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung, frame_tokens,
+    Address, Block, CensusEntry, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
+    frame_tokens,
 };
 
 /// A run of identical lines is collapsed when it is at least this long.
@@ -26,23 +27,29 @@ const MIN_RUN: usize = 3;
 const TAIL_SHARE: usize = 45;
 const DECISIVE_SHARE: usize = 30;
 /// The share the lines naming census findings may take before the rest
-/// are counted by one `--items` marker (taken before the decisive lines'
-/// and the head's, which get what is left).
-const CENSUS_SHARE: usize = 40;
+/// are counted by one `--items` marker. Taken first: a finding is what
+/// the reader acts on; the tail, the decisive lines and the head get their
+/// shares of what is left.
+const CENSUS_SHARE: usize = 50;
 
 /// The findings a plan must name or count: the graph's census items (by
 /// index, in the order they occur) and the noun a marker counts them in.
 pub struct Census<'a> {
     pub indices: Vec<usize>,
     pub unit: &'a Noun,
+    /// What the census alone may cost (the budget's ceiling): like every
+    /// family's, it is exempt from the share of the raw output a digest
+    /// otherwise aims at (`plan::MAX_SHARE_PERCENT`).
+    pub ceiling: usize,
 }
 
 impl<'a> Census<'a> {
-    /// The contract's census of `graph`.
-    pub fn of(contract: &'a Contract, graph: &EvidenceGraph) -> Self {
+    /// The contract's census of `graph`, allowed up to `ceiling` tokens.
+    pub fn of(contract: &'a Contract, graph: &EvidenceGraph, ceiling: usize) -> Self {
         Census {
             indices: contract.census_indices(graph),
             unit: contract.census_unit(graph),
+            ceiling,
         }
     }
 }
@@ -172,44 +179,50 @@ pub fn plan_with(
         );
     }
 
-    // Rung 2: select the tail, the decisive middle and the head.
+    // Rung 2: select the census findings, the tail, the decisive middle
+    // and the head.
     let avail = budget.saturating_sub(lines.frame + MARKER_TOKENS);
     let longest = avail / 4;
     let eligible = |i: usize| !lines.collapsed[i] && lines.cost(i) <= longest;
     let mut kept = vec![false; n];
     let mut spent = 0usize;
 
-    // The decisive tail: where tools print their conclusion.
-    let mut tail_from = n;
-    let tail_budget = avail * TAIL_SHARE / 100;
-    let mut tail_spent = 0;
-    while tail_from > 0 {
-        let i = tail_from - 1;
-        if lines.collapsed[i] {
-            tail_from -= 1;
-            continue;
-        }
-        if !eligible(i) || tail_spent + lines.cost(i) > tail_budget {
-            break;
-        }
-        kept[i] = true;
-        tail_spent += lines.cost(i);
-        tail_from -= 1;
-    }
-    spent += tail_spent + repeat_markers(&lines, tail_from, n);
-
-    // The lines that name census findings, in order, while their share
-    // lasts; the rest are counted by one marker (priced here).
+    // First the lines that name census findings, in order, while their
+    // share lasts; the rest are counted by one marker (priced here).
     let mut unnamed = 0usize;
     let mut named = 0usize;
-    if let Some(census) = &census {
-        let census_budget = spent + avail * CENSUS_SHARE / 100;
+    let mut listed: Option<Block> = None;
+    let census_budget = avail * CENSUS_SHARE / 100;
+    // The whole census as one compact block (`[ctx] census: …`, a line per
+    // finding under its file) when it fits its share: every finding named
+    // at a line each, where its raw line alone would cost a gap marker.
+    if let Some(census) = census.as_ref().filter(|c| !c.indices.is_empty()) {
+        let entries: Vec<CensusEntry> = census
+            .indices
+            .iter()
+            .map(|&index| CensusEntry { index, times: 1 })
+            .collect();
+        let cost: usize =
+            crate::render::census::compact(artifact, graph, &entries, &census.unit.many)
+                .iter()
+                .map(|l| tokens::estimate(l.text.as_bytes()) + 1)
+                .sum();
+        if cost <= census_budget.max(census.ceiling * CENSUS_SHARE / 100) {
+            spent += cost;
+            named = entries.len();
+            listed = Some(Block::Census {
+                entries,
+                unit: census.unit.many.clone(),
+            });
+        }
+    }
+    if let Some(census) = census.as_ref().filter(|_| listed.is_none()) {
         for &index in &census.indices {
             let Some(line) = graph.items[index].headline.map(|h| h.first - 1) else {
                 unnamed += 1;
                 continue;
             };
-            if line >= n || kept[line] || lines.collapsed[line] {
+            if line >= n || lines.collapsed[line] {
                 named += 1;
                 continue;
             }
@@ -226,6 +239,34 @@ pub fn plan_with(
             spent += MARKER_TOKENS;
         }
     }
+
+    // The decisive tail: where tools print their conclusion.
+    let mut tail_from = n;
+    let tail_budget = avail * TAIL_SHARE / 100;
+    let mut tail_spent = 0;
+    while tail_from > 0 {
+        let i = tail_from - 1;
+        if lines.collapsed[i] {
+            tail_from -= 1;
+            continue;
+        }
+        if kept[i] {
+            tail_from -= 1;
+            continue;
+        }
+        let cost = lines.cost(i);
+        // The tail keeps its share when the census took more than its own.
+        if !eligible(i)
+            || tail_spent + cost > tail_budget
+            || spent + tail_spent + cost > avail.max(spent + tail_budget)
+        {
+            break;
+        }
+        kept[i] = true;
+        tail_spent += lines.cost(i);
+        tail_from -= 1;
+    }
+    spent += tail_spent + repeat_markers(&lines, tail_from, n);
 
     // Decisive lines of the middle, alternating first and last, distinct texts.
     let decisive: Vec<usize> = graph
@@ -283,6 +324,10 @@ pub fn plan_with(
         estimate,
         "over budget: head, decisive lines and tail kept",
     );
+    if let Some(block) = listed {
+        // Under the header, before the lines it names.
+        plan.blocks.insert(1, block);
+    }
     if let Some(census) = census.filter(|_| unnamed > 0) {
         let unit = census.unit.clone();
         let left = if named > 0 {

@@ -105,7 +105,7 @@ pub fn resolve(
         Planner::Lines => lines::plan_with(
             artifact,
             graph,
-            Some(lines::Census::of(contract, graph)),
+            Some(lines::Census::of(contract, graph, budget.ceiling)),
             budget.target,
             raw_tokens,
         ),

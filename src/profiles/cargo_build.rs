@@ -250,8 +250,16 @@ impl Profile for CargoBuild {
         }
         infer_lint_codes(&mut ex.found);
         // Cargo's per-crate totals win over rustc's own when both are there.
+        // A build script that failed is cargo's own error, announced by its
+        // own line and counted in no crate's total.
+        let scripts = ex
+            .found
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .filter(|f| f.summary.starts_with("failed to run custom build command for"))
+            .count() as u64;
         if let Some(e) = cargo_errors.or(rustc_errors) {
-            ex.add_announced_errors(e);
+            ex.add_announced_errors(e + scripts);
         }
         if let Some(w) = cargo_warnings.or(rustc_warnings) {
             ex.add_announced_warnings(w);

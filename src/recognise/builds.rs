@@ -24,6 +24,12 @@
 //!
 //! The identity is the step as the reader names it: the make target, the
 //! missing symbol, the crate, the goal, the error code.
+//!
+//! A verdict that only sums up failures reported above it (`could not
+//! compile`, `BUILD FAILURE`, make's `Error 2` for a target, npm's error
+//! code, a CI job's exit) carries the class [`VERDICT`]: text/v1 keeps it
+//! like any finding, but a typed family that read the failures themselves
+//! owes no separate account of it.
 
 use std::sync::LazyLock;
 
@@ -38,6 +44,9 @@ fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).expect("static patterns compile")
 }
 
+/// The class of a build failure that sums up others (see the module's doc).
+pub const VERDICT: &str = "verdict";
+
 fn failure(identity: &str, n: usize, summary: &str) -> EvidenceItem {
     let mut f = item(
         ItemKind::BuildFailure,
@@ -45,7 +54,19 @@ fn failure(identity: &str, n: usize, summary: &str) -> EvidenceItem {
         clip(identity.trim(), 240),
         n,
     );
-    f.summary = Some(clip(summary.trim(), 200).to_string());
+    // A line that only repeats the identity adds nothing to it.
+    if !summary.contains(identity.trim()) {
+        f.summary = Some(clip(summary.trim(), 200).to_string());
+    }
+    f
+}
+
+/// A failure that sums up the ones above it.
+fn verdict(identity: &str, n: usize, summary: &str) -> EvidenceItem {
+    let mut f = failure(identity, n, summary);
+    f.class = Some(VERDICT.to_string());
+    // The identity is the verdict's own words: a summary would repeat them.
+    f.summary = None;
     f
 }
 
@@ -64,7 +85,7 @@ pub(super) static MAKE: Dialect = Dialect {
         let text = page.text(n);
         if let Some(c) = MAKE.captures(&text) {
             if let Some(target) = c.name("target") {
-                return vec![failure(
+                return vec![verdict(
                     &format!("make [{}]", target.as_str()),
                     n,
                     &c["why"],
@@ -116,7 +137,9 @@ pub(super) static LINKER: Dialect = Dialect {
             format!("undefined symbol {}", sym.as_str())
         } else if let Some(lib) = c.name("lib") {
             format!("cannot find -l{}", lib.as_str())
-        } else if let Some(m) = c.name("ld").or(c.name("mac")) {
+        } else if let Some(m) = c.name("ld") {
+            return vec![verdict(m.as_str(), n, &text)];
+        } else if let Some(m) = c.name("mac") {
             m.as_str().to_string()
         } else {
             return Vec::new();
@@ -141,12 +164,14 @@ pub(super) static CARGO: Dialect = Dialect {
         let Some(c) = RE.captures(&text) else {
             return Vec::new();
         };
-        let identity = if c.name("script").is_some() {
-            format!("build script of {}", &c["pkg"])
-        } else {
-            format!("could not compile {}", &c["pkg"])
-        };
-        vec![failure(&identity, n, &text)]
+        if c.name("script").is_some() {
+            return vec![failure(&format!("build script of {}", &c["pkg"]), n, &text)];
+        }
+        vec![verdict(
+            &format!("could not compile {}", &c["pkg"]),
+            n,
+            &text,
+        )]
     },
 };
 
@@ -165,6 +190,10 @@ pub(super) static JVM_BUILD: Dialect = Dialect {
             )
         });
         static TASK: LazyLock<Regex> = LazyLock::new(|| compile(r"^> Task (?P<task>:\S+) FAILED$"));
+        // The reactor summary: `[INFO] web ....... SKIPPED`.
+        static MODULE: LazyLock<Regex> = LazyLock::new(|| {
+            compile(r"^\[INFO\] (?P<module>\S.*?) \.+ (?P<how>FAILURE|SKIPPED)\b")
+        });
         let text = page.text(n);
         if let Some(c) = GOAL.captures(&text) {
             let identity = match c.name("project") {
@@ -178,7 +207,7 @@ pub(super) static JVM_BUILD: Dialect = Dialect {
             .trim_start_matches("[ERROR] ")
             == "BUILD FAILURE"
         {
-            return vec![failure("BUILD FAILURE", n, &text)];
+            return vec![verdict("BUILD FAILURE", n, &text)];
         }
         if text.starts_with("FAILURE: Build failed with an exception") {
             // Gradle says what went wrong two lines below.
@@ -195,6 +224,16 @@ pub(super) static JVM_BUILD: Dialect = Dialect {
         }
         if let Some(c) = TASK.captures(&text) {
             return vec![failure(&format!("task {}", &c["task"]), n, &text)];
+        }
+        if let Some(c) = MODULE.captures(&text) {
+            let kind = if &c["how"] == "SKIPPED" {
+                ItemKind::SuiteNotRun
+            } else {
+                ItemKind::BuildFailure
+            };
+            let mut m = failure(&c["module"], n, &text);
+            m.kind = kind;
+            return vec![m];
         }
         Vec::new()
     },
@@ -224,18 +263,26 @@ pub(super) static PACKAGE_MANAGER: Dialect = Dialect {
         let Some(c) = RE.captures(&text) else {
             return Vec::new();
         };
-        let identity = if let Some(code) = c.name("code") {
-            format!("npm error code {}", code.as_str())
-        } else if let Some(script) = c.name("script") {
+        if let Some(code) = c.name("code") {
+            return vec![verdict(
+                &format!("npm error code {}", code.as_str()),
+                n,
+                &text,
+            )];
+        }
+        let identity = if let Some(script) = c.name("script") {
             format!("npm script {} failed", script.as_str())
         } else if c.name("test").is_some() {
             "npm test failed".to_string()
-        } else if let Some(m) = c.name("pnpm").or(c.name("yarn")).or(c.name("pip")) {
+        } else if let Some(m) = c.name("yarn") {
             m.as_str().to_string()
+        } else if let Some(m) = c.name("pnpm").or(c.name("pip")) {
+            return vec![failure(m.as_str(), n, &text)];
         } else {
             return Vec::new();
         };
-        vec![failure(&identity, n, &text)]
+        // A script that failed says so after the failures it ran into.
+        vec![verdict(&identity, n, &text)]
     },
 };
 
@@ -252,14 +299,17 @@ pub(super) static RUNNER: Dialect = Dialect {
         let Some(c) = RE.captures(&text) else {
             return Vec::new();
         };
-        let identity = if let Some(j) = c.name("jenkins") {
-            format!("Finished: {}", j.as_str())
-        } else if let Some(m) = c.name("gha").or(c.name("cmd")) {
-            m.as_str().to_string()
-        } else {
+        if let Some(j) = c.name("jenkins") {
+            return vec![verdict(&format!("Finished: {}", j.as_str()), n, &text)];
+        }
+        let Some(m) = c.name("gha").or(c.name("cmd")) else {
             return Vec::new();
         };
-        vec![failure(&identity, n, &text)]
+        // `Process completed with exit code 1.` only reports the step's end.
+        if m.as_str().starts_with("Process completed with exit code") {
+            return vec![verdict(m.as_str(), n, &text)];
+        }
+        vec![failure(m.as_str(), n, &text)]
     },
 };
 

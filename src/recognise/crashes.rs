@@ -168,7 +168,7 @@ pub(super) static RUST_PANIC: Dialect = Dialect {
     read: |page, n| {
         static RE: LazyLock<Regex> = LazyLock::new(|| {
             compile(
-                r"^thread '(?P<thread>[^']*)'(?: \(\d+\))? panicked at (?:'(?P<old>.*)', )?(?P<at>[^\s']+:\d+:\d+):?$",
+                r"^\s*thread '(?P<thread>[^']*)'(?: \(\d+\))? panicked at (?:'(?P<old>.*)', )?(?P<at>[^\s']+:\d+:\d+):?$",
             )
         });
         let text = page.text(n);

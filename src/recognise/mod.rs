@@ -34,7 +34,7 @@ mod words;
 use std::collections::HashSet;
 
 use crate::artifact::{Artifact, Span};
-use crate::evidence::{EvidenceItem, ItemKind};
+use crate::evidence::{EvidenceItem, ItemKind, Severity};
 
 pub use page::Page;
 
@@ -144,6 +144,46 @@ pub fn uncovered(found: Recognised, covered: &[EvidenceItem]) -> Vec<EvidenceIte
         .into_iter()
         .filter(|i| i.headline.is_some_and(|h| !held(h.first)))
         .collect()
+}
+
+/// The layer's failures a typed family's facts do not account for: found
+/// on a line none of `covered` holds, not a verdict that sums others up
+/// (`builds::VERDICT`), an error, and named by no identity of `covered`
+/// (a runner's progress line `✕ ten percent off` is the test its own
+/// block names `cart › applyDiscount › ten percent off`). Such a failure
+/// is one the family did not understand; a digest must still show it.
+pub fn orphans(found: Recognised, covered: &[EvidenceItem]) -> Vec<EvidenceItem> {
+    let mut known = String::new();
+    for item in covered {
+        known.push_str(&item.identity);
+        known.push('\n');
+    }
+    // A typed identity inside the finding's (`pkg TestX` in the layer's
+    // longer form) is asked only of a bounded list: this is a check, not
+    // a join.
+    let short: Vec<&str> = covered
+        .iter()
+        .map(|i| i.identity.as_str())
+        .filter(|id| id.len() >= 4)
+        .take(4096)
+        .collect();
+    uncovered(found, covered)
+        .into_iter()
+        .filter(|i| i.severity == Severity::Error)
+        .filter(|i| i.class.as_deref() != Some(builds::VERDICT))
+        .filter(|i| {
+            let id = i.identity.as_str();
+            !known.contains(id) && !short.iter().any(|t| id.contains(t))
+        })
+        .collect()
+}
+
+/// The first of the layer's failures in `artifact` that `covered` (a
+/// typed family's facts) leaves unaccounted for (`orphans`): when there is
+/// one, text/v1 reads the output instead of that family — in the digest and
+/// in every `ctx expand` of it alike.
+pub fn unaccounted(artifact: &Artifact, covered: &[EvidenceItem]) -> Option<EvidenceItem> {
+    orphans(recognise(artifact), covered).into_iter().next()
 }
 
 /// The kinds this layer yields: what a contract names to make them census.
