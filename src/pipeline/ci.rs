@@ -99,7 +99,7 @@ mod tests {
         assert_eq!(refusal(Format::Json, "text/v1"), None);
         let no = refusal(Format::Junit, "gcc/v1").expect("gcc is no test run");
         assert!(
-            no.starts_with("--format junit needs a test run (pytest, "),
+            no.starts_with("--format junit needs a test run (tap, pytest, "),
             "{no}"
         );
         assert!(no.ends_with("this output reads as gcc"), "{no}");
