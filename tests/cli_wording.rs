@@ -112,11 +112,17 @@ fn budget_help_states_the_budget_used() {
         let out = ctx(home.path(), &[verb, "--help"]);
         let help = String::from_utf8(out.stdout).unwrap().replace('\n', " ");
         let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Families sharing a target are listed together: `… for tap, pytest, …`.
+        let pytest_target = regex::Regex::new(&format!(
+            r"{} tokens for ([a-z_]+, )*pytest,",
+            ctx::render::count(pytest.rendering.target())
+        ))
+        .unwrap();
+        assert!(
+            pytest_target.is_match(&help),
+            "ctx {verb} --help lacks pytest's target:\n{help}"
+        );
         for needle in [
-            format!(
-                "{} tokens for pytest,",
-                ctx::render::count(pytest.rendering.target())
-            ),
             format!("{}%", ctx::plan::MAX_SHARE_PERCENT),
             "floor".to_string(),
             "CTX_BUDGET".to_string(),

@@ -1214,6 +1214,169 @@ fn maven_items_say_where_and_why() {
     assert!(g.counts.contains(&("tests run".to_string(), 4)));
 }
 
+// ------------------------------------------------------------------- tap
+
+const TAP: Family = Family {
+    dir: "tap",
+    version: "tap/v1",
+    sniffed: &[
+        "node-default",
+        "node-one-file",
+        "node-green",
+        "node-many",
+        "node-third-party",
+        "prove-default",
+        "prove-verbose",
+        "prove-bail",
+        "prove-green",
+        "bats-default",
+        "bats-green",
+    ],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn tap_fixtures() {
+    assert!(check_family(&TAP) >= 11);
+}
+
+#[test]
+fn tap_malformed() {
+    check_malformed(&TAP);
+}
+
+/// prove with and without `-v`: the same identities, kinds, locations and
+/// reasons, although only `-v` prints the test lines (without it the names
+/// come from Test::More's diagnostics, the numbers from the Summary Report).
+#[test]
+fn tap_prove_verbose_and_plain_agree() {
+    let p = profile("tap/v1");
+    let items = |case: &str| {
+        let a = fixture::load(&root().join("tap").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        assert!(r.is_complete(), "{case}: {r:?}");
+        let mut items: Vec<_> = g
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.identity.clone(),
+                    i.kind,
+                    i.location.clone(),
+                    i.summary.clone(),
+                )
+            })
+            .collect();
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        (items, g.counts)
+    };
+    let plain = items("prove-default");
+    assert_eq!(plain.0.len(), 8);
+    assert_eq!(items("prove-verbose"), plain);
+}
+
+#[test]
+fn tap_items_say_where_and_why() {
+    let p = profile("tap/v1");
+    let a = fixture::load(&root().join("tap/node-default")).unwrap();
+    let (g, _) = p.extract(&a);
+    let find = |g: &EvidenceGraph, id: &str| {
+        g.items
+            .iter()
+            .find(|i| i.identity == id)
+            .unwrap_or_else(|| panic!("{id} missing: {:#?}", g.items))
+            .clone()
+    };
+    // A file that throws at load: the file, placed at the throwing line.
+    let boot = find(&g, "test/boot.test.js");
+    assert_eq!(boot.kind, ItemKind::SuiteNotRun);
+    let loc = boot.location.unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("test/boot.test.js", Some(5))
+    );
+    assert!(
+        boot.summary
+            .unwrap()
+            .starts_with("Error: ENOENT: no such file")
+    );
+    // Three deep: the chain names every parent; the frame in the test's
+    // file is the assertion's line.
+    let deep = find(
+        &g,
+        "test/sku.test.js > parseSku > numbers > keeps leading zeros",
+    );
+    assert_eq!(deep.class.as_deref(), Some("AssertionError"));
+    assert_eq!(
+        deep.summary.as_deref(),
+        Some("Expected values to be strictly equal: 7 !== '007'")
+    );
+    assert_eq!(deep.location.unwrap().line, Some(15));
+    assert_eq!(
+        find(&g, "test/sku.test.js > parseSku").class.as_deref(),
+        Some("subtests failed")
+    );
+    let hook = find(&g, "test/sku.test.js > prices");
+    assert_eq!(hook.kind, ItemKind::TestError);
+    assert_eq!(hook.summary.as_deref(), Some("price source not configured"));
+    assert_eq!(
+        find(&g, "test/sku.test.js > prices > has a price for ABC")
+            .class
+            .as_deref(),
+        Some("cancelled")
+    );
+    // A TODO that fails is no failure; node's counts are the header's.
+    assert!(!g.items.iter().any(|i| i.identity.ends_with("gift wrap")));
+    assert_eq!(count(&g, "cancelled"), Some(2));
+    assert_eq!(count(&g, "todo"), Some(1));
+
+    let a = fixture::load(&root().join("tap/prove-default")).unwrap();
+    let (g, _) = p.extract(&a);
+    let boot = find(&g, "t/boot.t");
+    assert_eq!(boot.kind, ItemKind::SuiteNotRun);
+    assert_eq!(boot.class.as_deref(), Some("no plan"));
+    assert_eq!(
+        boot.summary.as_deref(),
+        Some(
+            "Can't locate Shop/Shipping.pm in @INC (you may need to install the Shop::Shipping module)"
+        )
+    );
+    let stock = find(&g, "t/stock.t");
+    assert_eq!(stock.kind, ItemKind::TestError);
+    assert_eq!(
+        stock.summary.as_deref(),
+        Some("warehouse connection refused")
+    );
+    assert_eq!(
+        find(&g, "t/cart.t > total multiplies quantity")
+            .summary
+            .as_deref(),
+        Some("got: '7'; expected: '19'")
+    );
+
+    let a = fixture::load(&root().join("tap/prove-bail")).unwrap();
+    let (g, _) = p.extract(&a);
+    let bail = find(&g, "t/00-env.t");
+    assert_eq!(bail.class.as_deref(), Some("bail out"));
+    assert_eq!(
+        bail.summary.as_deref(),
+        Some("Bail out! fixture server not mounted at /nonexistent/fixture-server")
+    );
+
+    let a = fixture::load(&root().join("tap/bats-default")).unwrap();
+    let (g, _) = p.extract(&a);
+    let helper = find(&g, "test/cart.bats > formats the total");
+    let loc = helper.location.unwrap();
+    assert_eq!((loc.file.as_str(), loc.line), ("test/cart.bats", Some(17)));
+    assert_eq!(
+        find(&g, "test/stock.bats > setup_file failed").kind,
+        ItemKind::TestError
+    );
+    // One test of the plan never ran: counted, as nothing names it.
+    assert_eq!(count(&g, "not run"), Some(1));
+}
+
 /// Every test runner the registry knows has its expectations here, under
 /// its one name: a new runner family fails this test until it has a
 /// `Family` table (and its fixtures are checked against their truth).
@@ -1221,6 +1384,7 @@ fn maven_items_say_where_and_why() {
 fn every_registered_test_runner_is_checked_here() {
     let checked: Vec<(&str, &str)> = [
         &MAVEN,
+        &TAP,
         &PYTEST,
         &UNITTEST,
         &CARGO_TEST,

@@ -61,6 +61,10 @@ registry! {
     // Before the test and build families: a log quotes their lines (a
     // traceback, a panic), but its head is unmistakably a log's.
     log: Log,
+    // Before the other test runners: TAP's own lines (`TAP version 13`,
+    // runs of `ok N`/`not ok N`, prove's `Files=N, Tests=M`) are no other
+    // family's, and a TAP run's output quotes theirs (a test's stderr).
+    tap: Tap,
     pytest: Pytest,
     unittest: Unittest,
     cargo_test: CargoTest,
