@@ -19,8 +19,8 @@ pub use crate::profiles::SNIFF_BYTES;
 #[error("no profile for family {0:?} (`ctx profiles` lists them)")]
 pub struct UnknownFamily(pub String);
 
-/// The profile for this artifact, and why: `--as`, then the command table,
-/// then the content (heads and decisive lines), then text/v1.
+/// The profile for this artifact, and why: `--as`, then the command table
+/// (argv, or the `--label` a pipe was given), then the content (heads and decisive lines), then text/v1.
 pub fn choose(
     artifact: &Artifact,
     forced: Option<&str>,
@@ -159,8 +159,11 @@ fn forced_or_command(
             },
         )));
     }
+    // `ctx pipe --label 'git log'` names the command a pipe cannot: it
+    // wins over sniffing as argv would.
+    let argv = crate::profiles::sniff::stated_argv(artifact);
     Ok(enabled(disabled).find_map(|profile| {
-        let reason = profile.by_command(&artifact.argv)?;
+        let reason = profile.by_command(&argv)?;
         Some((
             *profile,
             Match {

@@ -19,6 +19,12 @@
 //! line ranges, then its lines (commits in order of first appearance,
 //! each whole while it fits, the rest counted) → FLOOD: commits listed
 //! while they fit, the rest counted by author, all behind `--items`.
+//!
+//! **Detector.** With no command named (a pipe, a saved log): at least
+//! three lines, every line of the head, in blame's own shape (`<sha>
+//! (<author> <date> <time> <zone> <n>) code`, or `-s`'s `<sha> <n>) code`),
+//! read whole by this profile. A head with any other line (a `--porcelain`
+//! blame, a blame quoted in a log) is refused.
 
 use std::sync::LazyLock;
 
@@ -58,6 +64,17 @@ struct Owner {
 impl Profile for GitBlame {
     fn spec(&self) -> &'static ProfileSpec {
         &SPEC
+    }
+
+    fn by_content(&self, head: &str) -> Option<String> {
+        let first = *head.as_bytes().first()?;
+        if !(first == b'^' || first.is_ascii_hexdigit()) || !head.contains(") ") {
+            return None;
+        }
+        let lines = super::sniff::lines(head);
+        (super::sniff::all_of(&lines, 3, |l| LINE.is_match(l))
+            && super::sniff::reads_whole(self, &lines, &[], 1))
+        .then(|| "a run of `<sha> (<author> <date> <n>)` blame lines".to_string())
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {

@@ -24,6 +24,7 @@
 //! `--items`.
 
 mod parse;
+mod sniff;
 
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Outcome, Severity};
@@ -56,6 +57,10 @@ impl Profile for GitLog {
     fn by_command(&self, argv: &[String]) -> Option<String> {
         let (sub, args) = subcommand(argv)?;
         (sub == "log" && !has_any(&args, PATCH)).then(|| "git log (a commit list)".to_string())
+    }
+
+    fn by_content(&self, head: &str) -> Option<String> {
+        sniff::detect(head)
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {

@@ -22,6 +22,7 @@
 //! directory with exact counts per state, all of them behind `--items`.
 
 mod parse;
+mod sniff;
 
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{
@@ -43,6 +44,10 @@ static SPEC: ProfileSpec = ProfileSpec {
 impl Profile for GitStatus {
     fn spec(&self) -> &'static ProfileSpec {
         &SPEC
+    }
+
+    fn by_content(&self, head: &str) -> Option<String> {
+        sniff::detect(head)
     }
 
     fn by_command(&self, argv: &[String]) -> Option<String> {

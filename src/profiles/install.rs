@@ -35,6 +35,7 @@ use super::{Profile, ProfileSpec, ReceiptGroup};
 
 mod command;
 mod read;
+mod sniff;
 
 pub struct Install;
 
@@ -59,13 +60,23 @@ impl Profile for Install {
         &SPEC
     }
 
+    fn by_content(&self, head: &str) -> Option<String> {
+        sniff::detect(head)
+    }
+
     fn by_command(&self, argv: &[String]) -> Option<String> {
         let (_, name) = command::manager(argv)?;
         Some(format!("{name} (install)"))
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
-        let (manager, name) = command::manager(&artifact.argv)
+        // No command named (a pipe, a saved log): the label's, else the
+        // manager the output's banners name.
+        let (manager, name) = command::manager(&super::sniff::stated_argv(artifact))
+            .or_else(|| {
+                let (m, argv, _) = sniff::shape(&super::sniff::head(artifact))?;
+                Some((m, argv.join(" ")))
+            })
             .unwrap_or((command::Manager::Npm, "install".to_string()));
         let r = read::read(artifact, manager);
         let mut items = Vec::new();

@@ -44,6 +44,7 @@ mod escaped;
 mod long;
 mod options;
 mod read;
+mod sniff;
 mod tree;
 
 use entry::{Entry, Kind};
@@ -72,6 +73,10 @@ impl Profile for ListingProfile {
         Some(format!("{} (listing)", o.name()))
     }
 
+    fn by_content(&self, head: &str) -> Option<String> {
+        sniff::detect(head)
+    }
+
     fn view(&self, artifact: &Artifact) -> Option<Artifact> {
         escaped::view(artifact)
     }
@@ -81,8 +86,12 @@ impl Profile for ListingProfile {
         // so that the census names the files that exist.
         let view = escaped::view(artifact);
         let artifact = view.as_ref().unwrap_or(artifact);
-        let argv = if Options::from_argv(&artifact.argv).is_some() {
-            artifact.argv.clone()
+        let stated = super::sniff::stated_argv(artifact);
+        let argv = if Options::from_argv(&stated).is_some() {
+            stated
+        } else if let Some((argv, _)) = sniff::shape(&super::sniff::head(artifact)) {
+            // No command named: the one the output's shape stands for.
+            argv.iter().map(|w| w.to_string()).collect()
         } else {
             // `--as listing` on output of no known command: plain names.
             vec!["find".to_string()]

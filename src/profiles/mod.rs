@@ -18,6 +18,7 @@ pub(crate) mod git_report;
 pub(crate) mod jestlike;
 #[cfg(test)]
 mod linearity;
+pub mod sniff;
 pub mod spec;
 pub mod testrun;
 

@@ -18,7 +18,8 @@
 //! file notice is a matching file with field `binary` and no count. Each
 //! error line (`grep: x: Permission denied`) is an error `Diagnostic`. How
 //! lines are read follows argv (`-c`, `-l`, `--heading`, `-n`, `--json`);
-//! output is sniffed only for `rg --json`, whose messages are unambiguous.
+//! with no command named (a pipe, a saved log) the flags are told by the
+//! output's shape (`sniff`: what it claims and what it refuses).
 //!
 //! **Ladder.** VERBATIM (fits the budget) → DENSE (every file, its count,
 //! its first matches; more matches round by round, each file's first
@@ -39,6 +40,7 @@ mod json;
 mod notices;
 pub(crate) mod options;
 mod read;
+mod sniff;
 
 use groups::Found;
 use options::{Mode, Options};
@@ -65,12 +67,22 @@ impl Profile for Search {
     }
 
     fn by_content(&self, head: &str) -> Option<String> {
-        head.starts_with(RG_JSON_BEGIN)
-            .then(|| "rg --json messages".to_string())
+        if head.starts_with(RG_JSON_BEGIN) {
+            return Some("rg --json messages".to_string());
+        }
+        sniff::detect(head)
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
-        let o = Options::from_argv(&artifact.argv).unwrap_or_else(|| json_options(artifact));
+        // No command named (a pipe, a saved log, `--as search`): the
+        // label's, else the one the output's shape stands for.
+        let o = Options::from_argv(&super::sniff::stated_argv(artifact))
+            .or_else(|| {
+                let (argv, _) = sniff::shape(&super::sniff::head(artifact))?;
+                let argv: Vec<String> = argv.iter().map(|w| w.to_string()).collect();
+                Options::from_argv(&argv)
+            })
+            .unwrap_or_else(|| json_options(artifact));
         let found = match o.mode {
             Mode::Json => json::read(artifact),
             _ => read::read(artifact, &o),

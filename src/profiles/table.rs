@@ -142,6 +142,21 @@ impl Profile for Table {
         if (first.contains(" | ") && rule) || first.starts_with("┌─") {
             return Some("a database client's table".into());
         }
+        // dpkg -l's legend, then its `||/ Name` header; a header over a
+        // rule of dash runs (`sqlite3 -column`), read whole as a table.
+        let dpkg = first.starts_with("Desired=Unknown/Install")
+            && head.lines().take(5).any(|l| l.starts_with("||/ Name"));
+        let dashes = second.split_whitespace().count();
+        let column_rule = dashes >= 2
+            && second.chars().all(|c| matches!(c, '-' | ' '))
+            && first.split_whitespace().count() == dashes;
+        if dpkg || column_rule {
+            let lines = super::sniff::lines(head);
+            if super::sniff::reads_whole(self, &lines, &[], 0) {
+                let why = if dpkg { "dpkg -l's header" } else { "a header over a rule of dashes" };
+                return Some(why.into());
+            }
+        }
         csv_head(head).then(|| "comma-separated values".into())
     }
 

@@ -72,7 +72,8 @@ pub fn strip_graph(text: &str) -> &str {
     }
 }
 
-fn is_sha(word: &str) -> bool {
+/// A lowercase hex word of 7 to 64 digits.
+pub(crate) fn is_sha(word: &str) -> bool {
     (7..=64).contains(&word.len())
         && word
             .bytes()

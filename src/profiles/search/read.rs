@@ -50,6 +50,15 @@ pub fn read(artifact: &Artifact, o: &Options) -> Found {
             reader.binary(path, n);
             continue;
         }
+        // The tool's own error, on stdout once the streams were joined
+        // (`grep -rn … 2>&1 > saved.log`): no match line starts `grep: `.
+        if ["grep: ", "egrep: ", "fgrep: ", "rg: "]
+            .iter()
+            .any(|p| t.starts_with(p))
+        {
+            reader.found.errors.push(n);
+            continue;
+        }
         match o.mode {
             Mode::Files => reader.file_line(&t, n),
             Mode::Count => reader.count_line(&t, n, with_path, &single),
