@@ -162,3 +162,78 @@ fn a_failure_the_family_did_not_read_hands_the_digest_to_text() {
         );
     }
 }
+
+/// The long tail: real runs of tools no family reads (fixtures/text,
+/// `regen-long-tail.sh`). Every identity of each one's truth — derived
+/// from the tool's own machine output — is a finding of the layer, and
+/// the digest at the default budget and at the floor names it or counts
+/// it by the `--items` marker that lists it.
+#[test]
+fn long_tail_truth_survives_through_the_layer() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text");
+    let mut checked = 0;
+    for case in [
+        "mocha-spec",
+        "esbuild-bundle",
+        "python-chained-crash",
+        "ctest-failures",
+    ] {
+        let dir = root.join(case);
+        let artifact = ctx::fixture::load(&dir).unwrap();
+        let truth: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap()).unwrap();
+        let mut expected: Vec<String> = Vec::new();
+        for key in ["failed", "not_run"] {
+            for id in truth[key].as_array().into_iter().flatten() {
+                expected.push(id.as_str().unwrap().to_string());
+            }
+        }
+        for key in ["errors", "warnings"] {
+            for d in truth[key].as_array().into_iter().flatten() {
+                expected.push(format!(
+                    "{}:{}:{}",
+                    d["file"].as_str().unwrap(),
+                    d["line"],
+                    d["col"]
+                ));
+            }
+        }
+        if let Some(exception) = truth["exception"].as_str() {
+            expected.push(format!(
+                "{exception} at {}:{}",
+                truth["file"].as_str().unwrap(),
+                truth["line"]
+            ));
+        }
+        assert!(!expected.is_empty(), "{case}: empty truth");
+        let found: Vec<String> = ctx::recognise::recognise(&artifact)
+            .items
+            .into_iter()
+            .map(|i| i.identity)
+            .collect();
+        for id in &expected {
+            assert!(
+                found.contains(id),
+                "{case}: the layer did not find {id:?} in {found:?}"
+            );
+        }
+        for budget in [None, Some(256)] {
+            let options = Options {
+                budget,
+                ..Options::default()
+            };
+            let (text, d) = digest(&artifact, &options);
+            // Named, or counted by the marker whose `--items` lists it.
+            let listed = text.contains("--items");
+            for id in &expected {
+                assert!(
+                    d.output == Output::Raw || text.contains(id.as_str()) || listed,
+                    "{case} at {budget:?} ({}): {id:?} neither named nor counted:\n{text}",
+                    d.profile
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 20, "{checked}");
+}

@@ -41,7 +41,8 @@ pub fn clip_chars(s: &str, max: usize) -> String {
 /// `1 errors` → `1 error`, `1 more failures with detail` → `1 more
 /// failure with detail`: when the count is one, the first plural noun of
 /// the phrase (the first word of four letters or more ending in a single
-/// `s`) loses its `s`.
+/// `s`) loses its `s` (its `es` after `sh`, `tch`, `x` or `ss`:
+/// `crashes`, `matches`).
 pub fn agree(what: &str, n: u64) -> String {
     if n == 1 {
         // `1 failure without its detail`, not `their`.
@@ -51,7 +52,11 @@ pub fn agree(what: &str, n: u64) -> String {
             .iter_mut()
             .find(|w| w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss"))
         {
-            *w = &w[..w.len() - 1];
+            // `crashes`, `matches`, `fixes`, `passes`: the plural added `es`.
+            let es = ["shes", "tches", "xes", "sses"]
+                .iter()
+                .any(|e| w.ends_with(e));
+            *w = &w[..w.len() - if es { 2 } else { 1 }];
             return words.join(" ");
         }
         return what;
@@ -115,6 +120,10 @@ mod tests {
         assert_eq!(counted(1, "filtered out"), "1 filtered out");
         assert_eq!(counted(1_000, "items"), "1,000 items");
         assert_eq!(counted(0, "items"), "0 items");
+        assert_eq!(counted(1, "crashes"), "1 crash");
+        assert_eq!(counted(1, "matches"), "1 match");
+        assert_eq!(counted(1, "prefixes"), "1 prefix");
+        assert_eq!(counted(1, "files"), "1 file");
     }
 
     #[test]

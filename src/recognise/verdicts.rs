@@ -13,7 +13,8 @@
 //! - `[  FAILED  ] Suite.Test` — googletest;
 //! - `--- FAIL: TestX`, `FAIL pkg [build failed]` — go test;
 //! - `N/M Test #N: name ***Failed` and `N - name (Failed)` under
-//!   `The following tests FAILED:` — ctest;
+//!   `The following tests FAILED:` — ctest (`Not Run`: a test whose
+//!   executable does not exist, a suite that did not run);
 //! - `testAdd(com.x.AppTest)  Time elapsed: … <<< FAILURE!` — Surefire
 //!   (JUnit 4 and 5 spellings);
 //! - `rspec ./spec/x_spec.rb:12 # name` — RSpec's re-run list;
@@ -240,10 +241,16 @@ pub(super) static CTEST: Dialect = Dialect {
             )
         });
         let text = page.text(n);
-        let c = RUN.captures(&text).or_else(|| LISTED.captures(&text));
-        c.map(|c| test(ItemKind::FailingTest, &c["name"], n, Some(&c["why"])))
-            .into_iter()
-            .collect()
+        let Some(c) = RUN.captures(&text).or_else(|| LISTED.captures(&text)) else {
+            return Vec::new();
+        };
+        // `Not Run`: its executable was never built or found.
+        let kind = if &c["why"] == "Not Run" {
+            ItemKind::SuiteNotRun
+        } else {
+            ItemKind::FailingTest
+        };
+        vec![test(kind, &c["name"], n, Some(&c["why"]))]
     },
 };
 
@@ -349,7 +356,14 @@ fn mocha_blocks(page: &Page, heading: usize) -> Vec<EvidenceItem> {
             title.push_str(next.trim());
         }
         let title = title.trim_end_matches(':');
-        out.push(test(ItemKind::FailingTest, title, m, None));
+        // A failed hook (`"before all" hook for "x"`) is an error outside
+        // any test body, as pytest's setup errors are.
+        let kind = if title.contains("\" hook") {
+            ItemKind::TestError
+        } else {
+            ItemKind::FailingTest
+        };
+        out.push(test(kind, title, m, None));
         m = end;
     }
     out
