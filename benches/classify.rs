@@ -11,7 +11,13 @@
 //! - a 100 MB service log (timestamped INFO lines, an ERROR every 9,973);
 //! - 100 MB where every line holds a decisive word of several families
 //!   (`error: `, `warning: `, ` ... FAILED`, `--- FAIL: `) in a shape none
-//!   of them claims: the scan's worst case, every line asked.
+//!   of them claims: the scan's worst case, every line asked;
+//! - 100 MB of located warnings (`src/m_7.c:12:5: warning: … [-Wunused]`,
+//!   a distinct place each): the evidence layer's worst case, every line a
+//!   finding (read by text/v1 once gcc is turned off).
+//!
+//! text/v1's extract includes the evidence layer (`recognise`), which is
+//! also timed alone.
 //!
 //! Results are recorded in docs/performance.md.
 
@@ -64,8 +70,17 @@ fn wordy(i: u64) -> String {
     }
 }
 
+fn located(i: u64) -> String {
+    format!(
+        "src/m_{}.c:{}:5: warning: unused variable 'v{i}' [-Wunused-variable]\n",
+        i % 97,
+        i / 97 + 1
+    )
+}
+
 fn measure(name: &str, bytes: Vec<u8>) {
     let (mut base, mut choose, mut text) = (Vec::new(), Vec::new(), Vec::new());
+    let mut layer = Vec::new();
     for _ in 0..5 {
         let start = Instant::now();
         let artifact = Artifact::from_stdout(bytes.clone(), Exit::Unknown, Vec::new());
@@ -74,19 +89,28 @@ fn measure(name: &str, bytes: Vec<u8>) {
         let start = Instant::now();
         let (profile, _) = classify::choose(&artifact, None).expect("no forced family");
         choose.push(start.elapsed());
-        assert_eq!(profile.version(), "text/v1", "{name}: nothing claims it");
+        if name != "located warnings" {
+            assert_eq!(profile.version(), "text/v1", "{name}: nothing claims it");
+        }
+
+        let start = Instant::now();
+        let found = ctx::recognise::recognise(&artifact);
+        layer.push(start.elapsed());
+        std::hint::black_box(found);
 
         let start = Instant::now();
         let (graph, _) = Text.extract(&artifact);
         text.push(start.elapsed());
         std::hint::black_box(graph);
     }
-    let (b, c, t) = (median(base), median(choose), median(text));
+    let (b, c, t, l) = (median(base), median(choose), median(text), median(layer));
     println!(
-        "- {name}: building the artifact {:.0} ms; classify {:.0} ms ({:.2}×); text/v1 extract {:.0} ms ({:.2}×)",
+        "- {name}: building the artifact {:.0} ms; classify {:.0} ms ({:.2}×); evidence layer {:.0} ms ({:.2}×); text/v1 extract (layer included) {:.0} ms ({:.2}×)",
         ms(b),
         ms(c),
         ms(c) / ms(b),
+        ms(l),
+        ms(l) / ms(b),
         ms(t),
         ms(t) / ms(b)
     );
@@ -96,4 +120,5 @@ fn main() {
     println!("## classification and text/v1, 100 MB unclaimed output (median of 5)");
     measure("service log", build(100, service_log));
     measure("every line a decisive word", build(100, wordy));
+    measure("located warnings", build(100, located));
 }
