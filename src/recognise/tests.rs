@@ -2,7 +2,7 @@
 //! take for a finding.
 
 use super::*;
-use crate::artifact::Exit;
+use crate::artifact::{Exit, Span};
 
 fn found(text: &str) -> Vec<(ItemKind, String)> {
     let a = Artifact::from_stdout(text.as_bytes().to_vec(), Exit::Code(1), vec![]);
@@ -407,4 +407,17 @@ unformatted: File would be reformatted
             "documentation/conf.py",
         ]
     );
+}
+
+#[test]
+fn held_lines_are_asked_in_log_time_and_exactly() {
+    let mut a = EvidenceItem::new(ItemKind::FailingTest, crate::evidence::Severity::Error, "a");
+    a.block = Some(Span::new(3, 9));
+    let mut b = EvidenceItem::new(ItemKind::FailingTest, crate::evidence::Severity::Error, "b");
+    b.headline = Some(Span::line(5));
+    let mut c = EvidenceItem::new(ItemKind::FailingTest, crate::evidence::Severity::Error, "c");
+    c.headline = Some(Span::line(20));
+    let held = Held::of(&[a, b, c]);
+    let holds: Vec<usize> = (1..=22).filter(|&n| held.holds(n)).collect();
+    assert_eq!(holds, vec![3, 4, 5, 6, 7, 8, 9, 20]);
 }
