@@ -255,14 +255,16 @@ fn render(r: &Report) -> String {
     s += "\n";
     let rest = t.runs - t.exact_runs;
     s += &format!(
-        "exact: {} of {} counted with tiktoken-rs (original and delivered); \
-         {} and every read-back figure are estimates (≈)\n",
+        "exact: {} of {} counted with tiktoken-rs (original and delivered); {}\n",
         num(t.exact_runs as i64),
         runs(t.runs),
         if rest == 0 {
-            "no run".to_string()
+            "every read-back figure is an estimate (≈)".to_string()
         } else {
-            format!("the other {}", runs(rest))
+            format!(
+                "the other {} and every read-back figure are estimates (≈)",
+                runs(rest)
+            )
         },
     );
     if r.unattributed_expands > 0 {
