@@ -238,3 +238,18 @@ fn one_line_is_said_as_one_line() {
     let md = String::from_utf8_lossy(&md.stdout);
     assert!(md.contains("1 line, within the budget"), "{md}");
 }
+
+/// `ctx store check` of one record says `checked 1 record`.
+#[test]
+fn store_check_of_one_record_agrees() {
+    let home = tempfile::tempdir().unwrap();
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/cargo_build/build-flood-one-error/stderr"
+    );
+    let digest = ctx(home.path(), &["digest", log]);
+    assert!(digest.status.success());
+    let check = ctx(home.path(), &["store", "check"]);
+    let said = String::from_utf8_lossy(&check.stdout);
+    assert!(said.starts_with("checked 1 record ("), "{said}");
+}
