@@ -201,3 +201,55 @@ fn a_missing_file_is_reported_once() {
         "{said}"
     );
 }
+
+/// Lines ctx writes around kept lines and whole outputs agree with a count
+/// of one: `the last line`, `1 line, within the budget`, never `1 lines`.
+#[test]
+fn one_line_is_said_as_one_line() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let home = tempfile::tempdir().unwrap();
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/cargo_build/build-flood-one-error/stderr"
+    );
+    let tail = ctx(home.path(), &["run", "--keep-tail", "1", "--", "cat", log]);
+    let tail = String::from_utf8_lossy(&tail.stdout);
+    assert!(
+        tail.contains("--- the last line, as `tail -1` prints it:"),
+        "{tail}"
+    );
+    let head = ctx(home.path(), &["run", "--keep-head", "1", "--", "cat", log]);
+    let head = String::from_utf8_lossy(&head.stdout);
+    assert!(
+        head.contains("--- the first line is above, as `head -1` prints it; the digest:"),
+        "{head}"
+    );
+    let mut pipe = Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(["pipe", "--format", "markdown"])
+        .env("CTX_HOME", home.path())
+        .env_remove("CTX_STORE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pipe.stdin.take().unwrap().write_all(b"hi\n").unwrap();
+    let md = pipe.wait_with_output().unwrap();
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(md.contains("1 line, within the budget"), "{md}");
+}
+
+/// `ctx store check` of one record says `checked 1 record`.
+#[test]
+fn store_check_of_one_record_agrees() {
+    let home = tempfile::tempdir().unwrap();
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/cargo_build/build-flood-one-error/stderr"
+    );
+    let digest = ctx(home.path(), &["digest", log]);
+    assert!(digest.status.success());
+    let check = ctx(home.path(), &["store", "check"]);
+    let said = String::from_utf8_lossy(&check.stdout);
+    assert!(said.starts_with("checked 1 record ("), "{said}");
+}

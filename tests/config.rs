@@ -324,8 +324,9 @@ fn offered(shell: &str, line: &str) -> Option<String> {
 #[test]
 fn real_shells_complete_the_words_ctx_checks_itself() {
     // Each line, and words the shell must offer after it.
-    let cases: [(&str, &[&str]); 5] = [
+    let cases: [(&str, &[&str]); 6] = [
         ("ctx init ", &["claude-code", "codex"]),
+        ("ctx gain --since ", &["yesterday", "monday"]),
         ("ctx pipe --as ", &["pytest", "cargo_test"]),
         ("ctx read --mode ", &["outline", "signatures"]),
         ("ctx gain --by ", &["family", "day"]),

@@ -250,6 +250,17 @@ fn real_runs_are_counted_exactly() {
     let e = gain_json(home.path(), &["--estimate"]);
     assert_eq!(e["totals"]["exact_runs"], 0);
     assert_eq!(e["totals"]["raw_tokens"], tokens::estimate(&input) as u64);
+
+    // The footnote says what is estimated, and nothing about no run.
+    let text = ctx(home.path(), &["gain"], b"");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "exact: 1 of 1 run counted with tiktoken-rs (original and delivered); \
+             every read-back figure is an estimate (≈)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -376,6 +387,29 @@ fn saved_logs_are_grouped_by_what_read_them_not_by_their_file_name() {
     let family = r["groups"][0]["name"].as_str().expect("name");
     assert!(family.ends_with(" (input)"), "{names:?}");
     assert_eq!(group(&r, family)["runs"], 2, "{names:?}");
+}
+
+/// `ctx digest --label NAME`, as `ctx pipe --label`: the saved log is
+/// counted under the name given, the file's name still never a group.
+#[test]
+fn a_labelled_saved_log_is_grouped_by_its_label() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let logs = tempfile::tempdir().expect("logs");
+    let saved = logs.path().join("in.log");
+    std::fs::write(&saved, log_lines(3000)).expect("write log");
+    let file = saved.to_str().expect("utf-8 path");
+    let out = ctx(
+        home.path(),
+        &["digest", "--label", "nightly build", file],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = gain_json(home.path(), &["--estimate"]);
+    assert_eq!(group(&r, "nightly build")["runs"], 1, "{r}");
 }
 
 #[test]

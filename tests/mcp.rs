@@ -88,6 +88,15 @@ async fn initializes_and_lists_three_tools_under_300_tokens() {
         tokens < 300,
         "the tool list costs {tokens} tokens: {listed}"
     );
+    // The README and docs/mcp.md state this count: it is the one measured.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (doc, says) in [
+        ("README.md", format!("the tool list costs {tokens} tokens")),
+        ("docs/mcp.md", format!("**{tokens} o200k tokens**")),
+    ] {
+        let text = std::fs::read_to_string(root.join(doc)).expect("doc");
+        assert!(text.contains(&says), "{doc} should say `{says}`");
+    }
     client.cancel().await.expect("close");
 }
 
@@ -383,6 +392,13 @@ async fn ctx_read_serves_the_read_verb_or_says_it_is_missing() {
     assert!(failed(&missing), "{}", text(&missing));
     assert!(
         text(&missing).starts_with("ctx_read: "),
+        "{}",
+        text(&missing)
+    );
+    // The reason once, not again from the error's source.
+    assert_eq!(
+        text(&missing).matches("No such file or directory").count(),
+        1,
         "{}",
         text(&missing)
     );

@@ -580,3 +580,45 @@ fn errors_are_clear_and_exit_2() {
         assert!(!o.stderr.is_empty(), "{args:?}");
     }
 }
+
+/// Counts of one agree: `has 1 line`, `the file has 1 line`, `the 1
+/// anchor unchanged`, never `1 lines` or `all 1 anchors`.
+#[test]
+fn counts_of_one_read_as_english() {
+    let env = Env::new();
+    env.file("one.txt", "alpha\n");
+    let past = env.read(&["one.txt", "--mode", "lines:5"], None);
+    assert_eq!(past.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&past.stderr);
+    assert!(said.contains("one.txt has 1 line; line 5"), "{said}");
+
+    let path = env.file("two.txt", "alpha\nbeta\n");
+    let out = stdout(&env.read(&["two.txt", "--mode", "full", "--anchors"], None));
+    let second = out
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split('|')
+        .next()
+        .unwrap()
+        .to_string();
+    let first = out
+        .lines()
+        .next()
+        .unwrap()
+        .split('|')
+        .next()
+        .unwrap()
+        .to_string();
+    let same = stdout(&env.read(&["two.txt", "--verify", &first], None));
+    assert!(same.contains("1 anchor unchanged"), "{same}");
+    assert!(!same.contains("all 1 anchors"), "{same}");
+    std::fs::write(&path, "alpha\n").unwrap();
+    let gone = stdout(&env.read(&["two.txt", "--verify", &second], None));
+    assert!(gone.contains("gone: the file has 1 line"), "{gone}");
+    assert!(!gone.contains("1 lines"), "{gone}");
+    assert!(
+        gone.contains("1 of 1 anchor changed") || gone.contains("the 1 anchor changed"),
+        "{gone}"
+    );
+}

@@ -83,8 +83,12 @@ pub fn compose(artifact: &Artifact, output: &Output, keep: Keep) -> Kept {
         End::Tail => {
             kept.stdout.extend_from_slice(digest);
             kept.stdout.extend_from_slice(
-                format!("{CTX_PREFIX} --- the last {n} lines, as `tail -{n}` prints them:\n")
-                    .as_bytes(),
+                format!(
+                    "{CTX_PREFIX} --- the last {}, as `tail -{n}` prints {}:\n",
+                    lines_said(n),
+                    them(n)
+                )
+                .as_bytes(),
             );
             kept.stdout.extend_from_slice(lines);
         }
@@ -96,13 +100,33 @@ pub fn compose(artifact: &Artifact, output: &Output, keep: Keep) -> Kept {
                 kept.stdout.push(b'\n');
             }
             kept.stdout.extend_from_slice(
-                format!("{CTX_PREFIX} --- the first {n} lines are above, as `head -{n}` prints them; the digest:\n")
-                    .as_bytes(),
+                format!(
+                    "{CTX_PREFIX} --- the first {} above, as `head -{n}` prints {}; the digest:\n",
+                    match n {
+                        1 => "line is".to_string(),
+                        n => format!("{n} lines are"),
+                    },
+                    them(n)
+                )
+                .as_bytes(),
             );
             kept.stdout.extend_from_slice(digest);
         }
     }
     kept
+}
+
+/// `line` for one kept line, `20 lines` for more: `the last line`.
+fn lines_said(n: usize) -> String {
+    match n {
+        1 => "line".into(),
+        n => format!("{n} lines"),
+    }
+}
+
+/// The pronoun for the kept lines: `prints it`, `prints them`.
+fn them(n: usize) -> &'static str {
+    if n == 1 { "it" } else { "them" }
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub enum ReadError {
     /// Nothing by that name; the message lists the names that come close.
     #[error("{0}")]
     NotFound(String),
-    #[error("{path} has {lines} lines; line {asked} is past its end")]
+    #[error("{path} has {}; line {asked} is past its end", crate::words::counted(*.lines, "lines"))]
     PastEnd {
         path: String,
         lines: usize,

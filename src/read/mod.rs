@@ -142,9 +142,10 @@ pub fn verify(
             anchors::Drift::Gone { lines, moved_to } => {
                 drifted += 1;
                 format!(
-                    "{}:{} gone: the file has {lines} lines{}",
+                    "{}:{} gone: the file has {}{}",
                     a.line,
                     a.hash,
+                    crate::words::counted(*lines, "lines"),
                     moved(moved_to)
                 )
             }
@@ -152,11 +153,14 @@ pub fn verify(
         view::note(&mut out, &line);
     }
     let summary = if drifted == 0 {
-        format!("{shown}: all {} anchors unchanged", report.len())
+        match report.len() {
+            1 => format!("{shown}: 1 anchor unchanged"),
+            n => format!("{shown}: all {n} anchors unchanged"),
+        }
     } else {
         format!(
-            "{shown}: {drifted} of {} anchors changed · current lines: {}",
-            report.len(),
+            "{shown}: {drifted} of {} changed · current lines: {}",
+            crate::words::counted(report.len(), "anchors"),
             view::command(shown, &Mode::Full).replace("--mode full", "--mode full --anchors")
         )
     };

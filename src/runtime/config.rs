@@ -34,6 +34,7 @@ pub const ENV_SHIMS: &str = "CTX_SHIMS";
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    #[serde(default, deserialize_with = "tokens")]
     budget: Option<usize>,
     disabled_families: Option<Vec<String>>,
     shims: Option<Vec<String>>,
@@ -41,7 +42,7 @@ struct File {
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a [store] table")]
 struct StoreFile {
     /// `postgres://…` for a shared server; `CTX_STORE` overrides it.
     url: Option<String>,
@@ -51,7 +52,10 @@ struct StoreFile {
 
 /// `max_bytes = 1073741824` or `max_bytes = "1GiB"`.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a number of bytes or a size (\"2GiB\", \"512M\")"
+)]
 enum Size {
     Bytes(u64),
     Text(String),
@@ -65,6 +69,27 @@ impl std::fmt::Display for Size {
             Size::Text(t) => write!(f, "{t:?}"),
         }
     }
+}
+
+/// `budget = 1200`: serde's own words for a wrong value would name the
+/// Rust type (`expected usize`); the file's reader is told what to write.
+fn tokens<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    struct Tokens;
+    impl serde::de::Visitor<'_> for Tokens {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number of tokens")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<usize, E> {
+            usize::try_from(v)
+                .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<usize, E> {
+            usize::try_from(v)
+                .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+        }
+    }
+    d.deserialize_u64(Tokens).map(Some)
 }
 
 /// Where a value came from.
@@ -482,6 +507,27 @@ min_age = "2h"
         );
         assert!(!c.warnings[0].contains('\n'), "{:?}", c.warnings);
         assert_eq!(line_and_column("ab\ncé\nx", 6), (2, 3));
+    }
+
+    #[test]
+    fn wrong_types_are_said_in_the_files_words() {
+        for (file, says) in [
+            ("budget = \"lots\"\n", "expected a whole number of tokens"),
+            ("budget = -3\n", "expected a whole number of tokens"),
+            (
+                "[store]\nmax_bytes = true\n",
+                "expected a number of bytes or a size",
+            ),
+            ("store = 1\n", "expected a [store] table"),
+        ] {
+            let c = with(file, &[]);
+            assert_eq!(c.warnings.len(), 1, "{file}: {:?}", c.warnings);
+            let w = &c.warnings[0];
+            assert!(w.contains(says), "{file}: {w}");
+            for jargon in ["usize", "untagged", "struct", "Size", "StoreFile"] {
+                assert!(!w.contains(jargon), "{file}: {w}");
+            }
+        }
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! stdout, generated from the same clap definition the parser uses.
 //!
 //! Some arguments take words the parser checks itself rather than through
-//! clap (an agent's name, a family, a `ctx read` mode), so that a typo gets
-//! ctx's own error with the nearest names. For the script only, those
-//! arguments are given their words as possible values: the parser that
-//! runs commands never sees this tree.
+//! clap (an agent's name, a family, a `ctx read` mode, a `ctx gain
+//! --since` day), so that a typo gets ctx's own error with the nearest
+//! names. For the script only, those arguments are given their words as
+//! possible values: the parser that runs commands never sees this tree.
 
 use clap::builder::PossibleValuesParser;
 
@@ -54,6 +54,15 @@ pub fn with_words(cmd: clap::Command) -> clap::Command {
         sub.mut_arg("agent", |a| {
             a.value_parser(PossibleValuesParser::new(agents))
         })
+    });
+    // `--since` also takes durations and dates: the script offers the
+    // words, and any other value typed is still passed on.
+    let days: Vec<&'static str> = ["today", "yesterday"]
+        .into_iter()
+        .chain(super::gain::WEEKDAYS)
+        .collect();
+    let cmd = cmd.mut_subcommand("gain", |sub| {
+        sub.mut_arg("since", |a| a.value_parser(PossibleValuesParser::new(days)))
     });
     let cmd = cmd.mut_subcommand("read", |sub| {
         sub.mut_arg("mode", |a| {

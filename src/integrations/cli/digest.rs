@@ -1,4 +1,4 @@
-//! `ctx digest FILE…`: the pipe pipeline for saved logs, one digest per file.
+//! `ctx digest [--label NAME] FILE…`: the pipe pipeline for saved logs, one digest per file.
 
 use super::pipe::Ingest;
 use crate::capture::spill::{self, Ingested, Place};
@@ -13,6 +13,11 @@ pub struct Args {
     /// Read every file as this family instead of sniffing its content.
     #[arg(long = "as", value_name = "FAMILY")]
     pub family: Option<String>,
+    /// What to call the input in the digest header and the ledger, as
+    /// `ctx pipe --label` does (else the file's name in the header, and
+    /// its family in `ctx gain`).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
     #[arg(
         long,
         value_name = "TOKENS",
@@ -78,8 +83,10 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
                 continue;
             }
         };
-        artifact.label = Some(file.clone());
-        artifact.label_is_file = true;
+        // A label given is a name the user chose (`ctx pipe --label`'s
+        // meaning); the file's name is only where the bytes were kept.
+        artifact.label_is_file = args.label.is_none();
+        artifact.label = Some(args.label.clone().unwrap_or_else(|| file.clone()));
         artifact.family = args.family.clone();
         if !crate::deliver::ingested(&artifact, args.budget, &formatting) {
             status = super::EXIT_CTX_ERROR;

@@ -122,19 +122,22 @@ pub fn parse_since(text: &str, now_ms: i64) -> anyhow::Result<i64> {
     Ok(ms)
 }
 
+/// The weekdays `--since` takes (or their first three letters or more),
+/// Monday first; the completion scripts offer them.
+pub const WEEKDAYS: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
 /// The UTC day (days since the epoch) a word names, counted from `today`:
 /// `today`, `yesterday`, a weekday's most recent occurrence (today's when
 /// today is that day; `last monday` is the one before today).
 fn named_day(word: &str, today: i64) -> Option<i64> {
-    const WEEKDAYS: [&str; 7] = [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ];
     match word {
         "today" => return Some(today),
         "yesterday" => return Some(today - 1),
@@ -255,14 +258,16 @@ fn render(r: &Report) -> String {
     s += "\n";
     let rest = t.runs - t.exact_runs;
     s += &format!(
-        "exact: {} of {} counted with tiktoken-rs (original and delivered); \
-         {} and every read-back figure are estimates (≈)\n",
+        "exact: {} of {} counted with tiktoken-rs (original and delivered); {}\n",
         num(t.exact_runs as i64),
         runs(t.runs),
         if rest == 0 {
-            "no run".to_string()
+            "every read-back figure is an estimate (≈)".to_string()
         } else {
-            format!("the other {}", runs(rest))
+            format!(
+                "the other {} and every read-back figure are estimates (≈)",
+                runs(rest)
+            )
         },
     );
     if r.unattributed_expands > 0 {

@@ -123,8 +123,8 @@ fn check() -> anyhow::Result<i32> {
         }
     }
     println!(
-        "checked {} records ({} of output): {} intact, {} damaged",
-        count(keys.len()),
+        "checked {} ({} of output): {} intact, {} damaged",
+        counted(keys.len(), "records"),
         size(bytes),
         count(intact),
         count(damaged)

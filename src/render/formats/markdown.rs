@@ -256,8 +256,8 @@ impl<'a> Markdown<'a> {
             _ => {
                 let _ = write!(
                     self.out,
-                    "{} lines, within the budget: shown whole.\n\n",
-                    count(report.artifact.line_count())
+                    "{}, within the budget: shown whole.\n\n",
+                    crate::words::counted(report.artifact.line_count(), "lines")
                 );
             }
         }
