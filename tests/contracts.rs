@@ -72,6 +72,14 @@ const NOT_CONTRACT_DRIVEN: &[(&str, &str, &str)] = &[
     ("cargo_test", "SuiteNotRun", "named by the decisive lines"),
     ("go_test", "SuiteNotRun", "named by the decisive lines"),
     ("pytest", "SuiteNotRun", "named by the decisive lines"),
+    // text/v1's findings, in its fixtures of the long tail, stand where
+    // its lines planner keeps lines anyway: mocha's failed hook is the
+    // last block (the tail), a crash's exception line is a decisive line
+    // at the end, esbuild's report fits between the head and the tail. A
+    // longer run of those tools would show the difference.
+    ("text", "TestError", "the failed hook is in the tail"),
+    ("text", "Crash", "the exception line is decisive and in the tail"),
+    ("text", "Diagnostic(Warning)", "the whole report is head and tail"),
 ];
 
 type Case = (
@@ -87,8 +95,16 @@ fn cases() -> Vec<Case> {
         .into_iter()
         .map(|dir| {
             let artifact = ctx::fixture::load(&dir).unwrap();
-            let (profile, _) = classify::choose(&artifact, None).unwrap();
-            let (graph, receipt) = profile.extract(&artifact);
+            let (mut profile, _) = classify::choose(&artifact, None).unwrap();
+            let (mut graph, mut receipt) = profile.extract(&artifact);
+            // As the pipeline reads it: a family that leaves one of the
+            // evidence layer's failures unread gives the output to text/v1.
+            if profile.family() != "text"
+                && ctx::recognise::unaccounted(&artifact, &graph.items).is_some()
+            {
+                (profile, _) = classify::choose(&artifact, Some("text")).unwrap();
+                (graph, receipt) = profile.extract(&artifact);
+            }
             (dir, profile.family().to_string(), artifact, graph, receipt)
         })
         .collect()
@@ -129,9 +145,12 @@ fn the_planner_reads_each_requirement_from_the_contract() {
                     })
                 });
             let kind = format!("{:?}", class.kind);
-            let listed = NOT_CONTRACT_DRIVEN
-                .iter()
-                .any(|(f, k, _)| *f == real.family && *k == kind);
+            // An entry names the kind (every class of it) or the kind and
+            // its severity (`Diagnostic(Warning)`).
+            let with_severity = class.severity.map(|s| format!("{kind}({s:?})"));
+            let listed = NOT_CONTRACT_DRIVEN.iter().any(|(f, k, _)| {
+                *f == real.family && (*k == kind || Some(k.to_string()) == with_severity)
+            });
             if caught == listed {
                 unchecked.push(format!(
                     "{}: required {kind} ({holders} fixtures hold one): {}",
