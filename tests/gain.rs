@@ -459,3 +459,21 @@ fn a_trend_by_day_and_named_days_in_since() {
         "{why}"
     );
 }
+
+/// One `ctx gain` counts archived originals for a bounded time and leaves
+/// the rest to later calls; `--exact` counts every one of them now.
+#[test]
+fn exact_counts_every_archived_original_in_one_call() {
+    let home = tempfile::tempdir().expect("tempdir");
+    for i in 0..12 {
+        let mut input = log_lines(400 + i);
+        input.extend_from_slice(format!("run {i}\n").as_bytes());
+        let out = ctx(home.path(), &["pipe", "--label", "make build"], &input);
+        assert!(out.status.success());
+    }
+    let r = gain_json(home.path(), &["--exact"]);
+    assert_eq!(r["totals"]["runs"], 12);
+    assert_eq!(r["totals"]["exact_runs"], 12);
+    let both = ctx(home.path(), &["gain", "--exact", "--estimate"], b"");
+    assert_eq!(both.status.code(), Some(2), "the two flags contradict");
+}

@@ -151,6 +151,41 @@ fn a_record_piped_many_times_is_counted_once() {
 }
 
 /// Runs over `days` days, a few commands, some archived, some expanded.
+#[test]
+fn only_originals_a_run_can_use_are_counted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let digest = || Output::Digest(b"pytest: 1 failed\n".to_vec());
+    // A digest dropped by a fold on a run's path: its run stays on
+    // estimates whatever its original counts.
+    let dropped = ArchiveKey([5; 32]);
+    let d = delivery(digest(), 900, 10, Some(dropped));
+    let entry = journal::RunEntry::new(&art(&["pytest"], Exit::Code(1)), &d, 1);
+    journal_run(dir.path(), entry);
+    let ledger = open(dir.path());
+    ledger
+        .fold_journal_with(dir.path(), Digests::Drop)
+        .expect("fold");
+    assert!(ledger.uncounted(None).expect("uncounted").is_empty());
+    // A counted digest, and an output delivered as it was, need theirs.
+    let counted = ArchiveKey([6; 32]);
+    let d = delivery(digest(), 900, 10, Some(counted));
+    ledger
+        .record_run_at(&art(&["pytest"], Exit::Code(1)), &d, 2)
+        .expect("record");
+    let raw = ArchiveKey([7; 32]);
+    let d = delivery(Output::Raw, 50, 50, Some(raw));
+    ledger
+        .record_run_at(&art(&["cat", "x"], Exit::Code(0)), &d, 3)
+        .expect("record");
+    let todo: Vec<String> = ledger
+        .uncounted(None)
+        .expect("uncounted")
+        .into_iter()
+        .map(|u| u.key_hex)
+        .collect();
+    assert_eq!(todo, vec![counted.hex(), raw.hex()]);
+}
+
 fn busy_ledger(ledger: &Ledger, days: i64, per_day: i64) {
     let commands: [&[&str]; 4] = [
         &["cargo", "test"],

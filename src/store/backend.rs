@@ -80,6 +80,15 @@ impl AnyStore {
         }
     }
 
+    /// As `open_existing`, for a read: the SQLite file is opened so that
+    /// nothing on disk changes (`sqlite/reads.rs`).
+    pub fn open_existing_to_read() -> Result<Option<AnyStore>, StoreError> {
+        match choice()? {
+            Choice::Sqlite => Ok(SqliteStore::open_existing_to_read()?.map(AnyStore::Sqlite)),
+            Choice::Postgres(url) => open_postgres_patiently(&url).map(Some),
+        }
+    }
+
     /// A store named on the command line (`ctx store copy`): `sqlite`
     /// (the local default), `sqlite:PATH`, or a `postgres://` URL.
     pub fn open_named(name: &str) -> Result<AnyStore, StoreError> {

@@ -245,3 +245,9 @@ pub fn open_to_archive() -> Result<AnyStore, StoreError> {
 pub fn open_existing() -> Result<Option<AnyStore>, StoreError> {
     AnyStore::open_existing()
 }
+
+/// The default store if it exists, opened for a read that changes
+/// nothing on disk (`ctx expand`, listings, `ctx gain`).
+pub fn open_existing_to_read() -> Result<Option<AnyStore>, StoreError> {
+    AnyStore::open_existing_to_read()
+}

@@ -44,27 +44,50 @@ pub struct Zoom {
     pub stream: Option<Stream>,
     /// The regex, its source as typed (for the marker), and the context width.
     pub grep: Option<(Regex, String, usize)>,
+    /// `--count`: a grep view reads on past its page to say how many
+    /// result lines it left out. Without it the view stops at the first
+    /// line that does not fit, so a first page costs what it prints, not
+    /// what the record holds.
+    pub count: bool,
 }
 
 impl Zoom {
     /// The one marker of a capped view: how many lines are left and the
     /// command that prints exactly those.
     pub fn marker(&self, left: u64, from: u64, to: u64) -> String {
+        let noun = if left == 1 { "line" } else { "lines" };
+        format!(
+            "{CTX_PREFIX} … {} more {noun}: {} --lines {from}-{to}\n",
+            count(left as usize),
+            self.command()
+        )
+    }
+
+    /// The marker of a grep view that stopped at its page without
+    /// counting the rest: where the rest starts, and how to count it.
+    pub fn uncounted_marker(&self, from: u64, to: u64) -> String {
+        format!(
+            "{CTX_PREFIX} … more lines from line {from} (--count counts them): {} --lines {from}-{to}\n",
+            self.command()
+        )
+    }
+
+    /// The `ctx expand` command of this view, without its `--lines`.
+    fn command(&self) -> String {
         let mut cmd = format!("ctx expand {}", self.key.short());
         if let Some((_, source, context)) = &self.grep {
             cmd.push_str(&format!(" --grep {}", shell_quote(source)));
             if *context > 0 {
                 cmd.push_str(&format!(" --context {context}"));
             }
+            if self.count {
+                cmd.push_str(" --count");
+            }
         }
         if let Some(stream) = self.stream {
             cmd.push_str(&format!(" --stream {}", stream.name()));
         }
-        let noun = if left == 1 { "line" } else { "lines" };
-        format!(
-            "{CTX_PREFIX} … {} more {noun}: {cmd} --lines {from}-{to}\n",
-            count(left as usize)
-        )
+        cmd
     }
 
     /// Lines `first..=last`, capped.
@@ -99,7 +122,9 @@ impl Zoom {
 
     /// Matching lines (and their context) within `first..=last`, capped.
     /// Context comes from matches anywhere in the record, so the marker's
-    /// `--lines` continuation prints exactly the lines left out.
+    /// `--lines` continuation prints exactly the lines left out. The scan
+    /// stops at the first result line past the cap unless `count` asks
+    /// for the number left.
     pub fn grep_view(
         &self,
         reader: &mut Reader,
@@ -120,17 +145,19 @@ impl Zoom {
         let mut ahead = 0u64; // context lines still owed after the last match
         let mut last_shown: Option<u64> = None;
         let mut shown = 0usize;
-        let mut left = 0u64; // result lines past the cap
-        let mut resume = 0u64; // first of them
+        // Result lines past the cap (a Cell: the loop reads it while
+        // `emit` holds it), and the first of them.
+        let left = std::cell::Cell::new(0u64);
+        let mut resume = 0u64;
         let mut emit = |n: u64, line: Vec<u8>, is_match: bool, out: &mut Vec<u8>| {
             if n < first || n > last {
                 return;
             }
-            if left > 0 || !room(shown, out.len(), line.len()) {
-                if left == 0 {
+            if left.get() > 0 || !room(shown, out.len(), line.len()) {
+                if left.get() == 0 {
                     resume = n;
                 }
-                left += 1;
+                left.set(left.get() + 1);
                 return;
             }
             if c > 0 && last_shown.is_some_and(|p| p + 1 < n) {
@@ -145,6 +172,9 @@ impl Zoom {
             last_shown = Some(n);
         };
         for (n, line) in (scan_from..=scan_to).zip(reader.lines_from(scan_from)?) {
+            if left.get() > 0 && !self.count {
+                break;
+            }
             let line = line?;
             if matches(re, &line) {
                 for (m, l) in behind.drain(..) {
@@ -162,8 +192,14 @@ impl Zoom {
                 behind.push_back((n, line));
             }
         }
+        let left = left.get();
         if left > 0 {
-            out.extend_from_slice(self.marker(left, resume, last).as_bytes());
+            let marker = if self.count {
+                self.marker(left, resume, last)
+            } else {
+                self.uncounted_marker(resume, last)
+            };
+            out.extend_from_slice(marker.as_bytes());
         }
         Ok(out)
     }
@@ -209,6 +245,7 @@ mod tests {
             key: ArchiveKey([0xab; 32]),
             stream: None,
             grep: grep.map(|(re, c)| (Regex::new(re).expect("re"), re.to_string(), c)),
+            count: false,
         }
     }
 
@@ -248,32 +285,98 @@ mod tests {
         (numbers, next)
     }
 
-    #[test]
-    fn grep_continuations_print_exactly_the_rest() {
-        let bytes = numbered(2000);
-        let z = zoom(Some(("5$", 1)));
-        let mut r = Reader::from_bytes(bytes);
-        let first = String::from_utf8(z.grep_view(&mut r, 1, 2000).expect("v")).expect("utf8");
-        assert!(first.starts_with("4-line 4\n5:line 5\n6-line 6\n--\n14-line 14\n15:line 15\n"));
-        let marker = first.lines().last().unwrap_or_default();
-        assert!(
-            marker.starts_with(
-                "[ctx] … 300 more lines: ctx expand abababababab --grep '5$' --context 1 --lines "
-            ),
-            "{marker}"
-        );
+    /// Follows a grep view's markers from the first page to the end:
+    /// the line numbers printed, and how many pages it took.
+    fn follow(z: &Zoom, r: &mut Reader, total: u64) -> (String, Vec<u64>, usize) {
+        let first = String::from_utf8(z.grep_view(r, 1, total).expect("v")).expect("utf8");
         let (mut all, mut next) = shown(&first);
         let mut hops = 0;
         while let Some((a, b)) = next {
-            let view = String::from_utf8(z.grep_view(&mut r, a, b).expect("v")).expect("utf8");
+            let view = String::from_utf8(z.grep_view(r, a, b).expect("v")).expect("utf8");
             let (numbers, more) = shown(&view);
             assert_eq!(numbers.first(), Some(&a));
             all.extend(numbers);
             next = more;
             hops += 1;
         }
-        assert_eq!(hops, 1);
+        (first, all, hops)
+    }
+
+    #[test]
+    fn grep_continuations_print_exactly_the_rest() {
         let expected: Vec<u64> = (1..=2000u64).filter(|n| matches!(n % 10, 4..=6)).collect();
+        let mut r = Reader::from_bytes(numbered(2000));
+        let mut z = zoom(Some(("5$", 1)));
+        z.count = true;
+        let (first, all, hops) = follow(&z, &mut r, 2000);
+        assert!(first.starts_with("4-line 4\n5:line 5\n6-line 6\n--\n14-line 14\n15:line 15\n"));
+        let marker = first.lines().last().unwrap_or_default();
+        assert!(
+            marker.starts_with(
+                "[ctx] … 300 more lines: ctx expand abababababab --grep '5$' --context 1 \
+                 --count --lines "
+            ),
+            "{marker}"
+        );
+        assert_eq!(hops, 1);
         assert_eq!(all, expected);
+
+        // Uncounted (the default), the page is the same and its marker
+        // names where the rest starts; following it still prints every
+        // result line exactly once.
+        let z = zoom(Some(("5$", 1)));
+        let (uncounted, all, hops) = follow(&z, &mut r, 2000);
+        assert_eq!(
+            uncounted.lines().count(),
+            first.lines().count(),
+            "{uncounted}"
+        );
+        let marker = uncounted.lines().last().unwrap_or_default();
+        assert_eq!(
+            marker,
+            "[ctx] … more lines from line 1004 (--count counts them): ctx expand abababababab \
+             --grep '5$' --context 1 --lines 1004-2000"
+        );
+        assert_eq!(hops, 1);
+        assert_eq!(all, expected);
+    }
+
+    #[test]
+    fn an_uncounted_grep_page_stops_reading_at_its_end() {
+        // Chunks past the page are never fetched: the fetch fails on them.
+        let bytes = numbered(10_000);
+        let size = 4096;
+        let mut dir = Vec::new();
+        let mut parts = Vec::new();
+        let mut lines = 0;
+        for (i, part) in bytes.chunks(size).enumerate() {
+            let newlines = memchr::memchr_iter(b'\n', part).count() as u64;
+            dir.push(crate::store::chunks::ChunkInfo {
+                offset: (i * size) as u64,
+                len: part.len() as u64,
+                lines_before: lines,
+                newlines,
+            });
+            lines += newlines;
+            parts.push(part.to_vec());
+        }
+        let fetched = std::cell::Cell::new(0usize);
+        let mut r = Reader::new(
+            dir,
+            10_000,
+            Box::new(|i| {
+                fetched.set(fetched.get().max(i + 1));
+                Ok(parts[i].clone())
+            }),
+        )
+        .expect("reader");
+        let z = zoom(Some(("line", 0)));
+        let view = String::from_utf8(z.grep_view(&mut r, 1, 10_000).expect("v")).expect("utf8");
+        assert_eq!(view.lines().count(), LINE_CAP + 1);
+        assert!(
+            fetched.get() <= 2,
+            "{} chunks read for one page",
+            fetched.get()
+        );
     }
 }

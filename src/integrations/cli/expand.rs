@@ -43,6 +43,10 @@ pub struct Args {
     /// Lines of context around each --grep match.
     #[arg(long, short = 'C', value_name = "N", requires = "grep")]
     pub context: Option<usize>,
+    /// With --grep: read the whole record to say how many result lines the
+    /// page left out (without it the search stops at the end of its page).
+    #[arg(long, requires = "grep")]
+    pub count: bool,
     /// both: the interleaved view; stdout or stderr: that stream alone, numbered on its own.
     #[arg(long, value_enum, default_value_t = StreamArg::Both)]
     pub stream: StreamArg,
@@ -155,6 +159,7 @@ fn show(
             key,
             stream: None,
             grep: None,
+            count: false,
         };
         let printed = census_zoom(store, &mut reader, &zoom, &args)?;
         let _ = store.touch(&key);
@@ -168,6 +173,7 @@ fn show(
         key,
         stream,
         grep: grep.map(|re| (re, args.grep.unwrap_or_default(), args.context.unwrap_or(0))),
+        count: args.count,
     };
 
     let stdout = io::stdout();
@@ -318,7 +324,7 @@ pub(super) fn open_record(prefix: &str) -> anyhow::Result<Result<(AnyStore, Arch
         eprintln!("ctx: no record {prefix} (never archived here, or removed over 30 days ago)");
         Ok(Err(EXIT_NOT_FOUND))
     };
-    let store = match store::open_existing() {
+    let store = match store::open_existing_to_read() {
         Ok(Some(store)) => store,
         Ok(None) => return not_found(),
         // The shared store cannot be reached: this machine's copy, if it
@@ -375,7 +381,7 @@ fn local_copy(
     prefix: &str,
     unreachable: Option<&str>,
 ) -> anyhow::Result<Result<(AnyStore, ArchiveKey), i32>> {
-    let local = store::SqliteStore::open_existing_default().ok().flatten();
+    let local = store::SqliteStore::open_existing_to_read().ok().flatten();
     if let Some(local) = local
         && let Ok(key) = local.resolve(prefix)
     {

@@ -7,7 +7,7 @@
 //! ledger, so each run is counted once.
 
 use std::io::{self, Write};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use crate::ledger::gain::{self, By, Group, Report};
 use crate::ledger::{self, DAY_MS, Ledger};
@@ -35,9 +35,20 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// Count nothing exactly: every figure is the hot path's estimate.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "exact")]
     pub estimate: bool,
+    /// Count every archived original exactly now, however long that takes
+    /// (without it one call counts for at most about a tenth of a second
+    /// and the next calls count the rest).
+    #[arg(long)]
+    pub exact: bool,
 }
+
+/// How long one `ctx gain` spends counting archived originals exactly,
+/// once the tokenizer is up: after 10,000 runs, counting every original
+/// took 10 s in one call. What is left keeps its estimate (marked `≈`)
+/// and is counted by the next calls, each within the same budget.
+const COUNT_BUDGET: Duration = Duration::from_millis(100);
 
 /// ctx's own reports print as text or JSON (`crate::format`).
 pub use crate::format::ReportFormat as Format;
@@ -61,11 +72,13 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
         ByArg::Family => By::Family,
         ByArg::Day => By::Day,
     };
+    let mut left = 0;
     let report = match Ledger::open_existing_default()? {
         None => gain::report(&[], &[], &[], &[], since_ms, by, args.top, !args.estimate),
         Some(ledger) => {
             if !args.estimate {
-                count_exactly(&ledger, since_ms)?;
+                let budget = (!args.exact).then_some(COUNT_BUDGET);
+                left = count_exactly(&ledger, since_ms, budget)?;
             }
             let runs = ledger.runs(since_ms)?;
             let keyed = ledger.keyed_runs()?;
@@ -85,6 +98,14 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     };
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
+        Format::Text if left > 0 => {
+            render(&report)
+                + &format!(
+                    "not counted yet: {} (the next `ctx gain` counts more; \
+                     `ctx gain --exact` counts them all now)\n",
+                    crate::render::counted(left, "archived originals")
+                )
+        }
         Format::Text => render(&report),
     };
     let mut out = io::stdout().lock();
@@ -162,24 +183,38 @@ fn named_day(word: &str, today: i64) -> Option<i64> {
 
 /// Counts exactly the archived originals that runs since `since_ms`
 /// point at and that were never counted: each record once, however many
-/// runs share it. A record the archive no longer holds is marked as such
-/// and leaves its runs on estimates. (Digests were counted when the
-/// journal was folded.)
-fn count_exactly(ledger: &Ledger, since_ms: Option<i64>) -> anyhow::Result<()> {
+/// runs share it, newest first, until `budget` has passed (timed from the
+/// first count, which also starts the tokenizer). A record the archive no
+/// longer holds is marked as such and leaves its runs on estimates.
+/// (Digests were counted when the journal was folded.) Returns how many
+/// are left for a later call.
+fn count_exactly(
+    ledger: &Ledger,
+    since_ms: Option<i64>,
+    budget: Option<Duration>,
+) -> anyhow::Result<usize> {
     // No store, or a damaged one: originals stay uncounted (and are tried
     // again next time).
-    let Some(archive) = store::open_existing().ok().flatten() else {
-        return Ok(());
+    let Some(archive) = store::open_existing_to_read().ok().flatten() else {
+        return Ok(0);
     };
-    let todo = ledger.uncounted(since_ms)?;
-    for record in todo {
+    let mut todo = ledger.uncounted(since_ms)?;
+    todo.reverse();
+    let mut started: Option<Instant> = None;
+    for (done, record) in todo.iter().enumerate() {
+        if let (Some(budget), Some(at)) = (budget, started)
+            && at.elapsed() >= budget
+        {
+            return Ok(todo.len() - done);
+        }
         let raw = ArchiveKey::from_hex(&record.key_hex)
             .and_then(|key| archive.load(&key).ok())
             .and_then(|artifact| tokens::try_exact(artifact.bytes()))
             .map(|n| n as u64);
         ledger.set_record_exact(record.record, raw)?;
+        started.get_or_insert_with(Instant::now);
     }
-    Ok(())
+    Ok(0)
 }
 
 /// Width of the longest bar, in terminal cells.

@@ -138,7 +138,7 @@ fn check() -> anyhow::Result<i32> {
 
 fn stats(format: Format) -> anyhow::Result<i32> {
     let (options, mut warnings) = sqlite::Options::from_env();
-    let opened = store::open_existing()?;
+    let opened = store::open_existing_to_read()?;
     let location = match &opened {
         Some(s) => s.location(),
         None => SqliteStore::default_path()?.display().to_string(),

@@ -11,7 +11,7 @@
 //! total, so another process's lock costs at most that long and then
 //! surfaces as `Unavailable`, never as a hang.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -22,7 +22,9 @@ use crate::retention::{self, Retention};
 
 mod ops;
 mod read_only;
+mod reads;
 mod schema;
+pub mod touches;
 mod write;
 
 pub use schema::SCHEMA_VERSION;
@@ -122,6 +124,16 @@ impl From<StoreError> for Fail {
     }
 }
 
+/// What a store was opened for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    /// Archiving and maintenance: the connection writes.
+    Write,
+    /// A read (`reads.rs`): the connection never writes; a write asked of
+    /// it opens a writer of its own.
+    Read,
+}
+
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
@@ -130,6 +142,10 @@ pub struct SqliteStore {
     pub warnings: Vec<String>,
     /// A fixed clock for tests; the system clock when `None`.
     now: Cell<Option<i64>>,
+    access: Access,
+    /// Last uses taken from `store.db-touched`, applied by each writing
+    /// transaction that needs them (`touches.rs`).
+    touched: RefCell<Vec<(String, i64)>>,
 }
 
 impl SqliteStore {
@@ -196,6 +212,8 @@ impl SqliteStore {
             options,
             warnings: Vec::new(),
             now: Cell::new(None),
+            access: Access::Write,
+            touched: RefCell::new(Vec::new()),
         };
         store.configure()?;
         Ok(store)
@@ -222,10 +240,10 @@ impl SqliteStore {
         })
     }
 
-    /// Deletes the database and its WAL files: the way out of a damaged
-    /// store (`ctx store purge`).
+    /// Deletes the database, its WAL files and its pending last uses:
+    /// the way out of a damaged store (`ctx store purge`).
     pub fn remove_files(path: &Path) -> std::io::Result<()> {
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", touches::SUFFIX] {
             let mut p = path.as_os_str().to_owned();
             p.push(suffix);
             match std::fs::remove_file(&p) {
@@ -303,6 +321,8 @@ impl SqliteStore {
     /// fit the cap, or refuses.
     fn make_room(&self, tx: &Transaction, incoming: u64, now: i64) -> Result<(), Fail> {
         let policy = self.options.retention;
+        // Before any eviction is decided: what reads used lately.
+        self.apply_touches(tx)?;
         let total: i64 = tx.query_row("SELECT stored_bytes FROM totals", [], |r| r.get(0))?;
         let total = total.max(0) as u64;
         if total.saturating_add(incoming) <= policy.max_bytes {

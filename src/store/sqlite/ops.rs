@@ -78,6 +78,9 @@ impl SqliteStore {
 
 impl Store for SqliteStore {
     fn put(&self, artifact: &Artifact) -> Result<ArchiveKey, StoreError> {
+        if let Some(writer) = self.writer_for()? {
+            return writer.put(artifact);
+        }
         self.put_artifact(artifact)
     }
 
@@ -213,6 +216,9 @@ impl Store for SqliteStore {
     }
 
     fn quarantine(&self, key: &ArchiveKey, why: &str) -> Result<(), StoreError> {
+        if let Some(writer) = self.writer_for()? {
+            return writer.quarantine(key, why);
+        }
         let now = self.now_ms();
         let hex = key.hex();
         self.with_retry(|c| {
@@ -247,6 +253,13 @@ impl Store for SqliteStore {
     }
 
     fn touch(&self, key: &ArchiveKey) -> Result<(), StoreError> {
+        if self.is_read_only() {
+            // A read writes nothing of the store: the next writer that
+            // needs the last use folds this line in (touches.rs).
+            return super::touches::append(&self.path, key, self.now_ms()).map_err(|e| {
+                StoreError::Unavailable(format!("cannot note the use of {}: {e}", key.short()))
+            });
+        }
         // A read must not wait on a writer: one short try, then let it be.
         let _ = self.conn.busy_timeout(Duration::from_millis(50));
         let r = self.conn.execute(
@@ -295,6 +308,9 @@ impl Store for SqliteStore {
     }
 
     fn gc(&self, policy: Retention) -> Result<GcReport, StoreError> {
+        if let Some(writer) = self.writer_for()? {
+            return writer.gc(policy);
+        }
         let now = self.now_ms();
         let deadline = self.deadline();
         let mut evicted = Vec::new();
@@ -304,6 +320,7 @@ impl Store for SqliteStore {
         let (left, bytes) = loop {
             let (batch, left, bytes, dead) = self.with_retry_until(deadline, |c| {
                 let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+                self.apply_touches(&tx)?;
                 let dead = super::sweep_abandoned(&tx, now)?;
                 let total: i64 =
                     tx.query_row("SELECT stored_bytes FROM totals", [], |r| r.get(0))?;
@@ -345,6 +362,9 @@ impl Store for SqliteStore {
     }
 
     fn purge(&self, older_than: Option<Duration>) -> Result<PurgeReport, StoreError> {
+        if let Some(writer) = self.writer_for()? {
+            return writer.purge(older_than);
+        }
         let now = self.now_ms();
         let cutoff = match older_than {
             Some(d) => now.saturating_sub(d.as_millis() as i64),
@@ -357,6 +377,9 @@ impl Store for SqliteStore {
         loop {
             let (records, stored) = self.with_retry_until(deadline, |c| {
                 let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+                if older_than.is_some() {
+                    self.apply_touches(&tx)?;
+                }
                 let ids: Vec<(i64, i64, bool)> = tx
                     .prepare_cached(
                         "SELECT id, stored_bytes, pending FROM records WHERE used_ms < ?1 LIMIT ?2",

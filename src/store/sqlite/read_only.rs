@@ -20,10 +20,17 @@ pub fn writable(path: &Path) -> bool {
     can(path) && path.parent().is_none_or(can)
 }
 
-/// `file:` URI of `path`, read-only and immutable; every byte outside the
+/// `file:` URI of `path`, read-only and immutable.
+pub fn immutable_uri(path: &Path) -> String {
+    let mut uri = file_uri(path);
+    uri.push_str("?mode=ro&immutable=1");
+    uri
+}
+
+/// `file:` URI of `path` without parameters; every byte outside the
 /// unreserved set and `/` percent-encoded, so that `?`, `#` or `%` in a
 /// folder name stay part of the path.
-pub fn immutable_uri(path: &Path) -> String {
+pub fn file_uri(path: &Path) -> String {
     let mut uri = String::from("file:");
     for &b in path.as_os_str().as_bytes() {
         if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
@@ -32,7 +39,6 @@ pub fn immutable_uri(path: &Path) -> String {
             uri.push_str(&format!("%{b:02X}"));
         }
     }
-    uri.push_str("?mode=ro&immutable=1");
     uri
 }
 
