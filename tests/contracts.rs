@@ -78,8 +78,16 @@ const NOT_CONTRACT_DRIVEN: &[(&str, &str, &str)] = &[
     // at the end, esbuild's report fits between the head and the tail. A
     // longer run of those tools would show the difference.
     ("text", "TestError", "the failed hook is in the tail"),
-    ("text", "Crash", "the exception line is decisive and in the tail"),
-    ("text", "Diagnostic(Warning)", "the whole report is head and tail"),
+    (
+        "text",
+        "Crash",
+        "the exception line is decisive and in the tail",
+    ),
+    (
+        "text",
+        "Diagnostic(Warning)",
+        "the whole report is head and tail",
+    ),
 ];
 
 type Case = (
