@@ -38,11 +38,7 @@ use regex::Regex;
 use crate::evidence::{EvidenceItem, ItemKind, Severity};
 
 use super::Dialect;
-use super::page::{clip, item};
-
-fn compile(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("static patterns compile")
-}
+use super::page::{clip, compile, item};
 
 /// The class of a build failure that sums up others (see the module's doc).
 pub const VERDICT: &str = "verdict";

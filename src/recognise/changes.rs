@@ -21,11 +21,7 @@ use regex::Regex;
 use crate::evidence::{EvidenceItem, ItemKind, Location, Severity};
 
 use super::Dialect;
-use super::page::item;
-
-fn compile(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("static patterns compile")
-}
+use super::page::{compile, item};
 
 /// The class format_check gives the same facts, so `--code` filters alike.
 const WOULD_REFORMAT: &str = "would reformat";

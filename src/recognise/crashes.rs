@@ -26,11 +26,7 @@ use crate::artifact::Span;
 use crate::evidence::{EvidenceItem, ItemKind, Severity};
 
 use super::Dialect;
-use super::page::{clip, item};
-
-fn compile(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("static patterns compile")
-}
+use super::page::{clip, compile, item};
 
 fn crash(identity: &str, n: usize, summary: &str, block: Span) -> EvidenceItem {
     let mut c = item(ItemKind::Crash, Severity::Error, clip(identity, 240), n);

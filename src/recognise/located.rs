@@ -31,15 +31,11 @@ use regex::{Captures, Regex};
 use crate::evidence::{EvidenceItem, ItemKind, Severity};
 
 use super::Dialect;
-use super::page::{item, location, place};
+use super::page::{compile, item, location, place};
 
 /// A path as tools print it before `:line`: no spaces, no colons, not a
 /// line a diff adds or removes (`+src/a.c:3:5: error:` quotes one).
 const FILE: &str = r"[^\s:(\[+-][^\s:(]*";
-
-fn compile(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("static patterns compile")
-}
 
 /// One located diagnostic from the captures named `file`, `line`, `col`,
 /// `sev`, `code` and `msg` (any may be missing but `file`).

@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
+use regex::Regex;
+
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{EvidenceItem, ItemKind, Location, Severity};
 use crate::normalize;
@@ -79,6 +81,13 @@ impl<'a> Page<'a> {
     pub fn after(&self, n: usize, limit: usize) -> impl Iterator<Item = usize> {
         (n + 1)..=(n + limit).min(self.count())
     }
+}
+
+/// A dialect's pattern, compiled on first use (each sits in a `LazyLock`
+/// beside its dialect). The patterns are literals of the source, and the
+/// tests read every dialect, so one that does not compile fails there.
+pub fn compile(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("static patterns compile")
 }
 
 /// An item named by line `n`, with an identity and a summary.

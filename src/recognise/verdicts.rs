@@ -33,11 +33,7 @@ use crate::artifact::Span;
 use crate::evidence::{EvidenceItem, ItemKind, Severity};
 
 use super::Dialect;
-use super::page::{Page, clip, item};
-
-fn compile(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("static patterns compile")
-}
+use super::page::{Page, clip, compile, item};
 
 fn test(kind: ItemKind, identity: &str, n: usize, summary: Option<&str>) -> EvidenceItem {
     let mut t = item(kind, Severity::Error, identity.trim(), n);
