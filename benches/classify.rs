@@ -81,6 +81,7 @@ fn located(i: u64) -> String {
 fn measure(name: &str, bytes: Vec<u8>) {
     let (mut base, mut choose, mut text) = (Vec::new(), Vec::new(), Vec::new());
     let mut layer = Vec::new();
+    let mut claimed = "";
     for _ in 0..5 {
         let start = Instant::now();
         let artifact = Artifact::from_stdout(bytes.clone(), Exit::Unknown, Vec::new());
@@ -89,9 +90,7 @@ fn measure(name: &str, bytes: Vec<u8>) {
         let start = Instant::now();
         let (profile, _) = classify::choose(&artifact, None).expect("no forced family");
         choose.push(start.elapsed());
-        if name != "located warnings" {
-            assert_eq!(profile.version(), "text/v1", "{name}: nothing claims it");
-        }
+        claimed = profile.version();
 
         let start = Instant::now();
         let found = ctx::recognise::recognise(&artifact);
@@ -105,7 +104,7 @@ fn measure(name: &str, bytes: Vec<u8>) {
     }
     let (b, c, t, l) = (median(base), median(choose), median(text), median(layer));
     println!(
-        "- {name}: building the artifact {:.0} ms; classify {:.0} ms ({:.2}×); evidence layer {:.0} ms ({:.2}×); text/v1 extract (layer included) {:.0} ms ({:.2}×)",
+        "- {name} (read by {claimed}): building the artifact {:.0} ms; classify {:.0} ms ({:.2}×); evidence layer {:.0} ms ({:.2}×); text/v1 extract (layer included) {:.0} ms ({:.2}×)",
         ms(b),
         ms(c),
         ms(c) / ms(b),

@@ -317,6 +317,12 @@ fn located_heads_are_found_by_bytes() {
     assert!(!words::opens_with_location(b"C:\\x\\y.c: error"));
     assert!(!words::opens_with_location(b"note: see src/a.c:3"));
     assert!(!words::opens_with_location(b"plain prose: 12 apples"));
+    // Timestamps and addresses open like locations and are none.
+    assert!(!words::opens_with_location(
+        b"2026-11-29T12:00:05Z INFO worker 3: ok"
+    ));
+    assert!(!words::opens_with_location(b"12:00:00 started"));
+    assert!(!words::opens_with_location(b"10.0.0.1:8080: refused"));
 }
 
 #[test]

@@ -121,6 +121,15 @@ pub(super) fn opens_with_location(line: &[u8]) -> bool {
     if p == 0 || matches!(head[p], b' ' | b'\t') {
         return false;
     }
+    // A path names a file (`main.c`, `App.java`) or a folder (`src/a`);
+    // a timestamp (`2026-11-29T12:00:05Z`, `12:00:00`) or an address
+    // (`10.0.0.1:8080`) opens the same way and is none.
+    let token = &head[..p];
+    let pathlike = token.iter().any(|b| matches!(b, b'.' | b'/' | b'\\'))
+        && !token.iter().all(|b| b.is_ascii_digit() || *b == b'.');
+    if !pathlike {
+        return false;
+    }
     let digits = head[p + 1..]
         .iter()
         .take_while(|b| b.is_ascii_digit())
