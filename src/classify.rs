@@ -9,6 +9,7 @@
 //! them to text/v1 and loses what the family profile would have kept.
 
 use crate::artifact::{Artifact, Stream};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem};
 use crate::normalize;
 use crate::profiles::decisive::WORDS;
 use crate::profiles::{self, Match, MatchedBy, Profile};
@@ -26,6 +27,38 @@ pub fn choose(
     forced: Option<&str>,
 ) -> Result<(&'static dyn Profile, Match), UnknownFamily> {
     choose_except(artifact, forced, &[])
+}
+
+/// A failure of the evidence layer that `profile`'s facts (`items`) leave
+/// unread, when `profile` is a typed family: then text/v1, which plans
+/// from the layer itself, reads the output instead (the pipeline's rule,
+/// and so every `ctx expand` of its record's).
+pub fn unread_failure(
+    profile: &dyn Profile,
+    artifact: &Artifact,
+    items: &[EvidenceItem],
+) -> Option<EvidenceItem> {
+    if profile.family() == "text" {
+        return None;
+    }
+    crate::recognise::unaccounted(artifact, items)
+}
+
+/// The profile that reads `artifact` and its facts, as the pipeline reads
+/// them: `choose`'s profile, or text/v1 when that family leaves one of the
+/// layer's failures unread (`unread_failure`).
+pub fn read(
+    artifact: &Artifact,
+    forced: Option<&str>,
+) -> Result<(&'static dyn Profile, EvidenceGraph, CoverageReceipt), UnknownFamily> {
+    let (profile, _) = choose(artifact, forced)?;
+    let (graph, receipt) = profile.extract(artifact);
+    if unread_failure(profile, artifact, &graph.items).is_none() {
+        return Ok((profile, graph, receipt));
+    }
+    let (text, _) = choose(artifact, Some("text"))?;
+    let (graph, receipt) = text.extract(artifact);
+    Ok((text, graph, receipt))
 }
 
 /// `choose`, passing over the `disabled` families unless `--as` names one

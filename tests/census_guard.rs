@@ -48,16 +48,9 @@ static CASES: LazyLock<Vec<Case>> = LazyLock::new(|| {
         .into_iter()
         .map(|dir| {
             let artifact = ctx::fixture::load(&dir).unwrap();
-            let (mut profile, _) = classify::choose(&artifact, None).unwrap();
-            let (mut graph, mut receipt) = profile.extract(&artifact);
             // As the pipeline reads it: a family that leaves one of the
             // evidence layer's failures unread gives the output to text/v1.
-            if profile.family() != "text"
-                && ctx::recognise::unaccounted(&artifact, &graph.items).is_some()
-            {
-                (profile, _) = classify::choose(&artifact, Some("text")).unwrap();
-                (graph, receipt) = profile.extract(&artifact);
-            }
+            let (profile, graph, receipt) = classify::read(&artifact, None).unwrap();
             let contract = contract::for_family(profile.family()).unwrap();
             let raw_tokens = tokens::estimate_bulk(artifact.bytes());
             Case {

@@ -177,9 +177,7 @@ fn digest_as(
                 // The evidence layer under a typed family: a failure it
                 // found that the family's facts do not account for hands
                 // the output to text/v1, which plans from the layer.
-                if profile.family() != "text"
-                    && let Some(orphan) = crate::recognise::unaccounted(artifact, &graph.items)
-                {
+                if let Some(orphan) = classify::unread_failure(profile, artifact, &graph.items) {
                     return Err(Rejection::FindingLost(orphan.identity));
                 }
                 fault::point("plan");

@@ -61,15 +61,9 @@ pub const SEVERITY_WORDS: [&str; 5] = ["error", "warning", "note", "help", "info
 pub fn evidence(
     artifact: &Artifact,
 ) -> Result<(&'static dyn Profile, EvidenceGraph, Contract), ZoomError> {
-    let (mut profile, _) = classify::choose(artifact, artifact.family.as_deref())?;
-    let (mut graph, _) = profile.extract(artifact);
-    // As the pipeline: a family that leaves a failure unread gave the
-    // digest to text/v1, so its items are text/v1's.
-    if profile.family() != "text" && crate::recognise::unaccounted(artifact, &graph.items).is_some()
-    {
-        (profile, _) = classify::choose(artifact, Some("text"))?;
-        (graph, _) = profile.extract(artifact);
-    }
+    // As the pipeline read it: a family that left a failure unread gave
+    // the digest to text/v1, so its items are text/v1's.
+    let (profile, graph, _) = classify::read(artifact, artifact.family.as_deref())?;
     let contract = contract::for_family(profile.family())?;
     Ok((profile, graph, contract))
 }
