@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use crate::artifact::Artifact;
+use crate::artifact::{Artifact, SpanSet};
 use crate::contract::Contract;
 use crate::evidence::EvidenceGraph;
 use crate::normalize;
@@ -230,31 +230,19 @@ pub fn check_census(
             shown.extend(d.still.iter().map(String::as_str));
         }
     }
-    // The raw spans sorted by start, each with the furthest end so far:
-    // a line's test is a binary search, not a walk over every block.
-    let mut spans: Vec<(usize, usize)> = plan
+    let raw: SpanSet = plan
         .blocks
         .iter()
         .filter_map(|b| match b {
-            Block::Raw(span) => Some((span.first, span.last)),
+            Block::Raw(span) => Some(*span),
             _ => None,
         })
         .collect();
-    spans.sort_unstable();
-    let mut reach = 0;
-    for span in &mut spans {
-        reach = reach.max(span.1);
-        span.1 = reach;
-    }
-    let raw = |n: usize| {
-        let before = spans.partition_point(|&(first, _)| first <= n);
-        before > 0 && spans[before - 1].1 >= n
-    };
     // An identity is named once any of its occurrences is (a log's
     // repeated error: its first event whole, the others counted by
     // template with `--item`).
     for item in contract.census(graph) {
-        if item.headline.is_some_and(|h| raw(h.first)) {
+        if item.headline.is_some_and(|h| raw.holds(h.first)) {
             shown.insert(item.identity.as_str());
         }
     }

@@ -93,6 +93,36 @@ impl Span {
     }
 }
 
+/// A set of spans asked "does any hold line `n`?" in O(log n): the spans
+/// sorted by start, each carrying the furthest end reached so far, so a
+/// lookup is one binary search however the spans overlap or nest. The
+/// census guard asks it of a plan's raw blocks, the evidence layer of a
+/// typed family's items.
+#[derive(Clone, Debug, Default)]
+pub struct SpanSet {
+    reach: Vec<(usize, usize)>,
+}
+
+impl SpanSet {
+    pub fn holds(&self, n: usize) -> bool {
+        let before = self.reach.partition_point(|&(first, _)| first <= n);
+        before > 0 && self.reach[before - 1].1 >= n
+    }
+}
+
+impl FromIterator<Span> for SpanSet {
+    fn from_iter<I: IntoIterator<Item = Span>>(spans: I) -> Self {
+        let mut reach: Vec<(usize, usize)> = spans.into_iter().map(|s| (s.first, s.last)).collect();
+        reach.sort_unstable();
+        let mut furthest = 0;
+        for span in &mut reach {
+            furthest = furthest.max(span.1);
+            span.1 = furthest;
+        }
+        SpanSet { reach }
+    }
+}
+
 /// Where an artifact's bytes live: in memory, or (a large output or
 /// input, past the spill threshold) in a private temporary file mapped
 /// read-only, so the process's own memory stays bounded whatever the size.
@@ -377,6 +407,20 @@ impl Artifact {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        // Overlapping, nested and out-of-order spans: a binary search over
+        // the running reach answers as a walk over every span would.
+        #[test]
+        fn span_set_holds_what_some_span_contains(
+            spans in proptest::collection::vec((1usize..60, 0usize..12), 0..12),
+            n in 0usize..80,
+        ) {
+            let spans: Vec<Span> = spans.into_iter().map(|(f, l)| Span::new(f, f + l)).collect();
+            let set: SpanSet = spans.iter().copied().collect();
+            proptest::prop_assert_eq!(set.holds(n), spans.iter().any(|s| s.contains(n)));
+        }
+    }
 
     fn art(s: &str) -> Artifact {
         Artifact::from_stdout(s.as_bytes().to_vec(), Exit::Unknown, vec![])

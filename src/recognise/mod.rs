@@ -33,7 +33,7 @@ mod words;
 
 use std::collections::HashSet;
 
-use crate::artifact::Artifact;
+use crate::artifact::{Artifact, SpanSet};
 use crate::evidence::{EvidenceItem, ItemKind, Severity};
 
 pub use page::Page;
@@ -105,14 +105,14 @@ pub struct Recognised {
 
 /// Reads `artifact` with every dialect.
 pub fn recognise(artifact: &Artifact) -> Recognised {
-    recognise_outside(artifact, &Held::default())
+    recognise_outside(artifact, &SpanSet::default())
 }
 
 /// Reads `artifact` with every dialect, on the lines `held` does not hold
 /// (a typed family's own items': asking its dialects there would only
 /// find what the family read, at the cost of a pattern per line of a
 /// 100 MB build).
-fn recognise_outside(artifact: &Artifact, held: &Held) -> Recognised {
+fn recognise_outside(artifact: &Artifact, held: &SpanSet) -> Recognised {
     let page = Page::new(artifact);
     let all = dialects();
     let mut items: Vec<EvidenceItem> = Vec::new();
@@ -134,46 +134,25 @@ fn recognise_outside(artifact: &Artifact, held: &Held) -> Recognised {
     Recognised { items }
 }
 
-/// The lines some items hold (their headlines, details and blocks), asked
-/// line by line in O(log n): spans sorted by start, each with the furthest
-/// end so far.
-#[derive(Default)]
-struct Held {
-    spans: Vec<(usize, usize)>,
-}
-
-impl Held {
-    fn of(items: &[EvidenceItem]) -> Self {
-        let mut spans: Vec<(usize, usize)> = items
-            .iter()
-            .flat_map(|i| {
-                i.headline
-                    .iter()
-                    .chain(i.block.iter())
-                    .chain(i.detail.iter())
-            })
-            .map(|s| (s.first, s.last))
-            .collect();
-        spans.sort_unstable();
-        let mut reach = 0;
-        for span in &mut spans {
-            reach = reach.max(span.1);
-            span.1 = reach;
-        }
-        Held { spans }
-    }
-
-    fn holds(&self, n: usize) -> bool {
-        let before = self.spans.partition_point(|&(first, _)| first <= n);
-        before > 0 && self.spans[before - 1].1 >= n
-    }
+/// The lines some items hold: their headlines, details and blocks.
+fn held_by(items: &[EvidenceItem]) -> SpanSet {
+    items
+        .iter()
+        .flat_map(|i| {
+            i.headline
+                .iter()
+                .chain(i.block.iter())
+                .chain(i.detail.iter())
+                .copied()
+        })
+        .collect()
 }
 
 /// The layer's items whose headline no item of `covered` already holds
 /// (inside its headline, detail or block): what a typed profile's own
 /// facts leave out of its census, and must not.
 pub fn uncovered(found: Recognised, covered: &[EvidenceItem]) -> Vec<EvidenceItem> {
-    let held = Held::of(covered);
+    let held = held_by(covered);
     found
         .items
         .into_iter()
@@ -218,7 +197,7 @@ pub fn orphans(found: Recognised, covered: &[EvidenceItem]) -> Vec<EvidenceItem>
 /// one, text/v1 reads the output instead of that family — in the digest and
 /// in every `ctx expand` of it alike.
 pub fn unaccounted(artifact: &Artifact, covered: &[EvidenceItem]) -> Option<EvidenceItem> {
-    let found = recognise_outside(artifact, &Held::of(covered));
+    let found = recognise_outside(artifact, &held_by(covered));
     orphans(found, covered).into_iter().next()
 }
 

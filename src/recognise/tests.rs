@@ -423,7 +423,7 @@ fn held_lines_are_asked_in_log_time_and_exactly() {
     b.headline = Some(Span::line(5));
     let mut c = EvidenceItem::new(ItemKind::FailingTest, crate::evidence::Severity::Error, "c");
     c.headline = Some(Span::line(20));
-    let held = Held::of(&[a, b, c]);
+    let held = held_by(&[a, b, c]);
     let holds: Vec<usize> = (1..=22).filter(|&n| held.holds(n)).collect();
     assert_eq!(holds, vec![3, 4, 5, 6, 7, 8, 9, 20]);
 }
