@@ -39,6 +39,23 @@ pub fn frame_tokens(artifact: &Artifact, graph: &EvidenceGraph) -> usize {
     )
 }
 
+/// The frame allowance of a printed digest: what its header line, its
+/// footer line (`[ctx] full output (…)`) and one marker cost, over and
+/// above the budget (docs/tokens.md, "Budgets"). Every planner prices its
+/// frame inside the budget; the allowance is the documented slack a digest
+/// may exceed its budget by (a first cause's detail granted past the
+/// target, a marker added last), and no more.
+pub fn frame_allowance(digest: &str) -> usize {
+    let line = |l: &str| crate::tokens::estimate(l.as_bytes()) + 1;
+    let header = digest.lines().next().map_or(0, line);
+    let footer = digest
+        .lines()
+        .rev()
+        .find(|l| l.starts_with(crate::words::CTX_PREFIX) && l.contains(" full output ("))
+        .map_or(0, line);
+    header + footer + MARKER_TOKENS
+}
+
 pub use crate::delivery_plan::{
     Address, Block, CensusEntry, DeliveryPlan, Left, Omission, Omitted, Rung,
 };
