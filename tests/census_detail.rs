@@ -9,6 +9,10 @@ use ctx::pipeline::{self, Options, Output};
 use ctx::store::ArchiveKey;
 
 fn digest(case: &str) -> String {
+    digest_within(case, None)
+}
+
+fn digest_within(case: &str, budget: Option<usize>) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
         .join(case);
@@ -16,7 +20,10 @@ fn digest(case: &str) -> String {
     let d = pipeline::digest(
         &artifact,
         &Known(ArchiveKey([0x5c; 32])),
-        &Options::default(),
+        &Options {
+            budget,
+            ..Options::default()
+        },
     )
     .unwrap();
     match &d.output {
@@ -57,11 +64,12 @@ fn many_test_failures_keep_the_first_failures_detail() {
     );
 }
 
-/// 19 failing cases of one parametrized test: one census line names the
-/// test once, with the count and every case's parameters.
+/// 19 failing cases of one parametrized test, under a budget that holds
+/// neither every id with its reason nor every id alone: one census line
+/// names the test once, with the count and every case's parameters.
 #[test]
 fn parametrized_cases_are_grouped_under_their_test() {
-    let text = digest("pytest/parametrized");
+    let text = digest_within("pytest/parametrized", Some(450));
     let line = text
         .lines()
         .find(|l| {
@@ -74,17 +82,35 @@ fn parametrized_cases_are_grouped_under_their_test() {
     }
     assert!(line.contains("(line 23)"), "{line:?}");
     assert!(
-        !text.contains("FAILED tests/test_easter.py::test_easter[1992"),
+        !text.contains("test_easter[1992"),
         "cases listed one per line:\n{text}"
     );
     assert!(text.contains("test_easter_is_sunday"), "{text}");
 }
 
+/// The same run under the default budget: each case's id is printed whole,
+/// copyable into `pytest`, before any grouping.
+#[test]
+fn parametrized_ids_stay_whole_while_they_fit() {
+    let text = digest("pytest/parametrized");
+    for case in [
+        "test_easter[1990-1990-04-15]",
+        "test_easter[2014-2014-04-20]",
+    ] {
+        assert!(
+            text.lines().any(|l| l.trim() == case),
+            "{case} not on a line of its own:\n{text}"
+        );
+    }
+    assert!(!text.contains("test_easter ×19"), "grouped:\n{text}");
+}
+
 /// pytest cuts its short-summary lines at the terminal width
-/// (`- AssertionError: as...`): the census says what was compared.
+/// (`- AssertionError: as...`): when the census has room for reasons, it
+/// says what was compared.
 #[test]
 fn cut_summary_lines_give_way_to_the_whole_reason() {
-    let text = digest("pytest/default");
+    let text = digest_within("pytest/default", Some(2000));
     for reason in [
         "AssertionError: assert '[draft]-plan' == 'draft-plan'",
         "AssertionError: assert 6 <= 5",
@@ -92,4 +118,24 @@ fn cut_summary_lines_give_way_to_the_whole_reason() {
     ] {
         assert!(text.contains(reason), "{reason:?} missing:\n{text}");
     }
+    assert!(!text.contains("- AssertionError: as...\n"), "{text}");
+}
+
+/// Under the default budget the reasons of 15 failures do not fit beside
+/// their ids: the ids stay, every one whole, and the reasons are one hop
+/// away rather than cut mid-word.
+#[test]
+fn reasons_give_way_before_ids() {
+    let text = digest("pytest/default");
+    for id in [
+        "test_slug_cases[[draft] Plan-draft-plan]",
+        "TestDiscount::test_half_price",
+        "ERROR TestQueries::test_query",
+    ] {
+        assert!(
+            text.lines().any(|l| l.trim() == id),
+            "{id:?} missing:\n{text}"
+        );
+    }
+    assert!(!text.contains("AssertionError: as...\n"), "{text}");
 }

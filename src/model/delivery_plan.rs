@@ -176,10 +176,12 @@ pub enum Block {
     Item { index: usize, detail: bool },
     /// The complete census in its compact form: a `[ctx] census` opening
     /// line, then each file once with its items indented under it
-    /// (`render::census`). `unit` is the plural noun the opening line counts.
+    /// (`render::census`). `unit` is the plural noun the opening line
+    /// counts; `form` how much of each item's line is written.
     Census {
         entries: Vec<CensusEntry>,
         unit: String,
+        form: CensusForm,
     },
     /// `items[index]`'s detail under a `[ctx] --- identity (location)` line.
     Detail(usize),
@@ -193,6 +195,22 @@ pub enum Block {
     Next(Address),
     /// `[ctx] full output (N lines): …` — what `ctx expand H` prints, and `--all`.
     Footer,
+}
+
+/// How a compact census writes its items: the census planner's ladder,
+/// from the richest form to the cheapest that still names every identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CensusForm {
+    /// Every identity whole, each with its one-line reason.
+    Whole,
+    /// Every identity whole, without reasons or places: the ids alone,
+    /// each still copyable into the runner (`tests/a.py::test_x[1.05-1.26]`).
+    Bare,
+    /// The parametrized cases of one test share a line (`test_x ×19 [a],
+    /// [b], …`), and so do five or more items of one code and message:
+    /// every identity named, not each copyable.
+    Grouped,
 }
 
 /// One census identity with every occurrence of it (the same diagnostic
@@ -312,11 +330,11 @@ pub enum Note {
     /// What the extractor understood, when there is a census or the
     /// receipt is not complete.
     Coverage(Coverage),
-    /// FLOOD: `items` census items (counted in `unit`) exceed `ceiling`.
+    /// FLOOD: `items` census items (counted in `unit`) exceed `budget`.
     Grouped {
         items: usize,
         unit: String,
-        ceiling: usize,
+        budget: usize,
     },
     /// One FLOOD group: its key padded to `width`, how many items, and the
     /// first of them by index.

@@ -1,15 +1,23 @@
 //! Census planning, for families whose facts are identities (failing tests,
-//! error diagnostics). Identity survives before detail:
+//! error diagnostics). Identity survives before detail, and the digest
+//! fits its budget (docs/tokens.md, "Budgets"):
 //!
 //! - PASS_SUMMARY: nothing failed — the header's counts, warnings counted.
 //! - FAIL_CENSUS: every census identity, and every distinct cause's detail.
 //! - DENSE: every census identity; detail for as many causes as fit, in
 //!   the order the tool printed them, the rest declared (`ctx expand H
-//!   --details`). The first cause's block is shown even past the target
-//!   when it is short (`FIRST_DETAIL_TOKENS`): it is the root cause a
-//!   compiler's later errors follow from, and the failure read first.
-//! - FLOOD: the census alone exceeds the ceiling — identities grouped by
+//!   --details`). The first cause's block may use the frame allowance past
+//!   the target when it is short (`FIRST_DETAIL_TOKENS`): it is the root
+//!   cause a compiler's later errors follow from, and the failure read
+//!   first.
+//! - FLOOD: no form of the census fits the budget — identities grouped by
 //!   class with exact counts and examples, all of them behind `--items`.
+//!
+//! The census takes the first form that fits the budget with the digest's
+//! frame and closing notes: the tool's own headlines, then each identity
+//! whole with its reason, then whole without reasons (each id still
+//! copyable into the runner), then parametrized cases sharing a line, and
+//! only then FLOOD's groups and the `--items` hop.
 //!
 //! When the exit status says failure and no census item was parsed, the
 //! facts and the status disagree: the header says UNKNOWN and more raw
@@ -26,7 +34,8 @@ use crate::tokens;
 use crate::words::CTX_PREFIX;
 
 use super::{
-    Address, Block, Budget, CensusEntry, DeliveryPlan, Left, Omission, Omitted, Rung, lines,
+    Address, Block, Budget, CensusEntry, CensusForm, DeliveryPlan, Left, Omission, Omitted, Rung,
+    lines,
 };
 
 mod flood;
@@ -38,10 +47,11 @@ use memo::LineMemo;
 
 /// Tokens a single detail line may have to be printed inline.
 const LONGEST_DETAIL_LINE: usize = 300;
-/// Tokens the first cause's detail may take beyond the target: the first
-/// failure (for a compiler, the root cause; later errors are often its
-/// knock-on effects) is what the reader opens next, so a census that uses
-/// the whole budget still leaves room for that one block.
+/// Tokens the first cause's detail may take beyond the target, within the
+/// frame allowance: the first failure (for a compiler, the root cause;
+/// later errors are often its knock-on effects) is what the reader opens
+/// next, so a census that uses the whole budget still leaves room for that
+/// one block when it is short.
 const FIRST_DETAIL_TOKENS: usize = 160;
 
 pub fn plan(
@@ -67,19 +77,20 @@ pub fn plan(
     let closing_cost: usize = closing
         .iter()
         .map(|b| block_tokens(artifact, graph, b))
-        .sum();
+        .sum::<usize>()
+        + secondary_reserve(graph, contract);
     let mut p = Planner::new(artifact, graph, contract, budget, closing_cost);
     if census.is_empty() {
         p.rung = Rung::PassSummary;
     } else {
         let entries = dedupe(graph, &census);
         let cost = measure_entries(artifact, graph, &entries, p.unit, closing_cost);
-        match cost.raw_headlines(budget.ceiling) {
-            Some(tokens) => p.census(&entries, tokens, false),
-            None if cost.fits_as(cost.compact, budget.ceiling) => {
-                p.census(&entries, cost.compact, true)
-            }
-            None => p.flood(&census, budget.ceiling),
+        // The census may use the budget as asked, even where a small
+        // output's share cut lowered the target for everything else.
+        let limit = budget.census.max(budget.target);
+        match cost.form(limit) {
+            Some((form, tokens)) => p.census(&entries, tokens, form),
+            None => p.flood(&census, limit),
         }
     }
     p.secondary();
@@ -141,6 +152,18 @@ fn closing_notes(
     blocks
 }
 
+/// Room kept for the marker of the contract's preferred items (warnings):
+/// they are planned after the census and its detail, and when none fits
+/// their marker must still be printed within the budget (the frame
+/// allowance holds one marker, the detail's).
+fn secondary_reserve(graph: &EvidenceGraph, contract: &Contract) -> usize {
+    let preferred = graph
+        .items
+        .iter()
+        .any(|i| contract.tier(i) == crate::contract::Tier::Preferred);
+    if preferred { super::MARKER_TOKENS } else { 0 }
+}
+
 /// Tokens of a closing block as the renderer prints it.
 fn block_tokens(artifact: &Artifact, graph: &EvidenceGraph, block: &Block) -> usize {
     match block {
@@ -158,8 +181,12 @@ fn block_tokens(artifact: &Artifact, graph: &EvidenceGraph, block: &Block) -> us
 pub struct CensusCost {
     /// The raw headlines, when every item's names it by itself.
     pub headlines: Option<usize>,
-    /// The compact block.
-    pub compact: usize,
+    /// The compact block, each identity whole with its reason.
+    pub whole: usize,
+    /// The compact block, each identity whole without its reason.
+    pub bare: usize,
+    /// The compact block, parametrized cases sharing a line.
+    pub grouped: usize,
     /// The notes every census digest closes with (coverage, `next:`),
     /// priced on the renderer's words for them.
     pub notes: usize,
@@ -168,34 +195,53 @@ pub struct CensusCost {
 }
 
 impl CensusCost {
-    /// The tokens of the form the planner prints: the raw headlines when
-    /// they fit the ceiling, else the compact block.
-    pub fn chosen(&self, ceiling: usize) -> usize {
-        match self.raw_headlines(ceiling) {
-            Some(tokens) => tokens,
-            None => self.compact,
-        }
+    /// The form the planner prints under `limit` and its tokens: the first
+    /// of the ladder that fits (`None` for a raw headline), or None when
+    /// none does (FLOOD).
+    pub fn form(&self, limit: usize) -> Option<(Option<CensusForm>, usize)> {
+        // The raw headlines, when they fit and cost at most half as much
+        // again as the whole compact block (a tool's plain lines, as it
+        // printed them, are worth a little more than ctx's rewording; JSON
+        // records or absolute paths on every line are not).
+        let headlines = self
+            .headlines
+            .filter(|&t| self.fits_as(t, limit) && t * 2 <= self.whole * 3)
+            .map(|t| (None, t));
+        headlines.or_else(|| {
+            [
+                (CensusForm::Whole, self.whole),
+                (CensusForm::Bare, self.bare),
+                (CensusForm::Grouped, self.grouped),
+            ]
+            .into_iter()
+            .find(|&(_, t)| self.fits_as(t, limit))
+            .map(|(form, t)| (Some(form), t))
+        })
     }
 
-    /// The raw headlines' tokens when they are the census: they fit the
-    /// ceiling and cost at most half as much again as the compact block
-    /// (a tool's plain lines, as it printed them, are worth a little more
-    /// than ctx's rewording; JSON records or absolute paths on every line
-    /// are not).
-    fn raw_headlines(&self, ceiling: usize) -> Option<usize> {
-        self.headlines
-            .filter(|&t| self.fits_as(t, ceiling) && t * 2 <= self.compact * 3)
+    /// The tokens of the form the planner prints: the form that fits, else
+    /// the cheapest (which FLOOD groups).
+    pub fn chosen(&self, limit: usize) -> usize {
+        self.form(limit)
+            .map_or(self.whole.min(self.bare).min(self.grouped), |(_, t)| t)
     }
 
     /// True when the census is printed whole; false means FLOOD.
-    pub fn fits(&self, ceiling: usize) -> bool {
-        self.fits_as(self.chosen(ceiling), ceiling)
+    pub fn fits(&self, limit: usize) -> bool {
+        self.form(limit).is_some()
     }
 
-    /// A census of `tokens` fits under `ceiling` with the digest's frame
-    /// and closing notes.
-    fn fits_as(&self, tokens: usize, ceiling: usize) -> bool {
-        tokens + self.frame + self.notes <= ceiling
+    /// True when a form naming every identity whole (the headlines, or
+    /// the ids with or without their reasons) fits under `limit`.
+    pub fn fits_whole(&self, limit: usize) -> bool {
+        self.form(limit)
+            .is_some_and(|(form, _)| form != Some(CensusForm::Grouped))
+    }
+
+    /// A census of `tokens` fits under `limit` with the digest's frame and
+    /// closing notes.
+    fn fits_as(&self, tokens: usize, limit: usize) -> bool {
+        tokens + self.frame + self.notes <= limit
     }
 }
 
@@ -212,7 +258,8 @@ pub fn measure(
     let notes = closing_notes(graph, receipt, &census, unit)
         .iter()
         .map(|b| block_tokens(artifact, graph, b))
-        .sum();
+        .sum::<usize>()
+        + secondary_reserve(graph, contract);
     measure_entries(artifact, graph, &dedupe(graph, &census), unit, notes)
 }
 
@@ -241,13 +288,17 @@ fn measure_entries(
                 })
                 .sum()
         });
-    let compact = render::census::compact(artifact, graph, entries, unit)
-        .iter()
-        .map(line_tokens)
-        .sum();
+    let compact = |form| {
+        render::census::compact(artifact, graph, entries, unit, form)
+            .iter()
+            .map(line_tokens)
+            .sum()
+    };
     CensusCost {
         headlines,
-        compact,
+        whole: compact(CensusForm::Whole),
+        bare: compact(CensusForm::Bare),
+        grouped: compact(CensusForm::Grouped),
         notes,
         frame: super::frame_tokens(artifact, graph),
     }
@@ -399,9 +450,14 @@ impl<'a> Planner<'a> {
     }
 
     /// True when the first cause's detail may be shown past the target:
-    /// it is short, and the digest stays under the ceiling.
+    /// it is short, and the digest stays within the budget as asked (like
+    /// the census, the first cause is exempt from a small output's share
+    /// cut) and its frame allowance (the frame is priced inside `spent`,
+    /// and allowed again on top).
     fn first_detail_fits(&self, cost: usize) -> bool {
-        cost <= FIRST_DETAIL_TOKENS && self.spent + cost <= self.budget.ceiling
+        let frame = super::frame_tokens(self.artifact, self.graph);
+        let limit = self.budget.census.max(self.budget.target) + frame;
+        cost <= FIRST_DETAIL_TOKENS && self.spent + cost <= limit
     }
 
     fn omit(&mut self, what: Omitted, count: usize, address: Address) {
@@ -415,9 +471,11 @@ impl<'a> Planner<'a> {
     }
 
     /// Every identity, then the detail of each distinct cause while it fits:
-    /// the raw headlines (a detail that names its item shown in its
-    /// place), or the compact block with the detail after it.
-    fn census(&mut self, entries: &[CensusEntry], census_cost: usize, compact: bool) {
+    /// the raw headlines (`form` None: a detail that names its item shown
+    /// in its place), or the compact block in `form` with the detail after
+    /// it.
+    fn census(&mut self, entries: &[CensusEntry], census_cost: usize, form: Option<CensusForm>) {
+        let compact = form.is_some();
         // Blocks that each name their item (a compiler's error with its
         // `--> file:line:col`), all within the budget: they are the census.
         if compact {
@@ -439,10 +497,11 @@ impl<'a> Planner<'a> {
         }
         self.spent += census_cost;
         let census_at = self.blocks.len();
-        if compact {
+        if let Some(form) = form {
             self.blocks.push(Block::Census {
                 entries: entries.to_vec(),
                 unit: self.unit.to_string(),
+                form,
             });
         } else {
             for e in entries {
@@ -535,7 +594,7 @@ impl<'a> Planner<'a> {
             Rung::PassSummary => "nothing failed: counts only",
             Rung::FailCensus => "every identity and every cause's detail fit",
             Rung::Dense => "every identity; detail thinned to the budget",
-            Rung::Flood => "the census exceeds the ceiling: grouped",
+            Rung::Flood => "no form of the census fits the budget: grouped",
             Rung::Verbatim => "fits",
         };
         DeliveryPlan {

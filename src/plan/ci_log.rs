@@ -407,7 +407,12 @@ impl Planner<'_> {
                     index: from + index,
                     detail,
                 },
-                Block::Census { entries, unit } => Block::Census {
+                Block::Census {
+                    entries,
+                    unit,
+                    form,
+                } => Block::Census {
+                    form,
                     entries: entries
                         .into_iter()
                         .map(|mut e| {

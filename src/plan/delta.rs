@@ -133,8 +133,10 @@ pub fn apply(
     // Warnings are compared when the last run's were kept and the plan
     // sums them up by code and by file: those summaries then leave the
     // body for one line of what changed (the last run's digest had them;
-    // the current warnings stay behind the usual marker). A plan without
-    // such summaries gets no line: it would only add to the digest.
+    // the current warnings stay behind the usual marker), and so are they
+    // when the plan left them all to that marker (the summaries did not
+    // fit its budget). A plan that names its warnings gets no line: it
+    // would only add to the digest.
     let summed = plan.blocks.iter().any(|b| {
         matches!(
             b,
@@ -143,7 +145,10 @@ pub fn apply(
                 ..
             })
         )
-    });
+    }) || plan
+        .omissions
+        .iter()
+        .any(|o| matches!(o.what, Omitted::Items(Left::FindingsNotNamed { .. })));
     let mut warnings = previous
         .warnings
         .as_ref()
@@ -226,7 +231,11 @@ pub fn apply(
             // detail's headings (`[ctx] --- ID`): a census of them would
             // say each twice. A census of some of them stays whole, so
             // that it counts every new failure.
-            Block::Census { entries, unit } => {
+            Block::Census {
+                entries,
+                unit,
+                form,
+            } => {
                 let entries: Vec<_> = entries
                     .iter()
                     .filter(|e| !is_still(&e.index))
@@ -236,6 +245,7 @@ pub fn apply(
                     blocks.push(Block::Census {
                         entries,
                         unit: unit.clone(),
+                        form: *form,
                     });
                 }
             }

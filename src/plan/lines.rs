@@ -15,8 +15,8 @@ use crate::normalize;
 use crate::tokens;
 
 use super::{
-    Address, Block, CensusEntry, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
-    frame_tokens,
+    Address, Block, CensusEntry, CensusForm, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted,
+    Rung, frame_tokens,
 };
 
 /// A run of identical lines is collapsed when it is at least this long.
@@ -202,17 +202,23 @@ pub fn plan_with(
             .iter()
             .map(|&index| CensusEntry { index, times: 1 })
             .collect();
-        let cost: usize =
-            crate::render::census::compact(artifact, graph, &entries, &census.unit.many)
-                .iter()
-                .map(|l| tokens::estimate(l.text.as_bytes()) + 1)
-                .sum();
+        let cost: usize = crate::render::census::compact(
+            artifact,
+            graph,
+            &entries,
+            &census.unit.many,
+            CensusForm::Grouped,
+        )
+        .iter()
+        .map(|l| tokens::estimate(l.text.as_bytes()) + 1)
+        .sum();
         if cost <= census_budget.max(census.ceiling * CENSUS_SHARE / 100) {
             spent += cost;
             named = entries.len();
             listed = Some(Block::Census {
                 entries,
                 unit: census.unit.many.clone(),
+                form: CensusForm::Grouped,
             });
         }
     }

@@ -57,7 +57,7 @@ pub fn frame_allowance(digest: &str) -> usize {
 }
 
 pub use crate::delivery_plan::{
-    Address, Block, CensusEntry, DeliveryPlan, Left, Omission, Omitted, Rung,
+    Address, Block, CensusEntry, CensusForm, DeliveryPlan, Left, Omission, Omitted, Rung,
 };
 /// Where it always was for callers: the quoting lives in `words`.
 pub use crate::words::shell_quote;
@@ -67,8 +67,14 @@ pub use crate::words::shell_quote;
 pub struct Budget {
     /// What the digest should fit in.
     pub target: usize,
-    /// What the census alone may use before it is grouped.
+    /// What the census alone may use before it is grouped (the planners
+    /// that do not yet plan their census within `census`).
     pub ceiling: usize,
+    /// What the census planner's census may use: the budget as asked (the
+    /// contract's target or `--budget`, the floor applied), before a small
+    /// output's share cut. A census is exempt from that cut, never from
+    /// the budget (docs/tokens.md, "Budgets").
+    pub census: usize,
 }
 
 /// A digest aims at no more than this share (percent) of the raw output's
@@ -86,6 +92,7 @@ impl Budget {
         Budget {
             target,
             ceiling: r.hard_ceiling_tokens.max(target),
+            census: target,
         }
     }
 }

@@ -14,10 +14,14 @@
 //!       8:25 TS2345 Argument of type 'string' is not assignable…
 //!   ```
 //!
-//!   Under a file, the parametrized cases of one test share a line
-//!   (`test_x ×19 [a], [b], …`), and so do five or more items with one
-//!   code and one message (`E0308 mismatched types: … ×30 at 5:20, …`):
-//!   every identity is still named, in fewer tokens.
+//!   Under a file, five or more items with one code and one message share
+//!   a line (`E0308 mismatched types: … ×30 at 5:20, …`). The planner's
+//!   `CensusForm` says the rest: each identity whole with its reason
+//!   (`Whole`), whole without it or its place (`Bare`: the ids alone, each
+//!   still copyable into the runner),
+//!   or the parametrized cases of one test on one line (`Grouped`:
+//!   `test_x ×19 [a], [b], …`): every identity is still named, in fewer
+//!   tokens, but no longer each one copyable.
 //!
 //!   Paths under the working directory are shown relative; when every file
 //!   is absolute and outside it, their common folder is named once on the
@@ -29,7 +33,7 @@
 use std::collections::HashMap;
 
 use crate::artifact::Artifact;
-use crate::delivery_plan::CensusEntry;
+use crate::delivery_plan::{CensusEntry, CensusForm};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD};
 use crate::normalize;
 
@@ -221,10 +225,11 @@ fn common_folder(paths: &[&str]) -> Option<String> {
 
 /// What a grouped item's line says after its file: the identity's rest,
 /// where it is when the rest does not say, the one-line message.
-fn grouped_text(item: &EvidenceItem, file: &str, times: usize) -> String {
+fn grouped_text(item: &EvidenceItem, file: &str, times: usize, reasons: bool) -> String {
     let rest = item.identity[file.len()..].trim_start_matches([':', ' ', '>']);
     let mut parts = vec![kind_word(item), rest];
-    let place = item.location.as_ref().and_then(|l| {
+    // Bare ids are ids alone: where each failed is one `--item` away.
+    let place = item.location.as_ref().filter(|_| reasons).and_then(|l| {
         if l.file != file {
             Some(format!("({})", location(l)))
         } else {
@@ -240,12 +245,17 @@ fn grouped_text(item: &EvidenceItem, file: &str, times: usize) -> String {
         .copied()
         .collect::<Vec<_>>()
         .join(" ");
-    push_summary(&mut line, item, times);
+    push_summary(&mut line, item, times, reasons);
     line
 }
 
 /// An item written whole, its file shown as the block shows files.
-fn whole_text(item: &EvidenceItem, file: Option<(&str, &str)>, times: usize) -> String {
+fn whole_text(
+    item: &EvidenceItem,
+    file: Option<(&str, &str)>,
+    times: usize,
+    reasons: bool,
+) -> String {
     let identity = match file {
         Some((file, shown)) => format!("{shown}{}", &item.identity[file.len()..]),
         None => item.identity.clone(),
@@ -253,7 +263,7 @@ fn whole_text(item: &EvidenceItem, file: Option<(&str, &str)>, times: usize) -> 
     let mut parts = vec![kind_word(item).to_string(), identity];
     // The location is printed unless the identity already holds all of it:
     // `tests/a.py::t` names the file but not the line the reader opens.
-    if let Some(loc) = &item.location
+    if let Some(loc) = item.location.as_ref().filter(|_| reasons)
         && !item.identity.contains(&location(loc))
     {
         parts.push(format!("({})", location(loc)));
@@ -263,7 +273,7 @@ fn whole_text(item: &EvidenceItem, file: Option<(&str, &str)>, times: usize) -> 
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    push_summary(&mut line, item, times);
+    push_summary(&mut line, item, times, reasons);
     line
 }
 
@@ -278,8 +288,8 @@ fn kind_word(item: &EvidenceItem) -> &'static str {
     }
 }
 
-fn push_summary(line: &mut String, item: &EvidenceItem, times: usize) {
-    if let Some(summary) = first_line(item) {
+fn push_summary(line: &mut String, item: &EvidenceItem, times: usize, reasons: bool) {
+    if let Some(summary) = first_line(item).filter(|_| reasons) {
         // After a diagnostic's place and code (`8:25 TS2345`) the message
         // reads on; after a test's name a dash separates it.
         line.push_str(match (line.is_empty(), item.kind) {
@@ -340,13 +350,18 @@ fn place_of<'i>(item: &'i EvidenceItem, file: &str) -> Option<&'i str> {
     shaped.then_some(place)
 }
 
-/// The members of a file's group, in order: the parametrized cases of one
-/// test gathered at the place of the first, and so are items with the
-/// same code and message at several places.
-fn lines_of<'e>(graph: &EvidenceGraph, file: &str, members: &[&'e CensusEntry]) -> Vec<Line<'e>> {
+/// The members of a file's group, in order: items with the same code and
+/// message at several places gathered at the place of the first, and so
+/// are the parametrized cases of one test in the `Grouped` form.
+fn lines_of<'e>(
+    graph: &EvidenceGraph,
+    file: &str,
+    members: &[&'e CensusEntry],
+    form: CensusForm,
+) -> Vec<Line<'e>> {
     let test = |e: &CensusEntry| {
         let item = &graph.items[e.index];
-        (e.times == 1)
+        (e.times == 1 && form == CensusForm::Grouped)
             .then(|| rest_of(item, file).and_then(case_of))
             .flatten()
             .map(|(t, _)| t.to_string())
@@ -467,13 +482,16 @@ fn cases_text(graph: &EvidenceGraph, file: &str, cases: &[&CensusEntry]) -> Stri
     line
 }
 
-/// The compact census block of `entries`, `unit` the plural noun counted.
+/// The compact census block of `entries` in `form`, `unit` the plural
+/// noun counted.
 pub fn compact(
     artifact: &Artifact,
     graph: &EvidenceGraph,
     entries: &[CensusEntry],
     unit: &str,
+    form: CensusForm,
 ) -> Vec<RenderedLine> {
+    let reasons = form != CensusForm::Bare;
     let cwd = artifact.cwd.as_deref();
     // Group keys: the files that prefix their items' identities; an item
     // joins the key its identity starts with (a Go test located in
@@ -545,9 +563,9 @@ pub fn compact(
             // A file of several items is named once, its items under it.
             (Some(file), [_, _, ..]) => {
                 out.push(census(format!("{FILE_INDENT}{}", display(file))));
-                for line in lines_of(graph, file, members) {
+                for line in lines_of(graph, file, members, form) {
                     let text = match line {
-                        Line::One(e) => grouped_text(&graph.items[e.index], file, e.times),
+                        Line::One(e) => grouped_text(&graph.items[e.index], file, e.times, reasons),
                         Line::Cases(list) => cases_text(graph, file, &list),
                         Line::Same(list) => same_text(graph, file, &list),
                     };
@@ -562,6 +580,7 @@ pub fn compact(
                         &graph.items[e.index],
                         shown.as_ref().map(|(f, d)| (*f, d.as_str())),
                         e.times,
+                        reasons,
                     );
                     out.push(census(format!("{FILE_INDENT}{text}")));
                 }
@@ -606,7 +625,7 @@ mod tests {
             items,
             conclusion: Vec::new(),
         };
-        compact(&artifact, &graph, &entries, "errors")
+        compact(&artifact, &graph, &entries, "errors", CensusForm::Grouped)
             .into_iter()
             .map(|l| l.text)
             .collect()

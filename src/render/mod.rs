@@ -114,9 +114,13 @@ pub fn block_lines(
         } => out
             .lines
             .push(census::item_line(artifact, &graph.items[*index])),
-        Block::Census { entries, unit } => out
+        Block::Census {
+            entries,
+            unit,
+            form,
+        } => out
             .lines
-            .extend(census::compact(artifact, graph, entries, unit)),
+            .extend(census::compact(artifact, graph, entries, unit, *form)),
         Block::Item {
             index,
             detail: true,

@@ -45,11 +45,11 @@ pub fn words(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> String 
         Note::Grouped {
             items,
             unit,
-            ceiling,
+            budget,
         } => format!(
-            "census grouped: {} exceed the {}-token ceiling",
+            "census grouped: {} exceed the {}-token budget",
             counted(*items, unit),
-            count(*ceiling)
+            count(*budget)
         ),
         Note::Group {
             key,

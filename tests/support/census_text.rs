@@ -16,13 +16,15 @@ pub fn names_by_identity(text: &str, artifact: &Artifact, item: &EvidenceItem) -
 }
 
 /// True when `identity` stands in `text` whole: not as the start of a
-/// longer one (`TestCToF/c=-30` in `TestCToF/c=-300`).
+/// longer one (`TestCToF/c=-30` in `TestCToF/c=-300`, a parent suite
+/// `a.test.js > billing` in its test's `a.test.js > billing > case 8`).
 fn contains_whole(text: &str, identity: &str) -> bool {
     let part = |c: char| c.is_alphanumeric() || "_-./=[".contains(c);
     text.match_indices(identity).any(|(at, _)| {
         let before = text[..at].chars().next_back();
-        let after = text[at + identity.len()..].chars().next();
-        !before.is_some_and(part) && !after.is_some_and(part)
+        let rest = &text[at + identity.len()..];
+        let after = rest.chars().next();
+        !before.is_some_and(part) && !after.is_some_and(part) && !rest.starts_with(" > ")
     })
 }
 

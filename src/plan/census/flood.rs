@@ -1,4 +1,4 @@
-//! FLOOD: the census alone exceeds the ceiling, so identities are grouped
+//! FLOOD: no form of the census fits the budget, so identities are grouped
 //! by class with exact counts and examples, all of them behind `--items`.
 
 use std::collections::HashMap;
@@ -6,20 +6,21 @@ use std::collections::HashMap;
 use super::Planner;
 use crate::delivery_plan::{Note, Tally};
 use crate::evidence::ItemKind;
-use crate::plan::{Address, Block, Left, Omitted, Rung};
+use crate::plan::{Address, Block, Left, MARKER_TOKENS, Omitted, Rung};
 
 /// The group of diagnostics that carry no code.
 pub const NO_CODE: &str = "(no code)";
 
 impl Planner<'_> {
-    /// The census exceeds the ceiling: group by class with exact counts.
-    pub(super) fn flood(&mut self, census: &[usize], ceiling: usize) {
+    /// The census exceeds the budget (`limit`): group by class with exact
+    /// counts.
+    pub(super) fn flood(&mut self, census: &[usize], limit: usize) {
         self.rung = Rung::Flood;
         let unit = self.unit;
         self.notice(Note::Grouped {
             items: census.len(),
             unit: unit.to_string(),
-            ceiling,
+            budget: limit,
         });
         // Tests group by file and failure class; diagnostics by code.
         let by_file = census.iter().any(|&i| {
@@ -38,10 +39,14 @@ impl Planner<'_> {
                 .unwrap_or_else(|| "(unclassified)".to_string());
             // A diagnostic without a code (a parsing error, a fatal
             // error) joins the one rule-less group, never a group per file.
-            let key = match (&item.location, by_file) {
-                (Some(l), true) => format!("{} {class}", l.file),
-                (None, true) => class,
-                (_, false) => item.class.clone().unwrap_or_else(|| NO_CODE.to_string()),
+            // The parametrized cases of one test are its own group: 600
+            // cases of one test and 34 of another are two facts.
+            let case_of = parametrized_base(&item.identity).filter(|_| by_file);
+            let key = match (&item.location, case_of, by_file) {
+                (_, Some(test), _) => format!("{test} {class}"),
+                (Some(l), None, true) => format!("{} {class}", l.file),
+                (None, None, true) => class,
+                (_, _, false) => item.class.clone().unwrap_or_else(|| NO_CODE.to_string()),
             };
             match index.get(&key) {
                 Some(&g) => groups[g].1.push(i),
@@ -58,6 +63,15 @@ impl Planner<'_> {
             .max()
             .unwrap_or(0)
             .min(40);
+        // What follows the groups is priced before them: the note for the
+        // groups left out (at its widest), the marker of the items counted
+        // but not named, and the marker of the details left out.
+        let more = Note::MoreGroups {
+            groups: groups.len(),
+            items: census.len(),
+            unit: unit.to_string(),
+        };
+        let reserve = super::note_tokens(self.artifact, self.graph, &more) + 2 * MARKER_TOKENS;
         let mut shown = 0usize;
         let mut examples = 0usize;
         for (key, members) in &groups {
@@ -69,7 +83,7 @@ impl Planner<'_> {
             };
             // Priced on the renderer's own words for it.
             let cost = super::note_tokens(self.artifact, self.graph, &note);
-            if self.spent + cost > ceiling {
+            if self.spent + cost + reserve > limit {
                 break;
             }
             self.spent += cost;
@@ -85,7 +99,11 @@ impl Planner<'_> {
                 unit: unit.to_string(),
             });
         }
-        self.top_files(census, Tally::TopFiles);
+        self.top_files(
+            census,
+            Tally::TopFiles,
+            limit.saturating_sub(MARKER_TOKENS * 2),
+        );
         let listed = census.len() - examples;
         self.omit(
             Omitted::Items(Left::CountedNotNamed {
@@ -97,7 +115,7 @@ impl Planner<'_> {
         // The first failure's detail, when it fits: the likeliest shared cause.
         let first = census[0];
         let with_detail = census.iter().filter(|&&i| self.detail_usable(i)).count();
-        if self.detail_usable(first) && self.spent + self.detail_cost(first) <= ceiling {
+        if self.detail_usable(first) && self.spent + self.detail_cost(first) <= limit {
             self.spent += self.detail_cost(first);
             self.blocks.push(Block::Detail(first));
             if with_detail > 1 {
@@ -115,6 +133,15 @@ impl Planner<'_> {
             self.omit(Omitted::Items(what), with_detail, Address::Details);
         }
     }
+}
+
+/// The test a parametrized case belongs to: `tests/a.py::test_x` of
+/// `tests/a.py::test_x[1-2]`. None for an identity that is not a case.
+fn parametrized_base(identity: &str) -> Option<&str> {
+    let open = identity.find('[')?;
+    let base = &identity[..open];
+    let plain = !base.is_empty() && !base.ends_with(char::is_whitespace);
+    (plain && identity.len() > open + 2 && identity.ends_with(']')).then_some(base)
 }
 
 #[cfg(test)]
@@ -168,12 +195,29 @@ mod tests {
     }
 
     #[test]
+    fn cases_of_one_test_are_one_group() {
+        use super::parametrized_base;
+        assert_eq!(
+            parametrized_base("tests/a.py::test_x[1-2]"),
+            Some("tests/a.py::test_x")
+        );
+        assert_eq!(
+            parametrized_base("tests/a.py::test_slug[[draft] Plan]"),
+            Some("tests/a.py::test_slug")
+        );
+        assert_eq!(parametrized_base("tests/a.py::test_x"), None);
+        assert_eq!(parametrized_base("tests/a.py::test_x[]"), None);
+        assert_eq!(parametrized_base("test_rows [row]"), None);
+    }
+
+    #[test]
     fn rule_less_errors_group_under_one_label() {
         let (artifact, graph) = flood();
         let receipt = CoverageReceipt::new(artifact.line_count() as u64);
         let budget = Budget {
             target: 500,
             ceiling: 4000,
+            census: 500,
         };
         let contract = crate::contract::for_family("eslint").unwrap();
         let plan = super::super::plan(&artifact, &graph, &receipt, &contract, budget);

@@ -23,13 +23,18 @@ impl Planner<'_> {
             _ => "findings",
         };
         let classes = tally(items.iter().filter_map(|&i| self.item(i).class.as_deref()));
-        if !classes.is_empty() {
-            self.notice(Note::Tally {
-                of: Tally::ByCode(noun.to_string()),
-                counts: classes,
-            });
+        // Tallies are summaries, never census: each only when it fits
+        // with the marker that may follow.
+        let limit = self.budget.target.saturating_sub(MARKER_TOKENS);
+        let coded = !classes.is_empty();
+        let by_code = Note::Tally {
+            of: Tally::ByCode(noun.to_string()),
+            counts: classes,
+        };
+        if coded && self.spent + self.note_cost(&by_code) <= limit {
+            self.notice(by_code);
         }
-        self.top_files(&items, Tally::ByFile(noun.to_string()));
+        self.top_files(&items, Tally::ByFile(noun.to_string()), limit);
         // Identical findings (one header's warning from 40 translation
         // units) are named once with their count.
         let mut named = 0;

@@ -7,15 +7,18 @@ use super::Planner;
 use crate::delivery_plan::{Note, Tally};
 
 impl Planner<'_> {
-    /// The files of `items` by how many each holds, when more than one.
-    pub(super) fn top_files(&mut self, items: &[usize], of: Tally) {
+    /// The files of `items` by how many each holds, when more than one and
+    /// the note fits under `limit` (a tally is a summary, never census).
+    pub(super) fn top_files(&mut self, items: &[usize], of: Tally, limit: usize) {
         let files = tally(
             items
                 .iter()
                 .filter_map(|&i| self.item(i).location.as_ref().map(|l| l.file.as_str())),
         );
-        if files.len() > 1 {
-            self.notice(Note::Tally { of, counts: files });
+        let several = files.len() > 1;
+        let note = Note::Tally { of, counts: files };
+        if several && self.spent + self.note_cost(&note) <= limit {
+            self.notice(note);
         }
     }
 }
