@@ -1392,6 +1392,7 @@ fn every_registered_test_runner_is_checked_here() {
         &TAP,
         &PYTEST,
         &UNITTEST,
+        &RSPEC,
         &CARGO_TEST,
         &GO_TEST,
         &JEST,
