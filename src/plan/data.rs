@@ -13,8 +13,8 @@
 //! (the same value), with its pointer for `--item`.
 
 use crate::artifact::{Artifact, Span};
-use crate::contract::Contract;
-use crate::delivery_plan::{DataNote, Note};
+use crate::contract::{Contract, Noun};
+use crate::delivery_plan::{DataNote, NamesShown, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
 use crate::render::notes;
@@ -146,6 +146,7 @@ pub fn plan(
     for &(index, _) in &collections {
         p.note(DataNote::Collection { index }, budget.ceiling);
     }
+    names(&mut p, graph, budget, collections.len());
     let anomalies = indexed(&|i| contract.requires(i));
     // Statistics get a share of the target before records do.
     let stats_room = p.spent + budget.target / 3;
@@ -189,6 +190,47 @@ fn identity(p: &mut Planner, graph: &EvidenceGraph, budget: Budget) {
         if !p.note(DataNote::Dependencies { index }, budget.target) {
             p.note(DataNote::DependenciesByItem { index }, budget.ceiling);
         }
+    }
+}
+
+/// Lists' record names (json/v1's `names` items): each list whole, else
+/// its flagged records alone (pip's requested distributions), else its
+/// count; every name left out is listed by `--items --code CODE` (the
+/// list's `code`: each name is an item of that class). Names
+/// are identities, so like a census they are priced against the budget as
+/// asked (`census`), not the small output's share cut, less room for the
+/// disclosures and markers that close the digest (`closing` collections).
+fn names(p: &mut Planner, graph: &EvidenceGraph, budget: Budget, closing: usize) {
+    let reserve = (MARKER_TOKENS + 20) * (closing + 1);
+    let limit = budget.census.saturating_sub(reserve);
+    let mut left = 0usize;
+    let mut code = "";
+    for (index, list) in graph.items.iter().enumerate() {
+        if role(list) != "names" {
+            continue;
+        }
+        let n: usize = get(list, "count").parse().unwrap_or(0);
+        let flagged: usize = get(list, "flagged_count").parse().unwrap_or(0);
+        code = get(list, "code");
+        let note = |shown| DataNote::Names { index, shown };
+        if p.note(note(NamesShown::All), limit) {
+            continue;
+        }
+        if flagged > 0 && p.note(note(NamesShown::Flagged), limit) {
+            left += n - flagged;
+        } else {
+            p.note(note(NamesShown::Counted), usize::MAX);
+            left += n;
+        }
+    }
+    if left > 0 {
+        p.omit(
+            Omitted::Items(Left::MoreListed {
+                unit: Noun::new("name", "names"),
+            }),
+            left,
+            Address::Items(Some(format!("--code {code}"))),
+        );
     }
 }
 
