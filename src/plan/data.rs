@@ -146,10 +146,15 @@ pub fn plan(
     for &(index, _) in &collections {
         p.note(DataNote::Collection { index }, budget.ceiling);
     }
-    names(&mut p, graph, budget, collections.len());
+    // Statistics get a share of the target before records do; the
+    // records' names come out of that share.
+    let mut stats_room = p.spent + budget.target / 3;
+    if names(&mut p, graph, budget, collections.len()) {
+        // The names' marker is priced on a placeholder key: a margin for
+        // the printed one.
+        stats_room = stats_room.saturating_sub(MARKER_TOKENS);
+    }
     let anomalies = indexed(&|i| contract.requires(i));
-    // Statistics get a share of the target before records do.
-    let stats_room = p.spent + budget.target / 3;
     for (index, _) in indexed(&|i| role(i) == "stats") {
         if !p.note(DataNote::Stats { index }, stats_room.min(budget.target)) {
             break;
@@ -200,8 +205,11 @@ fn identity(p: &mut Planner, graph: &EvidenceGraph, budget: Budget) {
 /// are identities, so like a census they are priced against the budget as
 /// asked (`census`), not the small output's share cut, less room for the
 /// disclosures and markers that close the digest (`closing` collections).
-fn names(p: &mut Planner, graph: &EvidenceGraph, budget: Budget, closing: usize) {
-    let reserve = (MARKER_TOKENS + 20) * (closing + 1);
+/// True when some names were left out (a marker was placed).
+fn names(p: &mut Planner, graph: &EvidenceGraph, budget: Budget, closing: usize) -> bool {
+    let lists = graph.items.iter().filter(|i| role(i) == "names").count();
+    // Each list may end counted, and the names left out are one marker.
+    let reserve = (MARKER_TOKENS + 20) * (closing + 2) + 20 * lists;
     let limit = budget.census.saturating_sub(reserve);
     let mut left = 0usize;
     let mut code = "";
@@ -219,7 +227,10 @@ fn names(p: &mut Planner, graph: &EvidenceGraph, budget: Budget, closing: usize)
         if flagged > 0 && p.note(note(NamesShown::Flagged), limit) {
             left += n - flagged;
         } else {
-            p.note(note(NamesShown::Counted), usize::MAX);
+            // Counted where it fits a third of the target (statistics and the
+            // closing disclosures still come); the marker below counts
+            // every name left out either way.
+            p.note(note(NamesShown::Counted), budget.target / 3);
             left += n;
         }
     }
@@ -232,6 +243,7 @@ fn names(p: &mut Planner, graph: &EvidenceGraph, budget: Budget, closing: usize)
             Address::Items(Some(format!("--code {code}"))),
         );
     }
+    left > 0
 }
 
 /// JSON records: anomalies whole within the ceiling, then by pointer and
