@@ -276,7 +276,7 @@ fn last_token(pointer: &str) -> &str {
 /// `path` holds the prefix (empty at the top) and is restored on return;
 /// every item of a large collection passes here twice, so nothing is
 /// allocated per field.
-fn flatten<'a>(
+pub(super) fn flatten<'a>(
     obj: &'a RawValue,
     path: &mut String,
     depth: usize,

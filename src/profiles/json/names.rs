@@ -203,27 +203,19 @@ fn bool_at(item: &RawValue, path: &str) -> bool {
 }
 
 /// Calls `f` with every non-container field of an object, nested objects
-/// flattened to `depth` levels (`metadata/name`).
+/// flattened to `depth` levels (`metadata/name`): the collection's own
+/// walk, containers and nulls left out.
 fn scalars<'a>(
     obj: &'a RawValue,
     path: &mut String,
     depth: usize,
     f: &mut dyn FnMut(&str, &'a RawValue),
 ) {
-    let base = path.len();
-    raw::for_each_entry(obj, &mut |k, v| {
-        path.truncate(base);
-        if base > 0 {
-            path.push('/');
-        }
-        path.push_str(&raw::escaped(k));
-        match Kind::of(v) {
-            Kind::Object if depth > 1 => scalars(v, path, depth - 1, f),
-            Kind::Object | Kind::Array | Kind::Null => {}
-            _ => f(path, v),
+    super::collection::flatten(obj, path, depth, &mut |p, v| {
+        if !matches!(Kind::of(v), Kind::Object | Kind::Array | Kind::Null) {
+            f(p, v);
         }
     });
-    path.truncate(base);
 }
 
 /// The code of one record's name item: `ctx expand H --items --code name`
