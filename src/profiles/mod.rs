@@ -70,6 +70,7 @@ registry! {
     unittest: Unittest,
     cargo_test: CargoTest,
     go_test: GoTest,
+    mocha: Mocha,
     jest: Jest,
     vitest: Vitest,
     junit: Junit,
