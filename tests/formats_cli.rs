@@ -175,7 +175,17 @@ fn markdown_through_pipe_expand_and_explain() {
     let base = "https://example.org/o/r/blob/abc";
     let out = ctx_with_input(
         home.path(),
-        &["pipe", "--format", "markdown", "--link-base", base],
+        // A budget with room for each failure's place (the default one
+        // names the 15 ids without their reasons and places).
+        &[
+            "pipe",
+            "--format",
+            "markdown",
+            "--link-base",
+            base,
+            "--budget",
+            "2000",
+        ],
         &input,
         &[],
     );

@@ -105,7 +105,7 @@ pub fn plan(
             top: true,
         });
         if windows.contains(&i) {
-            p.window(i, per_window);
+            p.window(i, per_window, left.max(per_window));
         }
         p.annotations(
             i,
@@ -339,9 +339,10 @@ impl Planner<'_> {
         }
     }
 
-    /// The step's window, planned by its family on `target` tokens, its
-    /// blocks moved into the log.
-    fn window(&mut self, step: usize, target: usize) {
+    /// The step's window, planned by its family on `target` tokens (its
+    /// census on `census`, what the log's budget leaves), its blocks moved
+    /// into the log.
+    fn window(&mut self, step: usize, target: usize, census: usize) {
         let item = &self.graph.items[step];
         let (Some(first), Some(block), Some(from), Some(count)) = (
             field(item, CONTENT_FIRST),
@@ -371,7 +372,11 @@ impl Planner<'_> {
             return;
         }
         let raw = tokens::estimate_bulk(w.bytes());
-        let budget = Budget::from_contract(&contract, Some(target));
+        // The window's detail takes its share of the log's budget; its
+        // census may use all the log's budget leaves, since the failing
+        // step's census is what the log is read for.
+        let mut budget = Budget::from_contract(&contract, Some(target));
+        budget.census = budget.census.max(census);
         let plan = super::resolve(&w, &graph, &receipt, &contract, budget, raw);
         self.note(CiLogNote::ReadAs(Header::of(&w, &graph, &plan)));
         if plan.rung == Rung::Verbatim {

@@ -83,7 +83,9 @@ impl Planner<'_> {
             };
             // Priced on the renderer's own words for it.
             let cost = super::note_tokens(self.artifact, self.graph, &note);
-            if self.spent + cost + reserve > limit {
+            // The largest group is shown whatever the budget: a FLOOD that
+            // names no group at all says nothing about what failed.
+            if shown > 0 && self.spent + cost + reserve > limit {
                 break;
             }
             self.spent += cost;
