@@ -285,3 +285,66 @@ fn expand_item_prints_the_subtree_through_the_binary() {
         "{listed}"
     );
 }
+
+/// Lists of records name their identities (`name@version`, a direct
+/// dependency's name) at the default budget: every name truth.json asks
+/// for (what was requested, what is depended on directly) is on a `[ctx]`
+/// line of the digest, or the digest is the document itself.
+#[test]
+fn identities_are_named_at_the_default_budget() {
+    for case in cases() {
+        let name = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        let (text, _) = digest(&artifact, None);
+        let Some(text) = text else { continue };
+        for n in truth(&case)["names"].as_array().unwrap() {
+            let n = n.as_str().unwrap();
+            assert!(
+                named_on_a_ctx_line(&text, n),
+                "{name}: {n} not named in\n{text}"
+            );
+        }
+    }
+}
+
+fn named_on_a_ctx_line(text: &str, n: &str) -> bool {
+    text.lines()
+        .filter(|l| l.starts_with("[ctx] "))
+        .any(|l| l.split([' ', ',', ':', '(', ')']).any(|w| w == n))
+}
+
+/// Squeezed, a list that does not fit is counted: every name is in the
+/// digest or behind its `--items --code name` hop, which lists it with the
+/// pointer of its record.
+#[test]
+fn names_that_do_not_fit_are_listed_by_items() {
+    for case in cases() {
+        let name = name(&case);
+        let artifact = ctx::fixture::load(&case).unwrap();
+        for budget in [300, 600] {
+            let (text, d) = digest(&artifact, Some(budget));
+            let Some(text) = text else { continue };
+            let trace = d.trace.as_ref().unwrap();
+            let filter = zoom::ItemFilter {
+                code: Some("name".into()),
+                ..Default::default()
+            };
+            let listed = zoom::listing(&artifact, &trace.contract, &trace.graph, &filter);
+            for n in truth(&case)["names"].as_array().unwrap() {
+                let n = n.as_str().unwrap();
+                if named_on_a_ctx_line(&text, n) {
+                    continue;
+                }
+                assert!(
+                    text.contains("more names, listed: ctx expand ")
+                        && text.contains(" --items --code name"),
+                    "{name} at {budget}: {n} neither named nor behind a hop\n{text}"
+                );
+                assert!(
+                    listed.iter().any(|l| l.split(' ').next() == Some(n)),
+                    "{name} at {budget}: {n} not listed"
+                );
+            }
+        }
+    }
+}

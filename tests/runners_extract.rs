@@ -1492,6 +1492,7 @@ fn every_registered_test_runner_is_checked_here() {
         &TAP,
         &PYTEST,
         &UNITTEST,
+        &RSPEC,
         &CARGO_TEST,
         &GO_TEST,
         &JEST,
@@ -1560,4 +1561,94 @@ fn junit_edge_shapes_are_counted_as_consumers_count_them() {
         "<?xml version=\"1.0\"?>\n<testsuites>\n<testsuite name=\"s\" tests=\"12\" failures=\"2\" errors=\"1\"/>\n</testsuites>\n",
     );
     assert_eq!(g.outcome, Outcome::Failed);
+}
+
+// ----------------------------------------------------------------- rspec
+
+const RSPEC: Family = Family {
+    dir: "rspec",
+    version: "rspec/v1",
+    sniffed: &[
+        "default",
+        "documentation",
+        "one-file",
+        "many-failures",
+        "green",
+        "load-error",
+    ],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn rspec_fixtures() {
+    assert!(check_family(&RSPEC) >= 6);
+}
+
+#[test]
+fn rspec_malformed() {
+    check_malformed(&RSPEC);
+}
+
+/// The progress and documentation formats: the same identities, kinds,
+/// locations and reasons.
+#[test]
+fn rspec_formats_agree() {
+    let p = profile("rspec/v1");
+    let items = |case: &str| {
+        let a = fixture::load(&root().join("rspec").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        let items: Vec<_> = g
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.identity.clone(),
+                    i.kind,
+                    i.location.clone(),
+                    // Object addresses differ from run to run.
+                    i.summary
+                        .as_deref()
+                        .map(|s| s.split("0x").next().unwrap_or(s).to_string()),
+                )
+            })
+            .collect();
+        (items, g.counts, g.outcome, r.is_complete())
+    };
+    assert_eq!(items("documentation"), items("default"));
+}
+
+#[test]
+fn rspec_items_say_where_and_why() {
+    let p = profile("rspec/v1");
+    let a = fixture::load(&root().join("rspec/default")).unwrap();
+    let (g, _) = p.extract(&a);
+    let by = |id: &str| g.items.iter().find(|i| i.identity == id).unwrap();
+    let i = by("Cart#total with a percentage discount takes the percentage off");
+    assert_eq!(i.kind, ItemKind::FailingTest);
+    let loc = i.location.as_ref().unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("spec/cart_spec.rb", Some(24))
+    );
+    assert_eq!(i.summary.as_deref(), Some("expected: 225, got: 240"));
+    assert_eq!(
+        i.fields.get("rerun").map(String::as_str),
+        Some("rspec ./spec/cart_spec.rb:24")
+    );
+    let i = by("Inventory#available? is false for unknown items");
+    assert_eq!(i.kind, ItemKind::TestError);
+    assert_eq!(i.class.as_deref(), Some("KeyError"));
+    assert_eq!(
+        i.summary.as_deref(),
+        Some("KeyError: key not found: \"Z9\"")
+    );
+    // A pending example's expected failure is no failure.
+    assert!(g.items.iter().all(|i| !i.identity.contains("coupon")));
+    let (g, _) = p.extract(&fixture::load(&root().join("rspec/load-error")).unwrap());
+    assert_eq!(g.items.len(), 1);
+    assert_eq!(g.items[0].kind, ItemKind::SuiteNotRun);
+    assert_eq!(g.items[0].identity, "./spec/boot_spec.rb");
+    assert_eq!(g.items[0].class.as_deref(), Some("LoadError"));
+    assert_eq!(g.outcome, Outcome::Error);
 }

@@ -13,7 +13,7 @@ use crate::words::shell_quote;
 
 pub use crate::model::note::{
     CiLogNote, DataNote, DiffNote, FolderCount, Group, Grouping, Header, InstallNote, ListingNote,
-    LogNote, RosterNote, SearchNote, TypeCount,
+    LogNote, NamesShown, RosterNote, SearchNote, TypeCount,
 };
 
 /// The rungs of the degradation ladder, least lossy first.
@@ -405,7 +405,8 @@ impl Note {
                 | DataNote::AnomalyByItem { index }
                 | DataNote::Sample { index }
                 | DataNote::SampleOpening { index }
-                | DataNote::CollectionShown { index, .. },
+                | DataNote::CollectionShown { index, .. }
+                | DataNote::Names { index, .. },
             ) => mv(index),
             Note::CiLog(CiLogNote::Step { index, .. }) => mv(index),
             _ => {}

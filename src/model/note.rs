@@ -203,6 +203,10 @@ pub enum DataNote {
     Dependencies { index: usize },
     /// A dependency list, counted, listed by `--item`.
     DependenciesByItem { index: usize },
+    /// A list's record names (`names` item `index`): every one when
+    /// `all`, else the flagged ones alone (pip's requested distributions),
+    /// else only their count; the rest are listed by `--items --code name`.
+    Names { index: usize, shown: NamesShown },
     /// A collection (or a table's rows) with its exact length.
     Collection { index: usize },
     /// One field's or column's statistics.
@@ -233,6 +237,18 @@ pub enum DataNote {
         first_last: usize,
         anomalies: usize,
     },
+}
+
+/// How much of a list's names a `Names` note prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NamesShown {
+    /// Every name, the flagged ones first.
+    All,
+    /// The flagged names, the others counted.
+    Flagged,
+    /// The count alone.
+    Counted,
 }
 
 /// A CI log's notes (`plan::ci_log`). Items are `graph.items` indices.

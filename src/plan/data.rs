@@ -13,8 +13,8 @@
 //! (the same value), with its pointer for `--item`.
 
 use crate::artifact::{Artifact, Span};
-use crate::contract::Contract;
-use crate::delivery_plan::{DataNote, Note};
+use crate::contract::{Contract, Noun};
+use crate::delivery_plan::{DataNote, NamesShown, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
 use crate::render::notes;
@@ -146,9 +146,15 @@ pub fn plan(
     for &(index, _) in &collections {
         p.note(DataNote::Collection { index }, budget.ceiling);
     }
+    // Statistics get a share of the target before records do; the
+    // records' names come out of that share.
+    let mut stats_room = p.spent + budget.target / 3;
+    if names(&mut p, graph, budget, collections.len()) {
+        // The names' marker is priced on a placeholder key: a margin for
+        // the printed one.
+        stats_room = stats_room.saturating_sub(MARKER_TOKENS);
+    }
     let anomalies = indexed(&|i| contract.requires(i));
-    // Statistics get a share of the target before records do.
-    let stats_room = p.spent + budget.target / 3;
     for (index, _) in indexed(&|i| role(i) == "stats") {
         if !p.note(DataNote::Stats { index }, stats_room.min(budget.target)) {
             break;
@@ -190,6 +196,54 @@ fn identity(p: &mut Planner, graph: &EvidenceGraph, budget: Budget) {
             p.note(DataNote::DependenciesByItem { index }, budget.ceiling);
         }
     }
+}
+
+/// Lists' record names (json/v1's `names` items): each list whole, else
+/// its flagged records alone (pip's requested distributions), else its
+/// count; every name left out is listed by `--items --code CODE` (the
+/// list's `code`: each name is an item of that class). Names
+/// are identities, so like a census they are priced against the budget as
+/// asked (`census`), not the small output's share cut, less room for the
+/// disclosures and markers that close the digest (`closing` collections).
+/// True when some names were left out (a marker was placed).
+fn names(p: &mut Planner, graph: &EvidenceGraph, budget: Budget, closing: usize) -> bool {
+    let lists = graph.items.iter().filter(|i| role(i) == "names").count();
+    // Each list may end counted, and the names left out are one marker.
+    let reserve = (MARKER_TOKENS + 20) * (closing + 2) + 20 * lists;
+    let limit = budget.census.saturating_sub(reserve);
+    let mut left = 0usize;
+    let mut code = "";
+    for (index, list) in graph.items.iter().enumerate() {
+        if role(list) != "names" {
+            continue;
+        }
+        let n: usize = get(list, "count").parse().unwrap_or(0);
+        let flagged: usize = get(list, "flagged_count").parse().unwrap_or(0);
+        code = get(list, "code");
+        let note = |shown| DataNote::Names { index, shown };
+        if p.note(note(NamesShown::All), limit) {
+            continue;
+        }
+        if flagged > 0 && p.note(note(NamesShown::Flagged), limit) {
+            left += n - flagged;
+        } else {
+            // Counted where it fits a third of the target (statistics and the
+            // closing disclosures still come); the marker below counts
+            // every name left out either way.
+            p.note(note(NamesShown::Counted), budget.target / 3);
+            left += n;
+        }
+    }
+    if left > 0 {
+        p.omit(
+            Omitted::Items(Left::MoreListed {
+                unit: Noun::new("name", "names"),
+            }),
+            left,
+            Address::Items(Some(format!("--code {code}"))),
+        );
+    }
+    left > 0
 }
 
 /// JSON records: anomalies whole within the ceiling, then by pointer and

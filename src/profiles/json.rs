@@ -24,14 +24,19 @@
 //! per-field statistics (`role = stats`: presence, types, min/max/mean,
 //! distinct count, top values), and for small documents the lossless form
 //! (`role = lossless`: minified, checked to parse to the same value).
+//! Each list of records with a naming key (`names`: unique, short, joined
+//! with a version field as `name@version`, flagged records first) is a
+//! `role = names` field, and each of its names an item of class `name`
+//! (`--items --code name`).
 //! The document is read one level at a time over borrowed raw values, so
 //! a large array is never built as a tree.
 //!
 //! **Ladder.** VERBATIM (fits the budget) → LOSSLESS (the minified
 //! document fits: printed whole, value unchanged) → DENSE (identity,
-//! collections, statistics, every anomaly whole, samples disclosed as
-//! "N of M shown") → FLOOD (anomalies beyond the ceiling named by pointer
-//! and reason, grouped by reason with exact counts, all behind `--items`).
+//! collections, names (whole, flagged, or counted), statistics, every
+//! anomaly whole, samples disclosed as "N of M shown") → FLOOD (anomalies
+//! beyond the ceiling named by pointer and reason, grouped by reason with
+//! exact counts, all behind `--items`).
 //! `ctx expand H --item POINTER` prints any subtree exactly.
 
 use serde_json::value::RawValue;
@@ -44,10 +49,12 @@ use crate::evidence::{
 use super::{Profile, ProfileSpec, ReceiptGroup};
 
 pub mod collection;
+pub mod names;
 pub mod raw;
 pub mod rules;
 
 use collection::Crushed;
+use names::Names;
 use raw::Kind;
 
 pub struct Json;
@@ -64,6 +71,9 @@ const LOSSLESS_BYTES: usize = 256 << 10;
 const COLLECTION_DEPTH: usize = 3;
 /// An object is a keyed collection when it has this many object values.
 const KEYED_MIN: usize = 5;
+/// A root list of at most this many strings may name the document's own
+/// records (`workspace_members`).
+const MEMBERS_MAX: usize = 20;
 /// Root keys naming direct dependencies (`name → {version}`).
 const DEPENDENCY_KEYS: &[&str] = &["dependencies", "devDependencies"];
 
@@ -130,6 +140,7 @@ impl Profile for Json {
                 let c = collection::crush("", &items, None, false, &mut |v| behind.passed(v));
                 facts.shape = Some((format!("{} in an array", plural_of(&c)), c.len as u64));
                 facts.collections.push(c);
+                facts.name("", &items, None);
                 return graph(artifact, facts, true);
             }
         }
@@ -203,9 +214,28 @@ impl<'a> Behind<'a> {
 struct Facts {
     items: Vec<EvidenceItem>,
     collections: Vec<Crushed>,
+    /// Each list of records with a naming key: (its pointer, its names,
+    /// the record that owns it when it is nested in one).
+    named: Vec<(String, Names, Option<Owner>)>,
     /// (noun, n) for the header.
     shape: Option<(String, u64)>,
     lines: bool,
+}
+
+/// The record a nested list belongs to, named by the root list that
+/// refers to it (`/workspace_members` → `/packages/44`).
+struct Owner {
+    name: String,
+    by: String,
+}
+
+impl Facts {
+    /// Names the records of the list at `pointer` when a key names them.
+    fn name(&mut self, pointer: &str, items: &[&RawValue], owner: Option<Owner>) {
+        if let Some(n) = names::of(items) {
+            self.named.push((pointer.to_string(), n, owner));
+        }
+    }
 }
 
 fn field(identity: &str, role: &str) -> EvidenceItem {
@@ -232,6 +262,7 @@ fn read_document(doc: &RawValue, facts: &mut Facts) {
                 }
             }
             walk(&entries, "", COLLECTION_DEPTH, facts);
+            members(doc, &entries, facts);
         }
         _ => facts.shape = Some(("scalar".into(), 1)),
     }
@@ -241,6 +272,81 @@ fn read_array(items: Vec<&RawValue>, facts: &mut Facts) {
     let c = collection::crush("", &items, None, false, &mut |_| {});
     facts.shape = Some((format!("{} in an array", plural_of(&c)), c.len as u64));
     facts.collections.push(c);
+    facts.name("", &items, None);
+}
+
+/// Lists nested in the document's own records: a short root list of
+/// strings (`workspace_members`) whose every value is held by exactly one
+/// record of a collection (`/packages/*/id`) picks those records out, and
+/// each list of records inside them that refers to that collection's
+/// records (`/packages/44/dependencies`: its names are package names) is
+/// named like a collection. What a document says is its own is what a
+/// reader asks about first: cargo's direct dependencies are these.
+fn members(doc: &RawValue, entries: &[(String, &RawValue)], facts: &mut Facts) {
+    // (the record's pointer, its name, the root list naming it, its collection)
+    let mut owned: Vec<(String, String, String, usize)> = Vec::new();
+    for (k, v) in entries {
+        let Some(refs) = raw::elements(v) else { continue };
+        if refs.is_empty()
+            || refs.len() > MEMBERS_MAX
+            || refs.iter().any(|r| Kind::of(r) != Kind::String)
+        {
+            continue;
+        }
+        for (ci, c) in facts.collections.iter().enumerate().filter(|(_, c)| !c.keyed) {
+            let found: Option<Vec<usize>> = c
+                .fields
+                .iter()
+                .filter(|f| f.present == c.len && f.distinct() == c.len)
+                .find_map(|f| {
+                    refs.iter()
+                        .map(|r| f.only_item_with(r.get()))
+                        .collect::<Option<Vec<usize>>>()
+                });
+            for i in found.into_iter().flatten() {
+                let ptr = format!("{}/{i}", c.pointer);
+                let name = facts
+                    .named
+                    .iter()
+                    .find(|(p, _, _)| *p == c.pointer)
+                    .and_then(|(_, n, _)| n.records.get(i))
+                    .map_or_else(|| ptr.clone(), |r| r.name.clone());
+                if !owned.iter().any(|(p, _, _, _)| *p == ptr) {
+                    owned.push((ptr, name, format!("/{}", raw::escape(k)), ci));
+                }
+            }
+        }
+    }
+    for (ptr, name, by, ci) in owned {
+        let Some(record) = raw::pointer(doc, &ptr) else {
+            continue;
+        };
+        for (k, v) in raw::entries(record).unwrap_or_default() {
+            let Some(items) = raw::elements(v).filter(|i| !i.is_empty()) else {
+                continue;
+            };
+            let Some(list) = names::of(&items) else {
+                continue;
+            };
+            // A list of references: most of its names are values the
+            // collection's records hold (dependencies are packages; a
+            // package's build targets are not).
+            let fields = &facts.collections[ci].fields;
+            let held = |key: &str| {
+                let quoted = serde_json::to_string(key).unwrap_or_default();
+                fields.iter().any(|f| f.holds(&quoted) || f.holds(key))
+            };
+            let refs = list.records.iter().filter(|r| held(&r.key)).count();
+            if refs * 2 > list.records.len() {
+                let owner = Owner {
+                    name: name.clone(),
+                    by: by.clone(),
+                };
+                let p = format!("{ptr}/{}", raw::escape(&k));
+                facts.named.push((p, list, Some(owner)));
+            }
+        }
+    }
 }
 
 
@@ -257,6 +363,7 @@ fn walk(entries: &[(String, &RawValue)], prefix: &str, depth: usize, facts: &mut
                 facts
                     .collections
                     .push(collection::crush(&p, &items, None, all_bad, &mut |_| {}));
+                facts.name(&p, &items, None);
             }
             Kind::Object => {
                 let inner = raw::entries(v).unwrap_or_default();
@@ -323,6 +430,7 @@ fn read_lines(text: &str, facts: &mut Facts) -> bool {
     let c = collection::crush("", &items, None, false, &mut |_| {});
     facts.shape = Some(("records".into(), c.len as u64));
     facts.collections.push(c);
+    facts.name("", &items, None);
     true
 }
 
@@ -337,6 +445,12 @@ fn graph(artifact: &Artifact, mut facts: Facts, parsed: bool) -> (EvidenceGraph,
     let mut anomalies = 0u64;
     let lines = facts.lines;
     let mut items = std::mem::take(&mut facts.items);
+    // The document's own records' lists first: they are what it depends on.
+    facts.named.sort_by_key(|(_, _, owner)| owner.is_none());
+    for (pointer, names, owner) in std::mem::take(&mut facts.named) {
+        let owner = owner.map(|o| (o.name, o.by));
+        names::items(&pointer, &names, owner, &mut items);
+    }
     for c in &facts.collections {
         items.push(collection_item(c));
         for f in &c.fields {

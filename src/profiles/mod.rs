@@ -68,6 +68,7 @@ registry! {
     tap: Tap,
     pytest: Pytest,
     unittest: Unittest,
+    rspec: Rspec,
     cargo_test: CargoTest,
     go_test: GoTest,
     mocha: Mocha,

@@ -71,6 +71,19 @@ impl FieldStats {
             .collect()
     }
 
+    /// The item holding `value` (raw JSON text) when it holds it alone.
+    pub fn only_item_with(&self, value: &str) -> Option<usize> {
+        match self.values.get(value) {
+            Some(&(1, item)) => Some(item),
+            _ => None,
+        }
+    }
+
+    /// Some item holds `value` (raw JSON text).
+    pub fn holds(&self, value: &str) -> bool {
+        self.values.contains_key(value)
+    }
+
     fn share_percent(&self, value: &str, of: usize) -> usize {
         self.values
             .get(value)

@@ -1,7 +1,7 @@
 //! The words of a data set's notes (`DataNote`). A value quoted on a ctx
 //! line stays on that line: its newlines are escaped.
 
-use crate::delivery_plan::DataNote;
+use crate::delivery_plan::{DataNote, NamesShown};
 use crate::evidence::{EvidenceGraph, EvidenceItem};
 use crate::words::{clip_chars, count, counted};
 
@@ -51,6 +51,7 @@ fn unescaped(note: &DataNote, graph: &EvidenceGraph) -> String {
                 d.identity
             )
         }),
+        DataNote::Names { index, shown } => with(index, &|l| names(l, *shown)),
         DataNote::Collection { index } => with(index, &collection),
         DataNote::Stats { index } => with(index, &stats),
         DataNote::Anomaly { index } => with(index, &|a| {
@@ -146,6 +147,32 @@ fn collection(c: &EvidenceItem) -> String {
         line.push_str(&format!(" · keys: {}", clip_chars(keys, 400)));
     }
     line
+}
+
+/// `/installed by metadata/name@metadata/version (98 names): 11
+/// requested: trio@0.22.2, … · 87 others: …`; a nested list says whose it
+/// is (`/packages/44/dependencies of ctx@0.1.0 (in /workspace_members)`).
+fn names(l: &EvidenceItem, shown: NamesShown) -> String {
+    let n = number(l, "count");
+    let flagged = number(l, "flagged_count");
+    let mut head = l.identity.clone();
+    if let Some(owner) = l.fields.get("owner") {
+        head.push_str(&format!(" of {owner} (in {})", get(l, "owner_by")));
+    }
+    head.push_str(&format!(" by {} ({})", get(l, "key"), counted(n, "names")));
+    let flagged_part = |f: &String| format!("{} {f}: {}", count(flagged), get(l, "flagged"));
+    match (shown, l.fields.get("flag")) {
+        (NamesShown::Counted, _) | (NamesShown::Flagged, None) => head,
+        (NamesShown::All, None) => format!("{head}: {}", get(l, "others")),
+        (NamesShown::All, Some(f)) if flagged == n => format!("{head}: {}", flagged_part(f)),
+        (NamesShown::All, Some(f)) => format!(
+            "{head}: {} · {} others: {}",
+            flagged_part(f),
+            count(n - flagged),
+            get(l, "others")
+        ),
+        (NamesShown::Flagged, Some(f)) => format!("{head}: {}", flagged_part(f)),
+    }
 }
 
 fn stats(s: &EvidenceItem) -> String {
