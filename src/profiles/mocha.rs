@@ -278,6 +278,11 @@ impl Block {
             self.summary = Some(trimmed.to_string());
             if let Some(c) = TIMEOUT_FILE.captures(trimmed) {
                 self.timeout_file = Some(testrun::relative(&c[1], cwd));
+                // The advice after `exceeded.` is mocha's, the same for
+                // every timeout; the file it ends with is the location.
+                if let Some(end) = trimmed.find("exceeded.") {
+                    self.summary = Some(trimmed[..end + "exceeded.".len()].to_string());
+                }
             }
             return;
         }
@@ -321,6 +326,9 @@ impl Block {
             ItemKind::FailingTest
         };
         let mut it = EvidenceItem::new(kind, Severity::Error, id);
+        let suite = &self.titles[..self.titles.len().saturating_sub(1)];
+        it.fields
+            .insert(crate::evidence::SUITE_FIELD.to_string(), suite.join(" "));
         it.block = Some(self.span);
         it.class = self.class.clone();
         it.summary = self.summary.clone();
