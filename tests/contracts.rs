@@ -73,11 +73,9 @@ const NOT_CONTRACT_DRIVEN: &[(&str, &str, &str)] = &[
     ("go_test", "SuiteNotRun", "named by the decisive lines"),
     ("pytest", "SuiteNotRun", "named by the decisive lines"),
     // text/v1's findings, in its fixtures of the long tail, stand where
-    // its lines planner keeps lines anyway: mocha's failed hook is the
-    // last block (the tail), a crash's exception line is a decisive line
-    // at the end, esbuild's report fits between the head and the tail. A
-    // longer run of those tools would show the difference.
-    ("text", "TestError", "the failed hook is in the tail"),
+    // its lines planner keeps lines anyway: a crash's exception line is a
+    // decisive line at the end, esbuild's report fits between the head and
+    // the tail. A longer run of those tools would show the difference.
     (
         "text",
         "Crash",

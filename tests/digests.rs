@@ -121,15 +121,15 @@ fn digests_are_deterministic() {
 /// `(0.00s)`, `12:04:31`) with other digits of the same length: a rerun of
 /// the same tool on the same code.
 fn rerun(artifact: &Artifact) -> Artifact {
-    // A configured limit (jest's `timeout of 200 ms`, vitest's `timed out
-    // in 300ms`) is not a measurement: kept.
+    // A configured limit (jest's `timeout of 200 ms`, mocha's `Timeout of
+    // 200ms`, vitest's `timed out in 300ms`) is not a measurement: kept.
     // A clock time stands alone; `18:20:18:26` is a mypy span.
     let volatile = regex::bytes::Regex::new(
-        r"timeout of \d+ ?ms|timed out in \d+ ?ms|\b\d+(\.\d+)?(ms| ms|s| s|sec| seconds)\b|(?m)(?:^|[^:\d])\d\d:\d\d:\d\d(?:[^:\d]|$)",
+        r"(?i:timeout of) \d+ ?ms|timed out in \d+ ?ms|\b\d+(\.\d+)?(ms| ms|s| s|sec| seconds)\b|(?m)(?:^|[^:\d])\d\d:\d\d:\d\d(?:[^:\d]|$)",
     )
     .unwrap();
     let bytes = volatile.replace_all(artifact.bytes(), |c: &regex::bytes::Captures| {
-        if c[0].starts_with(b"timeout") || c[0].starts_with(b"timed out") {
+        if c[0].to_ascii_lowercase().starts_with(b"timeout") || c[0].starts_with(b"timed out") {
             return c[0].to_vec();
         }
         c[0].iter()

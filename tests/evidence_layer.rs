@@ -177,6 +177,7 @@ fn long_tail_truth_survives_through_the_layer() {
         "esbuild-bundle",
         "python-chained-crash",
         "ctest-failures",
+        "minitest-rake",
     ] {
         let dir = root.join(case);
         let artifact = ctx::fixture::load(&dir).unwrap();

@@ -102,7 +102,7 @@ fn check_family(f: &Family) -> usize {
 }
 
 /// Cases captured through a wrapper whose name no family claims.
-const RUN_BY_A_WRAPPER: &[&str] = &["jest/npm-test"];
+const RUN_BY_A_WRAPPER: &[&str] = &["jest/npm-test", "mocha/npm-test"];
 
 fn check_case(f: &Family, dir: &Path) {
     let name = dir
@@ -1219,6 +1219,105 @@ fn maven_items_say_where_and_why() {
     assert!(g.counts.contains(&("tests run".to_string(), 4)));
 }
 
+// ----------------------------------------------------------------- mocha
+
+const MOCHA: Family = Family {
+    dir: "mocha",
+    version: "mocha/v1",
+    // The spec listing of a long run pushes `N passing` past the head:
+    // those are read by their decisive line.
+    sniffed: &["spec-one-file", "spec-green", "spec-bail", "dot-default"],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn mocha_fixtures() {
+    assert!(check_family(&MOCHA) >= 8);
+}
+
+#[test]
+fn mocha_malformed() {
+    check_malformed(&MOCHA);
+}
+
+/// The spec and dot reporters of the same run: the same identities, kinds,
+/// locations and reasons (the epilogue is shared; only the listing differs).
+#[test]
+fn mocha_reporters_agree() {
+    let p = profile("mocha/v1");
+    let items = |case: &str| {
+        let a = fixture::load(&root().join("mocha").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        assert!(r.is_complete(), "{case}: {r:?}");
+        let items: Vec<_> = g
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.identity.clone(),
+                    i.kind,
+                    i.location.clone(),
+                    i.summary.clone(),
+                )
+            })
+            .collect();
+        (items, g.counts)
+    };
+    let spec = items("spec-default");
+    assert_eq!(spec.0.len(), 8);
+    assert_eq!(items("dot-default"), spec);
+    assert_eq!(items("npm-test"), spec);
+    assert_eq!(items("list-many"), items("spec-many"));
+}
+
+#[test]
+fn mocha_items_say_where_and_why() {
+    let p = profile("mocha/v1");
+    let a = fixture::load(&root().join("mocha/spec-default")).unwrap();
+    let (g, _) = p.extract(&a);
+    let find = |id: &str| {
+        g.items
+            .iter()
+            .find(|i| i.identity == id)
+            .unwrap_or_else(|| panic!("{id} missing: {:#?}", g.items))
+            .clone()
+    };
+    // A failed hook is an error of its own, placed at its frame.
+    let hook = find(r#"parseSku with a database "before each" hook for "stores the sku""#);
+    assert_eq!(hook.kind, ItemKind::TestError);
+    assert_eq!(hook.class.as_deref(), Some("TypeError"));
+    let loc = hook.location.unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line),
+        ("test/sku.spec.js", Some(37))
+    );
+    // An assertion's message says what was compared.
+    let total = find("Cart total multiplies quantity on every line");
+    assert_eq!(total.kind, ItemKind::FailingTest);
+    assert_eq!(
+        total.summary.as_deref(),
+        Some("AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 11 !== 21")
+    );
+    let loc = total.location.unwrap();
+    assert_eq!(
+        (loc.file.as_str(), loc.line, loc.column),
+        ("test/cart.spec.js", Some(11), Some(14))
+    );
+    // A timeout names its file only.
+    let stock = find("Cart stock loads stock levels");
+    // mocha's advice after it, the same for every timeout, is left out.
+    assert_eq!(
+        stock.summary.as_deref(),
+        Some("Error: Timeout of 200ms exceeded.")
+    );
+    assert_eq!(stock.location.unwrap().file, "test/cart.spec.js");
+    // A test outside any describe, its title alone.
+    let root_test = find("parses a bare sku");
+    assert_eq!(root_test.location.unwrap().file, "src/cart.js");
+    assert!(g.counts.contains(&("pending".to_string(), 2)));
+}
+
 // ------------------------------------------------------------------- tap
 
 const TAP: Family = Family {
@@ -1395,6 +1494,7 @@ fn every_registered_test_runner_is_checked_here() {
         &RSPEC,
         &CARGO_TEST,
         &GO_TEST,
+        &MOCHA,
         &JEST,
         &VITEST,
         &JUNIT,

@@ -146,6 +146,12 @@ pub struct EvidenceItem {
 /// header such as `mismatched types` alone does not say what to change.
 pub const LABEL_FIELD: &str = "label";
 
+/// The `fields` key of a test's suite path, when the runner's identity
+/// joins suite and test by a character a test's own name may hold (mocha's
+/// full title joins them by spaces): the JUnit report's classname. Empty
+/// for a test outside any suite.
+pub const SUITE_FIELD: &str = "suite";
+
 impl EvidenceItem {
     pub fn new(kind: ItemKind, severity: Severity, identity: impl Into<String>) -> Self {
         EvidenceItem {

@@ -71,6 +71,7 @@ registry! {
     rspec: Rspec,
     cargo_test: CargoTest,
     go_test: GoTest,
+    mocha: Mocha,
     jest: Jest,
     vitest: Vitest,
     junit: Junit,

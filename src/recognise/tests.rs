@@ -153,10 +153,19 @@ Expected: 4
   2) Error:
 TestCalc#test_div:
 ZeroDivisionError: divided by 0
+  3) Failure:
+Inventory::#level#test_0001_reports what is left after a reservation [test/inventory_test.rb:27]:
+Expected: 3
 ";
+    // A spec-style test (`describe`/`it`) is named by its description,
+    // spaces and all.
     assert_eq!(
         ids(minitest),
-        vec!["TestCalc#test_add", "TestCalc#test_div"]
+        vec![
+            "TestCalc#test_add",
+            "TestCalc#test_div",
+            "Inventory::#level#test_0001_reports what is left after a reservation"
+        ]
     );
 }
 

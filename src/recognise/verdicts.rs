@@ -393,7 +393,7 @@ pub(super) static MINITEST: Dialect = Dialect {
         static OPEN: LazyLock<Regex> =
             LazyLock::new(|| compile(r"^\s*\d+\) (?P<v>Failure|Error):$"));
         static NAME: LazyLock<Regex> =
-            LazyLock::new(|| compile(r"^(?P<id>[\w:]+#\S+?)(?: \[(?P<at>[^\]]+)\])?:$"));
+            LazyLock::new(|| compile(r"^(?P<id>[\w:]+#[^\[\]]+?)(?: \[(?P<at>[^\]]+)\])?:$"));
         let text = page.text(n);
         let Some(c) = OPEN.captures(&text) else {
             return Vec::new();

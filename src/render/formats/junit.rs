@@ -187,7 +187,13 @@ impl Case {
         // A test is split into its suite and name; a build error that
         // kept the tests from running is a case of the tool's, named by
         // its whole identity (`tests/a.rs:6:15 E0308`).
-        let (suite, name) = if is_test(item.kind) {
+        let suite_field = item.fields.get(crate::evidence::SUITE_FIELD);
+        let (suite, name) = if let Some(suite) = suite_field.filter(|_| is_test(item.kind)) {
+            match item.identity.strip_prefix(suite.as_str()) {
+                Some(rest) if !suite.is_empty() => (suite.clone(), rest.trim_start().to_string()),
+                _ => (tool.to_string(), item.identity.clone()),
+            }
+        } else if is_test(item.kind) {
             split(&item.identity)
         } else {
             (tool.to_string(), item.identity.clone())
