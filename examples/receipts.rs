@@ -194,7 +194,14 @@ fn flattened(text: &str) -> String {
                 }
             }
             (Some(_), None) => {}
-            (None, _) => file = Some(&line[2..]),
+            (None, _) => {
+                // A file, or an item written whole at the files'
+                // indentation: the cases of one test among them.
+                file = Some(&line[2..]);
+                for item in shared(&line[2..]).into_iter().skip(1) {
+                    out.push_str(&format!("\n{item}"));
+                }
+            }
         }
     }
     out
@@ -202,7 +209,8 @@ fn flattened(text: &str) -> String {
 
 /// The items of one census line: itself, and the items a shared line
 /// stands for (`E0308 msg ×30 at 5:20, 11:20` → `5:20 E0308 msg`, …;
-/// `test_x ×3 [a], [b], [c] - …` → `test_x[a]`, …).
+/// `test_x ×3 [a], [b], [c] - …` → `test_x[a]`, …; `Suite.T ×2 /0, /1
+/// (file:line) - …` → `Suite.T/0`, `Suite.T/1`).
 fn shared(item: &str) -> Vec<String> {
     let mut out = vec![item.to_string()];
     // A kind word before the rest of the identity (`ERROR test_insert`).
@@ -219,14 +227,21 @@ fn shared(item: &str) -> Vec<String> {
     } else if let Some((test, rest)) = item.split_once(" ×")
         && let Some((_, cases)) = rest.split_once(' ')
     {
-        let cases = cases.split(" (line ").next().unwrap_or(cases);
-        let cases = cases.split(" - ").next().unwrap_or(cases);
-        out.extend(cases.split("], [").map(|c| {
-            format!(
-                "{test}[{}]",
-                c.trim_start_matches('[').trim_end_matches(']')
-            )
-        }));
+        if cases.starts_with('[') {
+            let cases = cases.split(" (line ").next().unwrap_or(cases);
+            let cases = cases.split(" - ").next().unwrap_or(cases);
+            out.extend(cases.split("], [").map(|c| {
+                format!(
+                    "{test}[{}]",
+                    c.trim_start_matches('[').trim_end_matches(']')
+                )
+            }));
+        } else {
+            // Cases as the runner writes them after the test (`/3`).
+            let cases = cases.split(" (").next().unwrap_or(cases);
+            let cases = cases.split(" - ").next().unwrap_or(cases);
+            out.extend(cases.split(", ").map(|c| format!("{test}{c}")));
+        }
     }
     out
 }

@@ -308,11 +308,13 @@ fn parse_junit(xml: &[u8], case: &str) -> Vec<ParsedCase> {
 }
 
 /// Whether a test case's suite and name join back into `identity` (a
-/// build error's case is named by its whole identity).
+/// build error's case is named by its whole identity; GoogleTest joins
+/// suite and test by a dot, as its own XML report's readers do).
 fn names(c: &ParsedCase, identity: &str) -> bool {
     c.name == identity
         || junit::SEPARATORS
             .iter()
+            .chain(&["."])
             .any(|sep| format!("{}{sep}{}", c.classname, c.name) == identity)
 }
 

@@ -178,6 +178,7 @@ fn long_tail_truth_survives_through_the_layer() {
         "python-chained-crash",
         "ctest-failures",
         "minitest-rake",
+        "ci-script-mixed",
     ] {
         let dir = root.join(case);
         let artifact = ctx::fixture::load(&dir).unwrap();

@@ -41,6 +41,15 @@ struct TruthFailure {
     /// is partial by nature.
     #[serde(default)]
     kind: Option<String>,
+    /// False where the tool's own report names no place for the failure
+    /// (GoogleTest's `unknown file` of an escaped exception, a CTest test
+    /// whose output was not shown): the item may then have no location.
+    #[serde(default = "located")]
+    located: bool,
+}
+
+fn located() -> bool {
+    true
 }
 
 /// One family's expectations beyond the shared rules.
@@ -101,8 +110,16 @@ fn check_family(f: &Family) -> usize {
     dirs.len()
 }
 
-/// Cases captured through a wrapper whose name no family claims.
-const RUN_BY_A_WRAPPER: &[&str] = &["jest/npm-test", "mocha/npm-test"];
+/// Cases read by what they printed: captured through a wrapper whose name
+/// no family claims, or a test binary the project named as it liked.
+const READ_BY_CONTENT: &[&str] = &[
+    "jest/npm-test",
+    "mocha/npm-test",
+    "gtest/default",
+    "gtest/green",
+    "gtest/many",
+    "gtest/crash",
+];
 
 fn check_case(f: &Family, dir: &Path) {
     let name = dir
@@ -119,7 +136,7 @@ fn check_case(f: &Family, dir: &Path) {
     assert_eq!(chosen.version(), f.version, "{case}: classified as {how:?}");
     // A runner started by a wrapper (`npm test` running jest) is read by
     // what it printed: the wrapper's name is no family's command.
-    let by = if f.by_argv && !RUN_BY_A_WRAPPER.contains(&case.as_str()) {
+    let by = if f.by_argv && !READ_BY_CONTENT.contains(&case.as_str()) {
         MatchedBy::Command
     } else {
         MatchedBy::Content
@@ -176,11 +193,20 @@ fn check_case(f: &Family, dir: &Path) {
     } else if artifact.exit == Exit::Code(0) && truth.failures.is_empty() {
         assert_eq!(graph.outcome, Outcome::Passed, "{case}");
     }
+    let unlocated: Vec<&str> = truth
+        .failures
+        .iter()
+        .filter(|f| !f.located)
+        .map(|f| f.id.as_str())
+        .collect();
     for item in graph.census(f.version.split('/').next().unwrap()) {
         // Only where the output names no file at all (a `-q` test that
-        // returned `Err`) may an item have no location.
+        // returned `Err`, an exception GoogleTest places in `unknown
+        // file`) may an item have no location.
         assert!(
-            item.location.is_some() || item.identity.starts_with("[source unknown"),
+            item.location.is_some()
+                || item.identity.starts_with("[source unknown")
+                || unlocated.contains(&item.identity.as_str()),
             "{case}: {} has no location",
             item.identity
         );
@@ -1219,6 +1245,110 @@ fn maven_items_say_where_and_why() {
     assert!(g.counts.contains(&("tests run".to_string(), 4)));
 }
 
+// ----------------------------------------------------------------- gtest
+
+const GTEST: Family = Family {
+    dir: "gtest",
+    version: "gtest/v1",
+    // `--gtest_brief=1` prints no banner; CTest's tally is at the end.
+    sniffed: &["default", "filtered", "green", "many", "crash"],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn gtest_fixtures() {
+    assert!(check_family(&GTEST) >= 8);
+}
+
+#[test]
+fn gtest_malformed() {
+    check_malformed(&GTEST);
+}
+
+/// The brief printer and the default one are one run: the same failures,
+/// places, reasons and counts.
+#[test]
+fn gtest_printers_agree() {
+    let p = profile("gtest/v1");
+    let read = |case: &str| {
+        let a = fixture::load(&root().join("gtest").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        let items: Vec<_> = g
+            .items
+            .iter()
+            .map(|i| (i.identity.clone(), i.location.clone(), i.summary.clone()))
+            .collect();
+        (items, g.counts, g.outcome, r.is_complete())
+    };
+    assert_eq!(read("brief"), read("default"));
+}
+
+#[test]
+fn gtest_items_say_where_and_why() {
+    let p = profile("gtest/v1");
+    let item = |case: &str, id: &str| {
+        let a = fixture::load(&root().join("gtest").join(case)).unwrap();
+        let (g, _) = p.extract(&a);
+        g.items
+            .into_iter()
+            .find(|i| i.identity == id)
+            .unwrap_or_else(|| panic!("{case}: {id} not read"))
+    };
+    let eq = item("default", "MoneyTest.ParsesOneDecimal");
+    let at = eq.location.as_ref().unwrap();
+    assert_eq!(
+        (at.file.as_str(), at.line),
+        ("test/money_test.cpp", Some(15))
+    );
+    // The operands and the test's own message, not `Expected equality of
+    // these values:` alone.
+    assert_eq!(
+        eq.summary.as_deref(),
+        Some(r#"parse_cents("3.5") (305) != 350; "3.5" is three dollars fifty"#)
+    );
+    let thrown = item("default", "MoneyTest.SplitsIntoZeroWays");
+    assert!(thrown.location.is_none());
+    assert_eq!(thrown.class.as_deref(), Some("exception"));
+    assert!(thrown.summary.unwrap().contains("split into zero ways"));
+    // A value-parameterized case keeps its index; a typed test its type's.
+    item("default", "Sweep/NickelSweep.RoundsHalfUp/3");
+    item("default", "AmountTest/0.RoundsThird");
+    // CTest: the verdict is the class; under --output-on-failure the
+    // place and reason come from GoogleTest's lines under it.
+    let timeout = item("ctest-default", "MoneyTest.FoldsSlowly");
+    assert_eq!(timeout.class.as_deref(), Some("Timeout"));
+    let segv = item("ctest-default", "CrashTest.ReadsThroughNull");
+    assert_eq!(segv.class.as_deref(), Some("SegFault"));
+    let shown = item("ctest-output-on-failure", "AmountTest.RoundsThird<int>");
+    assert_eq!(shown.location.as_ref().and_then(|l| l.line), Some(50));
+    assert_eq!(
+        shown.summary.as_deref(),
+        Some("round_cents(static_cast<double>(third)) (0) != 33")
+    );
+    // The binary that died: the test it died in, as an error.
+    let died = item("crash", "CrashTest.ReadsThroughNull");
+    assert_eq!(died.kind, ItemKind::TestError);
+    assert_eq!(died.class.as_deref(), Some("crashed"));
+}
+
+/// Neither a disabled nor a skipped test is a failure, under either
+/// runner; CTest's own tally counts timeouts and crashes as failed.
+#[test]
+fn gtest_skips_are_no_failures() {
+    let p = profile("gtest/v1");
+    for case in ["default", "ctest-default", "ctest-output-on-failure"] {
+        let a = fixture::load(&root().join("gtest").join(case)).unwrap();
+        let (g, _) = p.extract(&a);
+        for skipped in ["ConvertsCurrency", "SplitsRemainder"] {
+            assert!(
+                !g.items.iter().any(|i| i.identity.contains(skipped)),
+                "{case}: {skipped} read as a failure"
+            );
+        }
+    }
+}
+
 // ----------------------------------------------------------------- mocha
 
 const MOCHA: Family = Family {
@@ -1489,6 +1619,7 @@ fn every_registered_test_runner_is_checked_here() {
     let checked: Vec<(&str, &str)> = [
         &MAVEN,
         &TAP,
+        &GTEST,
         &PYTEST,
         &UNITTEST,
         &RSPEC,

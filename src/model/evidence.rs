@@ -152,6 +152,11 @@ pub const LABEL_FIELD: &str = "label";
 /// for a test outside any suite.
 pub const SUITE_FIELD: &str = "suite";
 
+/// The `fields` key of the case suffix a runner writes after a
+/// parameterized test's name, when it is not in brackets: GoogleTest's
+/// `/3` of `Sweep/NickelSweep.RoundsHalfUp/3`. The identity ends with it.
+pub const CASE_FIELD: &str = "case";
+
 impl EvidenceItem {
     pub fn new(kind: ItemKind, severity: Severity, identity: impl Into<String>) -> Self {
         EvidenceItem {
@@ -166,6 +171,29 @@ impl EvidenceItem {
             block: None,
             fields: BTreeMap::new(),
         }
+    }
+
+    /// The test a parameterized case belongs to and the case as the
+    /// runner writes it: (`tests/a.py::test_x`, `[1-2]`) of
+    /// `tests/a.py::test_x[1-2]`, or the identity cut before its
+    /// [`CASE_FIELD`] (`Sweep/NickelSweep.RoundsHalfUp`, `/3`). None for
+    /// an identity that is no case. The cases of one test share a census
+    /// line in the grouped form and a group in a flood.
+    pub fn case(&self) -> Option<(&str, &str)> {
+        let id = self.identity.as_str();
+        if let Some(suffix) = self.fields.get(CASE_FIELD) {
+            return id
+                .strip_suffix(suffix.as_str())
+                .filter(|test| !test.is_empty() && !suffix.is_empty())
+                .map(|test| (test, &id[test.len()..]));
+        }
+        // The brackets after the test's own name: a path before its last
+        // `::` may hold brackets of its own (`app/[slug]/t.py::test_x[1]`).
+        let from = id.rfind("::").map_or(0, |at| at + 2);
+        let open = from + id[from..].find('[')?;
+        let (test, params) = id.split_at(open);
+        let plain = test.len() > from && !test.ends_with(char::is_whitespace);
+        (plain && params.len() > 2 && params.ends_with(']')).then_some((test, params))
     }
 }
 
@@ -293,5 +321,43 @@ impl CoverageReceipt {
         !self.truncated
             && self.precision == Precision::Full
             && self.items_announced.is_none_or(|n| n == self.items_parsed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test(identity: &str) -> EvidenceItem {
+        EvidenceItem::new(ItemKind::FailingTest, Severity::Error, identity)
+    }
+
+    #[test]
+    fn cases_as_their_runners_write_them() {
+        let case = |id: &str| test(id).case().map(|(t, c)| (t.to_string(), c.to_string()));
+        let pair = |t: &str, c: &str| Some((t.to_string(), c.to_string()));
+        assert_eq!(
+            case("tests/a.py::test_x[1-2]"),
+            pair("tests/a.py::test_x", "[1-2]")
+        );
+        assert_eq!(
+            case("test_slug[[draft] Plan]"),
+            pair("test_slug", "[[draft] Plan]")
+        );
+        assert_eq!(
+            case("app/[slug]/t.py::test_x[1]"),
+            pair("app/[slug]/t.py::test_x", "[1]")
+        );
+        assert_eq!(case("test_rows [row] (i=2)"), None);
+        assert_eq!(case("T::test_labels [label alpha]"), None);
+        assert_eq!(case("test_plain"), None);
+        assert_eq!(case("test_empty[]"), None);
+        assert_eq!(case("[1]"), None);
+        // A runner's own suffix, where the profile marked it.
+        let mut g = test("Sweep/NickelSweep.RoundsHalfUp/3");
+        g.fields.insert(CASE_FIELD.to_string(), "/3".to_string());
+        assert_eq!(g.case(), Some(("Sweep/NickelSweep.RoundsHalfUp", "/3")));
+        g.fields.insert(CASE_FIELD.to_string(), "/4".to_string());
+        assert_eq!(g.case(), None);
     }
 }

@@ -66,6 +66,10 @@ registry! {
     // runs of `ok N`/`not ok N`, prove's `Files=N, Tests=M`) are no other
     // family's, and a TAP run's output quotes theirs (a test's stderr).
     tap: Tap,
+    // Before the other test runners: GoogleTest's bracketed status lines
+    // and CTest's result lines are no other family's, and a CTest run
+    // prints any test's output under its result.
+    gtest: Gtest,
     pytest: Pytest,
     unittest: Unittest,
     rspec: Rspec,

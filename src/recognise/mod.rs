@@ -29,6 +29,8 @@ mod crashes;
 mod located;
 mod page;
 mod verdicts;
+
+pub(crate) use verdicts::ctest_verdict;
 mod words;
 
 use std::collections::HashSet;

@@ -436,3 +436,51 @@ fn held_lines_are_asked_in_log_time_and_exactly() {
     let holds: Vec<usize> = (1..=22).filter(|&n| held.holds(n)).collect();
     assert_eq!(holds, vec![3, 4, 5, 6, 7, 8, 9, 20]);
 }
+
+/// CTest's verdicts: a disabled or skipped test is no failure; a crash is
+/// named by what CTest says happened (`SegFault`), not by `Exception`.
+#[test]
+fn ctest_words() {
+    let text = "\
+ 7/33 Test  #7: MoneyTest.SplitsRemainder ...........***Not Run (Disabled)   0.00 sec
+ 8/33 Test  #8: MoneyTest.ConvertsCurrency ..........***Skipped   0.00 sec
+ 9/33 Test  #9: MoneyTest.FoldsSlowly ...............***Timeout   2.00 sec
+12/33 Test #12: io_roundtrip .....................***Not Run   0.00 sec
+25/33 Test #25: CrashTest.ReadsThroughNull ..........***Exception: SegFault  0.00 sec
+26/33 Test #26: AbortTest.Aborts ....Subprocess aborted***Exception:   0.01 sec
+\t  7 - MoneyTest.SplitsRemainder (Disabled)
+\t  8 - MoneyTest.ConvertsCurrency (Skipped)
+";
+    let a = Artifact::from_stdout(text.as_bytes().to_vec(), Exit::Code(8), vec![]);
+    let items: Vec<(ItemKind, String, Option<String>)> = recognise(&a)
+        .items
+        .into_iter()
+        .map(|i| (i.kind, i.identity, i.class))
+        .collect();
+    let class = |c: &str| Some(c.to_string());
+    assert_eq!(
+        items,
+        vec![
+            (
+                ItemKind::FailingTest,
+                "MoneyTest.FoldsSlowly".to_string(),
+                class("Timeout")
+            ),
+            (
+                ItemKind::SuiteNotRun,
+                "io_roundtrip".to_string(),
+                class("Not Run")
+            ),
+            (
+                ItemKind::FailingTest,
+                "CrashTest.ReadsThroughNull".to_string(),
+                class("SegFault")
+            ),
+            (
+                ItemKind::FailingTest,
+                "AbortTest.Aborts".to_string(),
+                class("Subprocess aborted")
+            ),
+        ]
+    );
+}

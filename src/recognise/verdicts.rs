@@ -14,7 +14,8 @@
 //! - `--- FAIL: TestX`, `FAIL pkg [build failed]` — go test;
 //! - `N/M Test #N: name ***Failed` and `N - name (Failed)` under
 //!   `The following tests FAILED:` — ctest (`Not Run`: a test whose
-//!   executable does not exist, a suite that did not run);
+//!   executable does not exist, a suite that did not run; `Not Run
+//!   (Disabled)` and `Skipped` are no failures);
 //! - `testAdd(com.x.AppTest)  Time elapsed: … <<< FAILURE!` — Surefire
 //!   (JUnit 4 and 5 spellings);
 //! - `rspec ./spec/x_spec.rb:12 # name` — RSpec's re-run list;
@@ -228,7 +229,7 @@ pub(super) static CTEST: Dialect = Dialect {
     read: |page, n| {
         static RUN: LazyLock<Regex> = LazyLock::new(|| {
             compile(
-                r"^\s*\d+/\d+ Test\s+#\d+: (?P<name>\S+) \.*\s*\*\*\*(?P<why>Failed|Timeout|Exception|Not Run)",
+                r"^\s*\d+/\d+ Test\s+#\d+: (?P<name>\S+) \.*\s*(?P<why>[^*]*\*\*\*.*?)\s+\d+\.\d+ sec$",
             )
         });
         static LISTED: LazyLock<Regex> = LazyLock::new(|| {
@@ -237,18 +238,73 @@ pub(super) static CTEST: Dialect = Dialect {
             )
         });
         let text = page.text(n);
-        let Some(c) = RUN.captures(&text).or_else(|| LISTED.captures(&text)) else {
+        let (name, verdict) = if let Some(c) = RUN.captures(&text) {
+            (c["name"].to_string(), c["why"].to_string())
+        } else if let Some(c) = LISTED.captures(&text) {
+            (c["name"].to_string(), format!("***{}", &c["why"]))
+        } else {
             return Vec::new();
         };
-        // `Not Run`: its executable was never built or found.
-        let kind = if &c["why"] == "Not Run" {
-            ItemKind::SuiteNotRun
-        } else {
-            ItemKind::FailingTest
+        let Some(verdict) = ctest_verdict(&verdict) else {
+            return Vec::new();
         };
-        vec![test(kind, &c["name"], n, Some(&c["why"]))]
+        let mut t = test(verdict.kind, &name, n, Some(&verdict.said));
+        t.class = verdict.class;
+        vec![t]
     },
 };
+
+/// What one CTest verdict says of its test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CtestVerdict {
+    pub kind: ItemKind,
+    /// What happened, when it is not a plain failure: `Timeout`,
+    /// `SegFault`, `Subprocess aborted`, `Not Run`.
+    pub class: Option<String>,
+    /// The verdict's words without CTest's stars: `Failed`,
+    /// `Exception: SegFault`.
+    pub said: String,
+}
+
+/// A CTest verdict as it follows a test's name on its result line
+/// (`***Failed`, `***Timeout`, `***Exception: SegFault`, `Subprocess
+/// aborted***Exception:`, `***Not Run`) or, with `***` put in front, in
+/// the closing list (`SEGFAULT`). `None` for one that is no failure: a
+/// disabled test (`***Not Run (Disabled)`, `Disabled`), a skipped one.
+/// `Not Run` alone is a test whose executable is missing: a suite that
+/// did not run (CTest counts it failed).
+pub(crate) fn ctest_verdict(verdict: &str) -> Option<CtestVerdict> {
+    let (before, after) = verdict.split_once("***")?;
+    let (before, after) = (before.trim(), after.trim());
+    let word = after.split_whitespace().next().unwrap_or("");
+    let (kind, class) = match word {
+        "Failed" => (ItemKind::FailingTest, None),
+        "Timeout" => (ItemKind::FailingTest, Some("Timeout")),
+        "Not" if after.contains("(Disabled)") => return None,
+        "Not" => (ItemKind::SuiteNotRun, Some("Not Run")),
+        "Skipped" | "Disabled" => return None,
+        "SEGFAULT" => (ItemKind::FailingTest, Some("SegFault")),
+        _ => {
+            let what = after
+                .strip_prefix("Exception:")
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .or(Some(before).filter(|b| !b.is_empty()))
+                .unwrap_or(after);
+            (ItemKind::FailingTest, Some(what))
+        }
+    };
+    let said = if before.is_empty() {
+        after.to_string()
+    } else {
+        format!("{before} {after}")
+    };
+    Some(CtestVerdict {
+        kind,
+        class: class.map(str::to_string),
+        said: said.trim().to_string(),
+    })
+}
 
 pub(super) static SUREFIRE: Dialect = Dialect {
     words: &["<<< FAILURE!", "<<< ERROR!"],

@@ -20,7 +20,8 @@
 //!   (`Whole`), whole without it or its place (`Bare`: the ids alone, each
 //!   still copyable into the runner),
 //!   or the parametrized cases of one test on one line (`Grouped`:
-//!   `test_x ×19 [a], [b], …`): every identity is still named, in fewer
+//!   `test_x ×19 [a], [b], …`, GoogleTest's `Suite.Test ×64 /0, /1, …`):
+//!   every identity is still named, in fewer
 //!   tokens, but no longer each one copyable.
 //!
 //!   Paths under the working directory are shown relative; when every file
@@ -34,7 +35,7 @@ use std::collections::HashMap;
 
 use crate::artifact::Artifact;
 use crate::delivery_plan::{CensusEntry, CensusForm};
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, LABEL_FIELD, Location};
 use crate::normalize;
 
 use super::{CTX_PREFIX, Origin, RenderedLine, count, counted, location};
@@ -307,17 +308,6 @@ fn push_summary(line: &mut String, item: &EvidenceItem, times: usize, reasons: b
     }
 }
 
-/// A parametrized case's test and its parameters: `test_easter` and
-/// `1990-1990-04-15` of `test_easter[1990-1990-04-15]` (the identity's
-/// rest after its file). None for an identity that is not one.
-fn case_of(rest: &str) -> Option<(&str, &str)> {
-    let open = rest.find('[')?;
-    let (test, params) = (&rest[..open], &rest[open + 1..]);
-    let params = params.strip_suffix(']')?;
-    let plain = !test.is_empty() && !test.ends_with(char::is_whitespace);
-    (plain && !params.is_empty()).then_some((test, params))
-}
-
 /// How the members of a file's group are written: one line each, or
 /// several on one line.
 enum Line<'e> {
@@ -362,7 +352,7 @@ fn lines_of<'e>(
     let test = |e: &CensusEntry| {
         let item = &graph.items[e.index];
         (e.times == 1 && form == CensusForm::Grouped)
-            .then(|| rest_of(item, file).and_then(case_of))
+            .then(|| item.case().filter(|(t, _)| t.starts_with(file)))
             .flatten()
             .map(|(t, _)| t.to_string())
     };
@@ -440,20 +430,22 @@ fn same_text(graph: &EvidenceGraph, file: &str, list: &[&CensusEntry]) -> String
 }
 
 /// One line for several parametrized cases of one test: the test, the
-/// count, every case's parameters, where it is, and the first case's
-/// reason (marked as the first's when the cases' reasons differ).
+/// count, every case as its runner writes it (`[a-1]`, `/3`), where it is,
+/// and the first case's reason (marked as the first's when the cases'
+/// reasons differ). `file` is the group's file the line sits under, empty
+/// for cases written at the files' indentation (then the place is whole).
 fn cases_text(graph: &EvidenceGraph, file: &str, cases: &[&CensusEntry]) -> String {
     let items: Vec<&EvidenceItem> = cases.iter().map(|e| &graph.items[e.index]).collect();
-    let rest = |item: &EvidenceItem| {
-        item.identity[file.len()..]
-            .trim_start_matches([':', ' ', '>'])
-            .to_string()
-    };
-    let first = rest(items[0]);
-    let test = case_of(&first).map_or(first.as_str(), |(t, _)| t);
-    let params: Vec<String> = items
+    let test = items[0]
+        .case()
+        .map_or(items[0].identity.as_str(), |(t, _)| t);
+    let test = test
+        .get(file.len()..)
+        .unwrap_or(test)
+        .trim_start_matches([':', ' ', '>']);
+    let params: Vec<&str> = items
         .iter()
-        .filter_map(|i| case_of(&rest(i)).map(|(_, p)| format!("[{p}]")))
+        .filter_map(|i| i.case().map(|(_, c)| c))
         .collect();
     let mut line = format!(
         "{} {test} ×{} {}",
@@ -463,15 +455,16 @@ fn cases_text(graph: &EvidenceGraph, file: &str, cases: &[&CensusEntry]) -> Stri
     )
     .trim_start()
     .to_string();
-    let lines: Vec<Option<u32>> = items
-        .iter()
-        .map(|i| i.location.as_ref().and_then(|l| l.line))
-        .collect();
-    if let Some(Some(n)) = lines
+    let places: Vec<Option<&Location>> = items.iter().map(|i| i.location.as_ref()).collect();
+    if let Some(Some(place)) = places
         .first()
-        .filter(|_| lines.windows(2).all(|w| w[0] == w[1]))
+        .filter(|_| places.windows(2).all(|w| w[0] == w[1]))
     {
-        line.push_str(&format!(" (line {n})"));
+        match place.line {
+            Some(n) if place.file == file => line.push_str(&format!(" (line {n})")),
+            _ if place.file == file => {}
+            _ => line.push_str(&format!(" ({})", location(place))),
+        }
     }
     let reasons: Vec<Option<String>> = items.iter().map(|i| first_line(i)).collect();
     if let Some(Some(reason)) = reasons.first() {
@@ -517,16 +510,35 @@ pub fn compact(
             .filter(|(_, b)| matches!(b, b':' | b' ' | b'>'))
             .find_map(|(at, _)| keys.get(&id[..at]).copied())
     };
-    // Groups in order of first appearance: a file's items stay together.
+    // Groups in order of first appearance: a file's items stay together,
+    // and so, in the grouped form, do the cases of one test that lives in
+    // no file its identity names (GoogleTest's `Suite.Test/3`).
     let mut groups: Vec<(Option<&str>, Vec<&CensusEntry>)> = Vec::new();
     let mut group_of: HashMap<&str, usize> = HashMap::new();
+    let mut cases_of: HashMap<&str, usize> = HashMap::new();
     for e in entries {
-        let file = key_of(&graph.items[e.index]);
-        match file.and_then(|f| group_of.get(f).copied()) {
+        let item = &graph.items[e.index];
+        let file = key_of(item);
+        let test = item
+            .case()
+            .map(|(t, _)| t)
+            .filter(|_| file.is_none() && e.times == 1 && form == CensusForm::Grouped);
+        let found = match (file, test) {
+            (Some(f), _) => group_of.get(f).copied(),
+            (None, Some(t)) => cases_of.get(t).copied(),
+            (None, None) => None,
+        };
+        match found {
             Some(g) => groups[g].1.push(e),
             None => {
-                if let Some(f) = file {
-                    group_of.insert(f, groups.len());
+                match (file, test) {
+                    (Some(f), _) => {
+                        group_of.insert(f, groups.len());
+                    }
+                    (None, Some(t)) => {
+                        cases_of.insert(t, groups.len());
+                    }
+                    (None, None) => {}
                 }
                 groups.push((file, vec![e]));
             }
@@ -571,6 +583,13 @@ pub fn compact(
                     };
                     out.push(census(format!("{ITEM_INDENT}{text}")));
                 }
+            }
+            // The cases of one test outside any file's group.
+            (None, [_, _, ..]) => {
+                out.push(census(format!(
+                    "{FILE_INDENT}{}",
+                    cases_text(graph, "", members)
+                )));
             }
             // One item is one line.
             _ => {
@@ -695,22 +714,6 @@ mod tests {
                 "    20:1 E0308 mismatched types"
             ]
         );
-    }
-
-    #[test]
-    fn parametrized_cases() {
-        assert_eq!(
-            case_of("test_easter[1990-1990-04-15]"),
-            Some(("test_easter", "1990-1990-04-15"))
-        );
-        assert_eq!(
-            case_of("test_slug[[draft] Plan]"),
-            Some(("test_slug", "[draft] Plan"))
-        );
-        assert_eq!(case_of("test_rows [row] (i=2)"), None);
-        assert_eq!(case_of("T::test_labels [label alpha]"), None);
-        assert_eq!(case_of("test_plain"), None);
-        assert_eq!(case_of("test_empty[]"), None);
     }
 
     #[test]

@@ -41,7 +41,7 @@ impl Planner<'_> {
             // error) joins the one rule-less group, never a group per file.
             // The parametrized cases of one test are its own group: 600
             // cases of one test and 34 of another are two facts.
-            let case_of = parametrized_base(&item.identity).filter(|_| by_file);
+            let case_of = item.case().map(|(test, _)| test).filter(|_| by_file);
             let key = match (&item.location, case_of, by_file) {
                 (_, Some(test), _) => format!("{test} {class}"),
                 (Some(l), None, true) => format!("{} {class}", l.file),
@@ -137,15 +137,6 @@ impl Planner<'_> {
     }
 }
 
-/// The test a parametrized case belongs to: `tests/a.py::test_x` of
-/// `tests/a.py::test_x[1-2]`. None for an identity that is not a case.
-fn parametrized_base(identity: &str) -> Option<&str> {
-    let open = identity.find('[')?;
-    let base = &identity[..open];
-    let plain = !base.is_empty() && !base.ends_with(char::is_whitespace);
-    (plain && identity.len() > open + 2 && identity.ends_with(']')).then_some(base)
-}
-
 #[cfg(test)]
 mod tests {
     use crate::artifact::{Artifact, Exit, Span};
@@ -196,20 +187,56 @@ mod tests {
         (artifact, graph)
     }
 
+    /// 600 cases of one GoogleTest test and 34 of another are two facts:
+    /// two groups, not one per case nor one for the file.
     #[test]
     fn cases_of_one_test_are_one_group() {
-        use super::parametrized_base;
-        assert_eq!(
-            parametrized_base("tests/a.py::test_x[1-2]"),
-            Some("tests/a.py::test_x")
-        );
-        assert_eq!(
-            parametrized_base("tests/a.py::test_slug[[draft] Plan]"),
-            Some("tests/a.py::test_slug")
-        );
-        assert_eq!(parametrized_base("tests/a.py::test_x"), None);
-        assert_eq!(parametrized_base("tests/a.py::test_x[]"), None);
-        assert_eq!(parametrized_base("test_rows [row]"), None);
+        let mut text = String::new();
+        let mut items = Vec::new();
+        for (test, n) in [
+            ("Sweep/Wide.RoundsHalfUp", 600),
+            ("Sweep/Narrow.Splits", 34),
+        ] {
+            for i in 0..n {
+                let id = format!("{test}/{i}");
+                text.push_str(&format!("[  FAILED  ] {id} (0 ms)\n"));
+                let mut item = EvidenceItem::new(ItemKind::FailingTest, Severity::Error, &id);
+                item.fields
+                    .insert(crate::evidence::CASE_FIELD.to_string(), format!("/{i}"));
+                item.location = Some(Location {
+                    file: "test/many_test.cpp".into(),
+                    line: Some(10),
+                    column: None,
+                });
+                items.push(item);
+            }
+        }
+        let artifact = Artifact::from_stdout(text.into_bytes(), Exit::Code(1), vec![]);
+        let graph = EvidenceGraph {
+            reader: crate::evidence::Reader::family("gtest"),
+            outcome: Outcome::Failed,
+            counts: vec![("failed".into(), 634)],
+            items,
+            conclusion: Vec::new(),
+        };
+        let receipt = CoverageReceipt::new(artifact.line_count() as u64);
+        let budget = Budget {
+            target: 500,
+            ceiling: 4000,
+            census: 500,
+        };
+        let contract = crate::contract::for_family("gtest").unwrap();
+        let plan = super::super::plan(&artifact, &graph, &receipt, &contract, budget);
+        assert_eq!(plan.rung, Rung::Flood);
+        let rendered = crate::render::render(&artifact, &graph, &plan, None);
+        let groups: Vec<&str> = rendered
+            .lines
+            .iter()
+            .filter_map(|l| l.text.strip_prefix("[ctx]   "))
+            .collect();
+        assert_eq!(groups.len(), 2, "{groups:#?}");
+        assert!(groups[0].starts_with("Sweep/Wide.RoundsHalfUp ") && groups[0].contains("×600"));
+        assert!(groups[1].starts_with("Sweep/Narrow.Splits ") && groups[1].contains("×34"));
     }
 
     #[test]

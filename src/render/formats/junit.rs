@@ -189,10 +189,8 @@ impl Case {
         // its whole identity (`tests/a.rs:6:15 E0308`).
         let suite_field = item.fields.get(crate::evidence::SUITE_FIELD);
         let (suite, name) = if let Some(suite) = suite_field.filter(|_| is_test(item.kind)) {
-            match item.identity.strip_prefix(suite.as_str()) {
-                Some(rest) if !suite.is_empty() => (suite.clone(), rest.trim_start().to_string()),
-                _ => (tool.to_string(), item.identity.clone()),
-            }
+            in_suite(&item.identity, suite)
+                .unwrap_or_else(|| (tool.to_string(), item.identity.clone()))
         } else if is_test(item.kind) {
             split(&item.identity)
         } else {
@@ -250,6 +248,20 @@ pub fn split(identity: &str) -> (String, String) {
         ),
         _ => (identity.to_string(), identity.to_string()),
     }
+}
+
+/// A test's identity split at the end of the suite its profile names:
+/// mocha's `Cart total` under `Cart` is `total`, GoogleTest's
+/// `MoneyTest.RoundsHalfUp` under `MoneyTest` is `RoundsHalfUp` (one
+/// separator, a space or GoogleTest's dot, is dropped). None when the
+/// identity does not start with the suite, or the suite is empty.
+fn in_suite(identity: &str, suite: &str) -> Option<(String, String)> {
+    let rest = identity.strip_prefix(suite).filter(|_| !suite.is_empty())?;
+    let name = match rest.strip_prefix('.') {
+        Some(name) => name,
+        None => rest.trim_start(),
+    };
+    Some((suite.to_string(), name.to_string()))
 }
 
 /// The item's decisive lines (as the digest shows raw lines: ANSI and
@@ -345,6 +357,26 @@ fn xml_text(s: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tests_split_at_the_end_of_their_suite() {
+        let pair = |s: &str, n: &str| Some((s.to_string(), n.to_string()));
+        assert_eq!(in_suite("Cart total", "Cart"), pair("Cart", "total"));
+        assert_eq!(
+            in_suite("Cart .toFixed rounds", "Cart"),
+            pair("Cart", ".toFixed rounds")
+        );
+        assert_eq!(
+            in_suite("MoneyTest.RoundsHalfUp", "MoneyTest"),
+            pair("MoneyTest", "RoundsHalfUp")
+        );
+        assert_eq!(
+            in_suite("Sweep/NickelSweep.RoundsHalfUp/3", "Sweep/NickelSweep"),
+            pair("Sweep/NickelSweep", "RoundsHalfUp/3")
+        );
+        assert_eq!(in_suite("total", ""), None);
+        assert_eq!(in_suite("Other.Test", "MoneyTest"), None);
+    }
 
     #[test]
     fn identities_split_at_their_first_separator() {
