@@ -309,12 +309,12 @@ fn parse_junit(xml: &[u8], case: &str) -> Vec<ParsedCase> {
 
 /// Whether a test case's suite and name join back into `identity` (a
 /// build error's case is named by its whole identity; GoogleTest joins
-/// suite and test by a dot, as its own XML report's readers do).
+/// suite and test by a dot, minitest by `#`, as their runners print them).
 fn names(c: &ParsedCase, identity: &str) -> bool {
     c.name == identity
         || junit::SEPARATORS
             .iter()
-            .chain(&["."])
+            .chain(&[".", "#"])
             .any(|sep| format!("{}{sep}{}", c.classname, c.name) == identity)
 }
 

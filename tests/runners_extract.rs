@@ -119,6 +119,8 @@ const READ_BY_CONTENT: &[&str] = &[
     "gtest/green",
     "gtest/many",
     "gtest/crash",
+    "minitest/one-file",
+    "minitest/green",
 ];
 
 fn check_case(f: &Family, dir: &Path) {
@@ -1349,6 +1351,81 @@ fn gtest_skips_are_no_failures() {
     }
 }
 
+// -------------------------------------------------------------- minitest
+
+const MINITEST: Family = Family {
+    dir: "minitest",
+    version: "minitest/v1",
+    sniffed: &["rake-default", "verbose", "one-file", "green", "many"],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn minitest_fixtures() {
+    assert!(check_family(&MINITEST) >= 5);
+}
+
+#[test]
+fn minitest_malformed() {
+    check_malformed(&MINITEST);
+}
+
+/// `-v` prints one line per test and a block for each skip; the failures,
+/// their places and reasons, and the counts are the default reporter's.
+#[test]
+fn minitest_reporters_agree() {
+    let p = profile("minitest/v1");
+    let read = |case: &str| {
+        let a = fixture::load(&root().join("minitest").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        let mut items: Vec<_> = g
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.identity.clone(),
+                    i.kind,
+                    i.class.clone(),
+                    i.location.clone(),
+                )
+            })
+            .collect();
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        (items, g.counts, g.outcome, r.is_complete())
+    };
+    assert_eq!(read("verbose"), read("rake-default"));
+}
+
+#[test]
+fn minitest_items_say_where_and_why() {
+    let p = profile("minitest/v1");
+    let a = fixture::load(&root().join("minitest/rake-default")).unwrap();
+    let (g, _) = p.extract(&a);
+    let item = |id: &str| {
+        g.items
+            .iter()
+            .find(|i| i.identity == id)
+            .unwrap_or_else(|| panic!("{id} not read"))
+    };
+    let failure = item("CartTest#test_tax_rounds_to_nearest");
+    assert_eq!(failure.kind, ItemKind::FailingTest);
+    let at = failure.location.as_ref().unwrap();
+    assert_eq!((at.file.as_str(), at.line), ("test/cart_test.rb", Some(17)));
+    assert_eq!(failure.summary.as_deref(), Some("Expected: 15, Actual: 14"));
+    // An error names no `[file:line]`: its place is the first frame of
+    // the project's own, its class the exception's.
+    let error = item("InventoryTest#test_unavailable_for_unknown");
+    assert_eq!(error.kind, ItemKind::TestError);
+    assert_eq!(error.class.as_deref(), Some("KeyError"));
+    let at = error.location.as_ref().unwrap();
+    assert_eq!((at.file.as_str(), at.line), ("lib/inventory.rb", Some(8)));
+    // A spec-style test keeps its whole description.
+    item("Inventory::#level#test_0001_reports what is left after a reservation");
+    // The skip is no failure.
+    assert!(!g.items.iter().any(|i| i.identity.contains("coupons")));
+}
+
 // ----------------------------------------------------------------- mocha
 
 const MOCHA: Family = Family {
@@ -1623,6 +1700,7 @@ fn every_registered_test_runner_is_checked_here() {
         &PYTEST,
         &UNITTEST,
         &RSPEC,
+        &MINITEST,
         &CARGO_TEST,
         &GO_TEST,
         &MOCHA,

@@ -45,8 +45,16 @@ pub use parse::{Commit, FileDiff, Piece, parse};
 
 pub struct GitDiff;
 
+/// A diff's head: `diff --git a/` on any line; a bare `---`/`+++`/`@@`
+/// triple only where a diff starts — the head's first line, or under a
+/// `diff -u …` or `Index: …` line (and svn's `====` rule). Elsewhere the
+/// triple is a diff a test runner quotes in a failure (minitest's `---
+/// expected` / `+++ actual`), which its own family reads.
 static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^diff --git a/|^--- \S[^\n]*\n\+\+\+ \S[^\n]*\n@@ -\d").expect("static")
+    Regex::new(
+        r"(?m)^diff --git a/|\A--- \S[^\n]*\n\+\+\+ \S[^\n]*\n@@ -\d|^(?:diff |Index: )[^\n]*\n(?:=+\n)?--- \S[^\n]*\n\+\+\+ \S[^\n]*\n@@ -\d",
+    )
+    .expect("static")
 });
 
 /// Flags after which `git diff` / `git show` print no patch.
@@ -274,5 +282,12 @@ mod tests {
         assert!(p.by_content("diff --git a/x b/x\nindex 1..2\n").is_some());
         assert!(p.by_content("--- a\t1\n+++ b\t2\n@@ -1 +1 @@\n").is_some());
         assert!(p.by_content("--- not a diff\n").is_none());
+        let svn = "Index: a.c\n===================\n--- a.c\t(r1)\n+++ a.c\t(wc)\n@@ -1 +1 @@\n";
+        assert!(p.by_content(svn).is_some());
+        let ru = "diff -ru a/x.c b/x.c\n--- a/x.c\t1\n+++ b/x.c\t2\n@@ -1 +1 @@\n";
+        assert!(p.by_content(ru).is_some());
+        // A diff a test runner quotes under a failure is the runner's.
+        let quoted = "Run options: --seed 42\n\n  1) Failure:\nT#test_x [t.rb:3]:\n--- expected\n+++ actual\n@@ -1 +1 @@\n-1\n+2\n";
+        assert!(p.by_content(quoted).is_none());
     }
 }

@@ -73,6 +73,7 @@ registry! {
     pytest: Pytest,
     unittest: Unittest,
     rspec: Rspec,
+    minitest: Minitest,
     cargo_test: CargoTest,
     go_test: GoTest,
     mocha: Mocha,

@@ -252,12 +252,13 @@ pub fn split(identity: &str) -> (String, String) {
 
 /// A test's identity split at the end of the suite its profile names:
 /// mocha's `Cart total` under `Cart` is `total`, GoogleTest's
-/// `MoneyTest.RoundsHalfUp` under `MoneyTest` is `RoundsHalfUp` (one
-/// separator, a space or GoogleTest's dot, is dropped). None when the
+/// `MoneyTest.RoundsHalfUp` under `MoneyTest` is `RoundsHalfUp`,
+/// minitest's `CartTest#test_total` under `CartTest` is `test_total` (one
+/// separator, a space, GoogleTest's dot or minitest's `#`, is dropped). None when the
 /// identity does not start with the suite, or the suite is empty.
 fn in_suite(identity: &str, suite: &str) -> Option<(String, String)> {
     let rest = identity.strip_prefix(suite).filter(|_| !suite.is_empty())?;
-    let name = match rest.strip_prefix('.') {
+    let name = match rest.strip_prefix(['.', '#']) {
         Some(name) => name,
         None => rest.trim_start(),
     };
@@ -373,6 +374,10 @@ mod tests {
         assert_eq!(
             in_suite("Sweep/NickelSweep.RoundsHalfUp/3", "Sweep/NickelSweep"),
             pair("Sweep/NickelSweep", "RoundsHalfUp/3")
+        );
+        assert_eq!(
+            in_suite("Inventory::#level#test_0001_reports", "Inventory::#level"),
+            pair("Inventory::#level", "test_0001_reports")
         );
         assert_eq!(in_suite("total", ""), None);
         assert_eq!(in_suite("Other.Test", "MoneyTest"), None);
