@@ -1426,6 +1426,84 @@ fn minitest_items_say_where_and_why() {
     assert!(!g.items.iter().any(|i| i.identity.contains("coupons")));
 }
 
+// --------------------------------------------------------------- phpunit
+
+const PHPUNIT: Family = Family {
+    dir: "phpunit",
+    version: "phpunit/v1",
+    sniffed: &["default", "verbose", "one-file", "green", "many"],
+    map_id: same,
+    by_argv: true,
+};
+
+#[test]
+fn phpunit_fixtures() {
+    assert!(check_family(&PHPUNIT) >= 5);
+}
+
+#[test]
+fn phpunit_malformed() {
+    check_malformed(&PHPUNIT);
+}
+
+/// `--verbose` adds the skipped and incomplete sections; the failures,
+/// their places and reasons, and the counts are the default printer's.
+#[test]
+fn phpunit_printers_agree() {
+    let p = profile("phpunit/v1");
+    let read = |case: &str| {
+        let a = fixture::load(&root().join("phpunit").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        let items: Vec<_> = g
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.identity.clone(),
+                    i.kind,
+                    i.class.clone(),
+                    i.location.clone(),
+                    i.summary.clone(),
+                )
+            })
+            .collect();
+        (items, g.counts, g.outcome, r.is_complete())
+    };
+    assert_eq!(read("verbose"), read("default"));
+}
+
+#[test]
+fn phpunit_items_say_where_and_why() {
+    let p = profile("phpunit/v1");
+    let a = fixture::load(&root().join("phpunit/default")).unwrap();
+    let (g, _) = p.extract(&a);
+    let item = |id: &str| {
+        g.items
+            .iter()
+            .find(|i| i.identity == id)
+            .unwrap_or_else(|| panic!("{id} not read"))
+    };
+    let error = item(r"Shop\Tests\CartTest::testAverageOfEmptyCart");
+    assert_eq!(error.kind, ItemKind::TestError);
+    assert_eq!(error.class.as_deref(), Some("DivisionByZeroError"));
+    let at = error.location.as_ref().unwrap();
+    assert_eq!((at.file.as_str(), at.line), ("src/Cart.php", Some(27)));
+    let diff = item(r"Shop\Tests\MoneyTest::testFormatsNegative");
+    assert_eq!(
+        diff.summary.as_deref(),
+        Some(
+            "Failed asserting that two strings are identical. expected '-$12.50', actual '$12.50'"
+        )
+    );
+    // A data set by its name, its values left out.
+    item(r#"Shop\Tests\MoneyTest::testCentsOf with data set "half""#);
+    item(r"Shop\Tests\MoneyTest::testCentsOf with data set #1");
+    // Risky, incomplete and skipped tests are no failures.
+    for none in ["testNothingChecked", "testCoupons", "testConvertsCurrency"] {
+        assert!(!g.items.iter().any(|i| i.identity.contains(none)), "{none}");
+    }
+}
+
 // ----------------------------------------------------------------- mocha
 
 const MOCHA: Family = Family {
@@ -1701,6 +1779,7 @@ fn every_registered_test_runner_is_checked_here() {
         &UNITTEST,
         &RSPEC,
         &MINITEST,
+        &PHPUNIT,
         &CARGO_TEST,
         &GO_TEST,
         &MOCHA,

@@ -71,7 +71,7 @@ static EXCEPTION: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(?P<class>[A-Z]\w*(?:::[A-Z]\w*)*): "));
 
 static SPEC: ProfileSpec = ProfileSpec {
-    commands: &["rake test", "rails test", "bin/rails test"],
+    commands: &["rake test", "rails test"],
     decisive_words: &[" runs, ", " assertions, "],
     ..ProfileSpec::new("minitest/v1", "minitest", ReceiptGroup::TestRunner)
 };

@@ -74,6 +74,7 @@ registry! {
     unittest: Unittest,
     rspec: Rspec,
     minitest: Minitest,
+    phpunit: Phpunit,
     cargo_test: CargoTest,
     go_test: GoTest,
     mocha: Mocha,

@@ -253,15 +253,17 @@ pub fn split(identity: &str) -> (String, String) {
 /// A test's identity split at the end of the suite its profile names:
 /// mocha's `Cart total` under `Cart` is `total`, GoogleTest's
 /// `MoneyTest.RoundsHalfUp` under `MoneyTest` is `RoundsHalfUp`,
-/// minitest's `CartTest#test_total` under `CartTest` is `test_total` (one
-/// separator, a space, GoogleTest's dot or minitest's `#`, is dropped). None when the
+/// minitest's `CartTest#test_total` under `CartTest` is `test_total`,
+/// PHPUnit's `App\CartTest::testTotal` under `App\CartTest` is
+/// `testTotal` (one separator, a space, `::`, GoogleTest's dot or
+/// minitest's `#`, is dropped). None when the
 /// identity does not start with the suite, or the suite is empty.
 fn in_suite(identity: &str, suite: &str) -> Option<(String, String)> {
     let rest = identity.strip_prefix(suite).filter(|_| !suite.is_empty())?;
-    let name = match rest.strip_prefix(['.', '#']) {
-        Some(name) => name,
-        None => rest.trim_start(),
-    };
+    let name = ["::", ".", "#"]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))
+        .unwrap_or_else(|| rest.trim_start());
     Some((suite.to_string(), name.to_string()))
 }
 
@@ -378,6 +380,10 @@ mod tests {
         assert_eq!(
             in_suite("Inventory::#level#test_0001_reports", "Inventory::#level"),
             pair("Inventory::#level", "test_0001_reports")
+        );
+        assert_eq!(
+            in_suite(r"Shop\Tests\CartTest::testTotal", r"Shop\Tests\CartTest"),
+            pair(r"Shop\Tests\CartTest", "testTotal")
         );
         assert_eq!(in_suite("total", ""), None);
         assert_eq!(in_suite("Other.Test", "MoneyTest"), None);
