@@ -597,12 +597,47 @@ fn dump() {
     eprintln!("{receipt:?}");
 }
 
+#[test]
+fn go_vet() {
+    // go vet's lines are a Go compile error's: only staticcheck's carry a
+    // mark of their own (the check code). The clean runs print nothing.
+    check_family(
+        "go_vet",
+        "go_vet/v1",
+        &["staticcheck", "staticcheck-broken", "staticcheck-many"],
+    );
+    malformed("go_vet", "vet", &ctx::profiles::go_vet::GoVet);
+    malformed("go_vet", "staticcheck", &ctx::profiles::go_vet::GoVet);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/go_vet");
+    // Two findings at one place are two items.
+    let (graph, _) = extract(&dir.join("staticcheck"));
+    let st1005: Vec<_> = graph
+        .items
+        .iter()
+        .filter(|i| i.identity == "inventory/stock.go:8:16 ST1005")
+        .collect();
+    assert_eq!(st1005.len(), 2, "{:#?}", graph.items);
+    // A package that does not type check is a finding, not silence.
+    let (graph, _) = extract(&dir.join("vet-broken"));
+    assert!(
+        graph
+            .items
+            .iter()
+            .any(|i| i.identity == "broken/broken.go:5:3 compile"),
+        "{:#?}",
+        graph.items
+    );
+    let (graph, _) = extract(&dir.join("vet"));
+    assert_eq!(graph.reader.tool(), Some("go vet"));
+}
+
 /// The families checked above against their truth, one test each.
 const CHECKED: &[&str] = &[
     "cargo_build",
     "tsc",
     "gcc",
     "shellcheck",
+    "go_vet",
     "eslint",
     "pylint",
     "mypy",

@@ -85,6 +85,7 @@ registry! {
     tsc: Tsc,
     gcc: Gcc,
     shellcheck: Shellcheck,
+    go_vet: GoVet,
     eslint: Eslint,
     // Before ruff: `ruff format --check` quotes a syntax error in ruff's
     // own full format among its would-reformat blocks.

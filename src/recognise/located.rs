@@ -19,7 +19,10 @@
 //!   tty format (the column is the caret's);
 //! - a file's name over `  5:3  error  message  rule` — eslint's stylish;
 //! - `[ERROR] /path/File.java:[57,8] message` — Maven's compiler plugin;
-//! - `✘ [ERROR] message` over `path:line:col:` — esbuild.
+//! - `✘ [ERROR] message` over `path:line:col:` — esbuild;
+//! - `path.go:line:col: message` — the Go compiler and go vet (`vet: `
+//!   before a package that does not type check), with staticcheck's
+//!   `(SA5009)` code at the end.
 //!
 //! The identity is where the reader goes: `path:line:col`, with the code
 //! when the tool prints one (two codes at one place are two fixes).
@@ -348,6 +351,33 @@ pub(super) static ESLINT_STYLISH: Dialect = Dialect {
         d.summary = Some(c["msg"].to_string());
         d.location = Some(loc);
         vec![d]
+    },
+};
+
+pub(super) static GO: Dialect = Dialect {
+    words: &[".go:"],
+    located: true,
+    read: |page, n| {
+        static RE: LazyLock<Regex> = LazyLock::new(|| {
+            compile(&format!(
+                r"^(?P<vet>vet: )?(?P<file>{FILE}\.go):(?P<line>\d+):(?P<col>\d+): (?P<msg>.+?)(?: \((?P<code>(?:SA|S|ST|QF|U)\d{{4}}|compile)\))?$"
+            ))
+        });
+        let text = page.text(n);
+        let Some(c) = RE.captures(&text) else {
+            return Vec::new();
+        };
+        let mut d = diagnostic(&c, n, Severity::Error);
+        // go vet's `vet: ` marks a package that does not type check, as
+        // staticcheck's `(compile)` does.
+        if let Some(d) = d
+            .as_mut()
+            .filter(|d| d.class.is_none() && c.name("vet").is_some())
+        {
+            d.class = Some("compile".to_string());
+            d.identity = format!("{} compile", d.identity);
+        }
+        d.into_iter().collect()
     },
 };
 

@@ -52,7 +52,7 @@ pub(crate) struct Dialect {
 
 /// Every dialect, in the order their items are reported for one line.
 fn dialects() -> &'static [&'static Dialect] {
-    static ALL: [&Dialect; 39] = [
+    static ALL: [&Dialect; 40] = [
         &located::GNU,
         &located::CODE_FIRST,
         &located::PYLINT_BRACKETS,
@@ -64,6 +64,7 @@ fn dialects() -> &'static [&'static Dialect] {
         &located::SHELLCHECK_TTY,
         &located::ESLINT_STYLISH,
         &located::ESLINT_UNIX,
+        &located::GO,
         &verdicts::UNITTEST,
         &verdicts::PYTEST,
         &verdicts::TAP,

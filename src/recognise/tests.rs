@@ -484,3 +484,29 @@ fn ctest_words() {
         ]
     );
 }
+
+/// Go's compiler, go vet and staticcheck: `file.go:line:col: message`,
+/// `vet: ` before a package that does not type check, staticcheck's code
+/// at the end; a test's `t.Errorf` line (indented, no column) is none.
+/// Two findings at one place are one identity to the layer, as always.
+#[test]
+fn go_dialects() {
+    let text = "\
+# example.com/shop/cart
+cart/cart.go:20:9: Total passes lock by value: example.com/shop/cart.Cart contains sync.Mutex
+vet: broken/broken.go:5:3: undeclared name: sum
+cart/cart.go:25:13: Printf format %s reads arg #2, but call has only 1 args (SA5009)
+inventory/stock.go:8:16: error strings should not be capitalized (ST1005)
+inventory/stock.go:8:16: error strings should not end with punctuation or newlines (ST1005)
+    cart_test.go:12: expected 3, got 2
+";
+    assert_eq!(
+        ids(text),
+        vec![
+            "cart/cart.go:20:9",
+            "broken/broken.go:5:3 compile",
+            "cart/cart.go:25:13 SA5009",
+            "inventory/stock.go:8:16 ST1005",
+        ]
+    );
+}
