@@ -41,7 +41,7 @@ impl Assertions {
                 .or_else(|| c.name("mline"))
                 .and_then(|l| l.as_str().parse().ok());
             let location = c.name("file").map(|f| Location {
-                file: testrun::relative(f.as_str(), cwd),
+                file: from_build_folder(f.as_str(), cwd),
                 line,
                 column: None,
             });
@@ -130,6 +130,26 @@ impl Assertions {
     }
 }
 
+/// A source path as the reader opens it from where the run was: relative
+/// under the working directory, and, for CTest's run in a build folder
+/// (`nickel/build`) of sources beside it (`nickel/test/a.cpp`), through
+/// `..` (`../test/a.cpp`), not absolute.
+fn from_build_folder(path: &str, cwd: Option<&str>) -> String {
+    let under = testrun::relative(path, cwd);
+    if under != path {
+        return under;
+    }
+    let parent = cwd
+        .map(|c| c.trim_end_matches('/'))
+        .and_then(|c| c.rsplit_once('/'))
+        .map(|(parent, _)| parent)
+        .filter(|p| !p.is_empty());
+    match parent.and_then(|p| path.strip_prefix(p)?.strip_prefix('/')) {
+        Some(rest) if !rest.is_empty() => format!("../{rest}"),
+        _ => path.to_string(),
+    }
+}
+
 /// A summary longer than this is cut: the detail and the block hold the
 /// rest.
 const SUMMARY_CHARS: usize = 120;
@@ -154,6 +174,20 @@ fn equality(operands: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_from_the_build_folder() {
+        let cwd = Some("/w/nickel/build");
+        assert_eq!(
+            from_build_folder("/w/nickel/test/a.cpp", cwd),
+            "../test/a.cpp"
+        );
+        assert_eq!(from_build_folder("/w/nickel/build/gen.cpp", cwd), "gen.cpp");
+        assert_eq!(from_build_folder("/elsewhere/a.cpp", cwd), "/elsewhere/a.cpp");
+        assert_eq!(from_build_folder("test/a.cpp", cwd), "test/a.cpp");
+        assert_eq!(from_build_folder("/a.cpp", Some("/build")), "/a.cpp");
+        assert_eq!(from_build_folder("/w/a.cpp", None), "/w/a.cpp");
+    }
 
     #[test]
     fn assertion_headers() {
