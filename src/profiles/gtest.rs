@@ -49,7 +49,7 @@ use crate::evidence::{
 
 use crate::recognise::ctest_verdict;
 
-use super::testrun::{self, Facts};
+use super::testrun;
 use assertions::Assertions;
 use super::{Profile, ProfileSpec, ReceiptGroup};
 
@@ -519,24 +519,16 @@ impl<'a> Reading<'a> {
                 graph.counts.push(("disabled".to_string(), self.disabled));
             }
         }
-        let items = self.failed.len();
         graph.items = self.failed.into_iter().map(Failed::item).collect();
-        let facts = Facts {
-            failures: items,
-            summary_seen,
-            interrupted: false,
-            not_run: false,
-            announced: announced.unwrap_or(0),
-            crashed: died,
-        };
-        graph.outcome = testrun::outcome(artifact.exit, facts);
-        let receipt = testrun::receipt(
+        let receipt = testrun::conclude(
             artifact,
-            items,
-            announced,
-            items,
-            self.unmatched,
-            summary_seen,
+            &mut graph,
+            testrun::Report {
+                announced,
+                crashed: died,
+                unmatched: self.unmatched,
+                whole: true,
+            },
         );
         (graph, receipt)
     }

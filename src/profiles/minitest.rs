@@ -38,7 +38,7 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, SUITE_FIELD, Severity,
 };
 
-use super::testrun::{self, Facts};
+use super::testrun;
 use super::{Profile, ProfileSpec, ReceiptGroup};
 
 pub struct Minitest;
@@ -145,7 +145,6 @@ impl Profile for Minitest {
         // A block whose test line never came is not whole.
         let whole = failures.iter().all(|b| b.id.is_some());
 
-        let summary_seen = counts.is_some();
         if let Some([runs, _, failed, errors, skips]) = counts {
             graph.counts.push(("failed".to_string(), failed));
             if errors > 0 {
@@ -160,22 +159,15 @@ impl Profile for Minitest {
             }
         }
         let announced = counts.map(|c| c[2] + c[3]);
-        let facts = Facts {
-            failures: graph.items.len(),
-            summary_seen,
-            interrupted: false,
-            not_run: false,
-            announced: announced.unwrap_or(0),
-            crashed: false,
-        };
-        graph.outcome = testrun::outcome(artifact.exit, facts);
-        let receipt = testrun::receipt(
+        let receipt = testrun::conclude(
             artifact,
-            graph.items.len(),
-            announced,
-            graph.items.len(),
-            unmatched,
-            summary_seen && whole,
+            &mut graph,
+            testrun::Report {
+                announced,
+                crashed: false,
+                unmatched,
+                whole,
+            },
         );
         (graph, receipt)
     }
@@ -308,15 +300,9 @@ const SUMMARY_CHARS: usize = 120;
 fn summary(message: &[(usize, String)]) -> Option<String> {
     let lines: Vec<&str> = message.iter().map(|(_, t)| t.trim()).collect();
     let first = *lines.first()?;
-    let mut summary = if first == "--- expected" {
-        let removed = lines
-            .iter()
-            .find(|l| l.starts_with('-') && !l.starts_with("---"));
-        let added = lines
-            .iter()
-            .find(|l| l.starts_with('+') && !l.starts_with("+++"));
-        match (removed, added) {
-            (Some(r), Some(a)) => format!("expected {}, actual {}", &r[1..], &a[1..]),
+    let summary = if first == "--- expected" {
+        match testrun::diff_pair(&lines) {
+            (Some(r), Some(a)) => format!("expected {r}, actual {a}"),
             _ => first.to_string(),
         }
     } else {
@@ -325,10 +311,7 @@ fn summary(message: &[(usize, String)]) -> Option<String> {
             _ => first.to_string(),
         }
     };
-    if summary.chars().count() > SUMMARY_CHARS {
-        summary = summary.chars().take(SUMMARY_CHARS - 1).collect::<String>() + "…";
-    }
-    Some(summary)
+    Some(testrun::clip_summary(summary, SUMMARY_CHARS))
 }
 
 /// Frames a reader cannot fix: Ruby's own library, installed gems.

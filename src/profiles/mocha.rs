@@ -38,7 +38,7 @@ use regex::Regex;
 use crate::artifact::{Artifact, Span};
 use crate::evidence::{CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, Severity};
 
-use super::testrun::{self, Facts};
+use super::testrun;
 use super::{Profile, ProfileSpec, ReceiptGroup};
 
 pub struct Mocha;
@@ -164,25 +164,18 @@ impl Profile for Mocha {
             }
         }
         let announced = summary_seen.then(|| failing.unwrap_or(0));
-        let facts = Facts {
-            failures: graph.items.len(),
-            summary_seen,
-            interrupted: false,
-            not_run: false,
-            announced: announced.unwrap_or(0),
-            crashed: false,
-        };
-        graph.outcome = testrun::outcome(artifact.exit, facts);
         // The counts come before the blocks: a run cut inside its last
         // block (before that error's stack) is not whole, whatever they say.
         let whole = blocks.last().is_none_or(|b| b.in_stack);
-        let receipt = testrun::receipt(
+        let receipt = testrun::conclude(
             artifact,
-            graph.items.len(),
-            announced,
-            graph.items.len(),
-            unmatched,
-            summary_seen && whole,
+            &mut graph,
+            testrun::Report {
+                announced,
+                crashed: false,
+                unmatched,
+                whole,
+            },
         );
         (graph, receipt)
     }

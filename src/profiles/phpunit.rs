@@ -38,7 +38,7 @@ use crate::evidence::{
     CoverageReceipt, EvidenceGraph, EvidenceItem, ItemKind, Location, SUITE_FIELD, Severity,
 };
 
-use super::testrun::{self, Facts};
+use super::testrun;
 use super::{Profile, ProfileSpec, ReceiptGroup};
 
 pub struct Phpunit;
@@ -147,7 +147,6 @@ impl Profile for Phpunit {
             .map(Entry::item)
             .collect();
 
-        let summary_seen = tally.is_some();
         if let Some(t) = tally {
             graph.counts.push(("failed".to_string(), t.failures));
             if t.errors > 0 {
@@ -162,22 +161,15 @@ impl Profile for Phpunit {
             }
         }
         let announced = tally.map(|t| t.failures + t.errors + t.warnings);
-        let facts = Facts {
-            failures: graph.items.len(),
-            summary_seen,
-            interrupted: false,
-            not_run: false,
-            announced: announced.unwrap_or(0),
-            crashed: false,
-        };
-        graph.outcome = testrun::outcome(artifact.exit, facts);
-        let receipt = testrun::receipt(
+        let receipt = testrun::conclude(
             artifact,
-            graph.items.len(),
-            announced,
-            graph.items.len(),
-            unmatched,
-            summary_seen,
+            &mut graph,
+            testrun::Report {
+                announced,
+                crashed: false,
+                unmatched,
+                whole: true,
+            },
         );
         (graph, receipt)
     }
@@ -374,22 +366,13 @@ fn summary(message: &[(usize, String)]) -> Option<String> {
     let first = lines.first()?.trim();
     let mut summary = first.to_string();
     if lines.contains(&"--- Expected") {
-        let removed = lines
-            .iter()
-            .find(|l| l.starts_with('-') && !l.starts_with("---"));
-        let added = lines
-            .iter()
-            .find(|l| l.starts_with('+') && !l.starts_with("+++"));
-        if let (Some(r), Some(a)) = (removed, added) {
-            summary = format!("{first} expected {}, actual {}", r[1..].trim(), a[1..].trim());
-        } else if let Some(a) = added {
-            summary = format!("{first} actual has {}", a[1..].trim());
+        match testrun::diff_pair(&lines) {
+            (Some(r), Some(a)) => summary = format!("{first} expected {r}, actual {a}"),
+            (None, Some(a)) => summary = format!("{first} actual has {a}"),
+            _ => {}
         }
     }
-    if summary.chars().count() > SUMMARY_CHARS {
-        summary = summary.chars().take(SUMMARY_CHARS - 1).collect::<String>() + "…";
-    }
-    Some(summary)
+    Some(testrun::clip_summary(summary, SUMMARY_CHARS))
 }
 
 /// Frames a reader cannot fix: PHPUnit's own files, installed packages.

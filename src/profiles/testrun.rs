@@ -7,7 +7,7 @@
 //! on most: "is this run green?" and "is this list of failures complete?".
 
 use crate::artifact::{Artifact, Exit, Span};
-use crate::evidence::{CoverageReceipt, Outcome};
+use crate::evidence::{CoverageReceipt, EvidenceGraph, Outcome};
 
 use super::coverage::Coverage;
 
@@ -84,6 +84,70 @@ pub fn receipt(
     .finish()
 }
 
+/// What a runner whose census is its own report's entries established:
+/// each item parsed from one entry, the failures its closing line
+/// announced (`None` when the line was not seen), whether the runner broke
+/// (a binary that died in a test), the lines left unread, and whether the
+/// report was whole (no entry cut before its end).
+#[derive(Clone, Copy, Debug)]
+pub struct Report {
+    pub announced: Option<u64>,
+    pub crashed: bool,
+    pub unmatched: usize,
+    pub whole: bool,
+}
+
+/// The outcome of `graph` (its items already read) under the outcome rule,
+/// and its receipt: the shared ending of the report-shaped runners (mocha,
+/// minitest, PHPUnit, GoogleTest).
+pub fn conclude(artifact: &Artifact, graph: &mut EvidenceGraph, report: Report) -> CoverageReceipt {
+    let items = graph.items.len();
+    let summary_seen = report.announced.is_some();
+    let facts = Facts {
+        failures: items,
+        summary_seen,
+        interrupted: false,
+        not_run: false,
+        announced: report.announced.unwrap_or(0),
+        crashed: report.crashed,
+    };
+    graph.outcome = outcome(artifact.exit, facts);
+    receipt(
+        artifact,
+        items,
+        report.announced,
+        items,
+        report.unmatched,
+        summary_seen && report.whole,
+    )
+}
+
+/// A one-line reason of at most `max` characters, `…` marking a cut: the
+/// item's detail and block hold the rest.
+pub fn clip_summary(summary: String, max: usize) -> String {
+    if summary.chars().count() <= max {
+        return summary;
+    }
+    summary
+        .chars()
+        .take(max.saturating_sub(1))
+        .collect::<String>()
+        + "…"
+}
+
+/// The first removed and the first added line of the unified diff a
+/// runner prints under a failure (`--- expected` / `+++ actual` / `@@`),
+/// without their marks and trimmed: what was expected and what came.
+pub fn diff_pair<'a>(lines: &[&'a str]) -> (Option<&'a str>, Option<&'a str>) {
+    let first = |mark: char, header: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(mark) && !l.starts_with(header))
+            .map(|l| l[1..].trim())
+    };
+    (first('-', "---"), first('+', "+++"))
+}
+
 /// Sorted, deduplicated line numbers as spans of consecutive lines, keeping
 /// at most `cap` lines (the earliest: decisive lines are chosen in order).
 pub fn spans(lines: &[usize], cap: usize) -> Vec<Span> {
@@ -154,6 +218,24 @@ mod tests {
         assert_eq!(
             outcome(Exit::Signal(11), Facts::default()),
             Outcome::Unknown
+        );
+    }
+
+    #[test]
+    fn summaries_and_diffs() {
+        assert_eq!(clip_summary("short".into(), 10), "short");
+        assert_eq!(clip_summary("abcdefghij".into(), 5), "abcd…");
+        let diff = [
+            "--- expected",
+            "+++ actual",
+            "@@ -1 +1 @@",
+            "-'USD'",
+            "+'EUR'",
+        ];
+        assert_eq!(diff_pair(&diff), (Some("'USD'"), Some("'EUR'")));
+        assert_eq!(
+            diff_pair(&["--- Expected", "+++ Actual", "+    2 => 'apple'"]),
+            (None, Some("2 => 'apple'"))
         );
     }
 

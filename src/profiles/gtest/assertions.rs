@@ -107,14 +107,11 @@ impl Assertions {
         } else {
             (first.to_string(), None)
         };
-        let mut summary = match said.map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let summary = match said.map(|s| s.trim()).filter(|s| !s.is_empty()) {
             Some(said) => format!("{core}; {said}"),
             None => core,
         };
-        if summary.chars().count() > SUMMARY_CHARS {
-            summary = summary.chars().take(SUMMARY_CHARS - 1).collect::<String>() + "…";
-        }
-        Some(summary)
+        Some(testrun::clip_summary(summary, SUMMARY_CHARS))
     }
 
     pub(super) fn apply(self, failed: &mut Failed) {
