@@ -934,10 +934,46 @@ fn jestlike_classes_and_locations() {
 const JUNIT: Family = Family {
     dir: "junit",
     version: "junit/v1",
-    sniffed: &["pytest-default", "jest-junit", "pytest-many-failures"],
+    sniffed: &[
+        "pytest-default",
+        "jest-junit",
+        "pytest-many-failures",
+        "nunit-pytest",
+        "nunit-pytest-many",
+        "xunit-mocha",
+        "xunit-mocha-many",
+    ],
     map_id: same,
     by_argv: false,
 };
+
+/// JUnit's kin are read by each case's verdict: pytest-nunit writes an
+/// empty `<failure>` under every passing case and `result="Passed"` on a
+/// run with fifteen failures; neither makes a failure or a green run.
+#[test]
+fn nunit_and_xunit_reports_are_read_by_their_verdicts() {
+    let p = profile("junit/v1");
+    for (case, failures, passed) in [("nunit-pytest", 15, 32), ("xunit-mocha", 8, 2)] {
+        let a = fixture::load(&root().join("junit").join(case)).unwrap();
+        let (g, r) = p.extract(&a);
+        assert_eq!(g.items.len(), failures, "{case}");
+        assert_eq!(count(&g, "passed"), Some(passed), "{case}");
+        // Read with `cat`, whose exit 0 is not the run's: never PASSED.
+        assert_ne!(g.outcome, Outcome::Passed, "{case}");
+        assert!(r.is_complete(), "{case}: {r:?}");
+    }
+    let a = fixture::load(&root().join("junit/xunit-mocha")).unwrap();
+    let (g, _) = p.extract(&a);
+    let hook = g
+        .items
+        .iter()
+        .find(|i| i.identity == r#"inventory report "before all" hook for "lists every sku""#)
+        .unwrap();
+    assert_eq!(hook.class.as_deref(), Some("Error"));
+    assert_eq!(hook.summary.as_deref(), Some("report template missing"));
+    let at = hook.location.as_ref().unwrap();
+    assert_eq!((at.file.as_str(), at.line), ("test/sku.spec.js", Some(30)));
+}
 
 #[test]
 fn junit_fixtures() {

@@ -41,6 +41,8 @@ use crate::evidence::{
 use super::{Profile, ProfileSpec, ReceiptGroup};
 use super::testrun::{self, Facts};
 
+mod kin;
+
 pub struct Junit;
 
 /// A `path:line` a traceback names: `tests/x.py:7: Error`, `(src/a.js:15:39)`.
@@ -63,6 +65,9 @@ static DECISIVE: LazyLock<Regex> = LazyLock::new(|| {
 /// A `<testcase>` being read.
 #[derive(Default)]
 struct Case {
+    /// The case's whole name, when the format has one (NUnit's `fullname`,
+    /// xUnit.net's `name`); else `classname::name`.
+    identity: Option<String>,
     classname: String,
     name: String,
     file: Option<String>,
@@ -87,11 +92,21 @@ impl Profile for Junit {
         // A byte-order mark before the declaration (Windows tools, .NET
         // loggers write one) is not content.
         let start = head.trim_start_matches('\u{feff}').trim_start();
-        let xml = start.starts_with("<?xml") || start.starts_with("<testsuite");
-        (xml && head.contains("<testsuite")).then(|| "JUnit XML `<testsuite>`".to_string())
+        let xml = start.starts_with("<?xml") || start.starts_with('<');
+        if !xml {
+            return None;
+        }
+        if let Some(d) = kin::of(start) {
+            return Some(format!("{} XML `<{}>`", d.format, d.root));
+        }
+        (head.contains("<testsuite")).then(|| "JUnit XML `<testsuite>`".to_string())
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
+        let head = super::sniff::head(artifact);
+        if let Some(d) = kin::of(head.trim_start_matches('\u{feff}')) {
+            return kin::extract(artifact, d);
+        }
         let cwd = artifact.cwd.as_deref();
         let mut graph = EvidenceGraph::empty();
         graph.reader = crate::evidence::Reader::family("junit");
@@ -253,7 +268,10 @@ impl LineFacts {
     fn of(&mut self, artifact: &Artifact, n: usize) -> (bool, bool) {
         *self.0.entry(n).or_insert_with(|| {
             let text = crate::profiles::visible(artifact, n);
-            let volatile = text.contains(" time=\"") || text.contains(" timestamp=\"");
+            // NUnit's `start-time`/`duration`, xUnit.net's `run-time` too.
+            let volatile = [" time=\"", " timestamp=\"", "-time=\"", " duration=\"", " run-date=\""]
+                .iter()
+                .any(|a| text.contains(a));
             (volatile, DECISIVE.is_match(&text))
         })
     }
@@ -266,10 +284,10 @@ fn item(
     cwd: Option<&str>,
     seen: &mut LineFacts,
 ) -> EvidenceItem {
-    let identity = if c.classname.is_empty() {
-        c.name.clone()
-    } else {
-        format!("{}::{}", c.classname, c.name)
+    let identity = match &c.identity {
+        Some(id) => id.clone(),
+        None if c.classname.is_empty() => c.name.clone(),
+        None => format!("{}::{}", c.classname, c.name),
     };
     let (is_failure, failure_line) = c.failure.unwrap_or((true, c.first));
     let kind = if is_failure {

@@ -11,7 +11,8 @@
 //! - test verdicts (`verdicts`);
 //! - formatters' would-change lists (`changes`);
 //! - crashes with their cause chains (`crashes`);
-//! - build, package-manager and runner verdicts (`builds`).
+//! - build, package-manager and runner verdicts (`builds`);
+//! - failing cases of JUnit, NUnit and xUnit.net XML reports (`reports`).
 //!
 //! text/v1 plans from these items directly (its contract makes them
 //! census, so the guard holds it to them); a typed profile adds them where
@@ -28,6 +29,7 @@ mod changes;
 mod crashes;
 mod located;
 mod page;
+mod reports;
 mod verdicts;
 
 pub(crate) use verdicts::ctest_verdict;
@@ -52,7 +54,7 @@ pub(crate) struct Dialect {
 
 /// Every dialect, in the order their items are reported for one line.
 fn dialects() -> &'static [&'static Dialect] {
-    static ALL: [&Dialect; 40] = [
+    static ALL: [&Dialect; 41] = [
         &located::GNU,
         &located::CODE_FIRST,
         &located::PYLINT_BRACKETS,
@@ -65,6 +67,7 @@ fn dialects() -> &'static [&'static Dialect] {
         &located::ESLINT_STYLISH,
         &located::ESLINT_UNIX,
         &located::GO,
+        &reports::XML_CASES,
         &verdicts::UNITTEST,
         &verdicts::PYTEST,
         &verdicts::TAP,

@@ -510,3 +510,29 @@ inventory/stock.go:8:16: error strings should not end with punctuation or newlin
         ]
     );
 }
+
+/// The failing cases of XML test reports, by their verdicts: JUnit's
+/// child element (on the same line or the next), NUnit's and xUnit.net's
+/// `result`; an empty `<failure>` under a passing NUnit case is none.
+#[test]
+fn xml_report_cases() {
+    let text = r#"<testsuite name="pytest" tests="3"><testcase classname="tests.test_a" name="test_x" time="0.1"><failure message="assert 1 == 2">E assert</failure></testcase><testcase classname="tests.test_a" name="test_ok" time="0.1" />
+    <testcase classname="cart" name="adds &quot;one&quot;" time="0">
+      <error message="boom">TypeError</error>
+    </testcase>
+<test-case id="1" name="t1" fullname="tests/t.py::test_pass" result="Passed" label=""><failure><message><![CDATA[]]></message></failure></test-case><test-case id="2" fullname="tests/t.py::test_fail" result="Failed" label="">
+<test-case id="3" fullname="App.Tests.Raises" result="Failed" label="Error">
+      <test name="Cart total multiplies" time="0.001" result="Fail">
+      <test name="Cart total sums" time="0" result="Pass">
+"#;
+    assert_eq!(
+        found(text),
+        vec![
+            (ItemKind::FailingTest, "tests.test_a::test_x".to_string()),
+            (ItemKind::TestError, "cart::adds \"one\"".to_string()),
+            (ItemKind::FailingTest, "tests/t.py::test_fail".to_string()),
+            (ItemKind::TestError, "App.Tests.Raises".to_string()),
+            (ItemKind::FailingTest, "Cart total multiplies".to_string()),
+        ]
+    );
+}

@@ -34,10 +34,13 @@ pub fn words(note: &Note, artifact: &Artifact, graph: &EvidenceGraph) -> String 
             unit,
             index,
         } => {
+            // A note is one line: a summary of several (mocha's message
+            // over its diff) is named by its first.
             let summary = graph
                 .items
                 .get(*index)
                 .and_then(|i| i.summary.as_deref())
+                .and_then(|s| s.lines().map(str::trim).find(|l| !l.is_empty()))
                 .unwrap_or("");
             format!("same cause in {members} {unit}: {summary}")
         }
@@ -134,4 +137,30 @@ fn top_list(counts: &[(String, usize)], noun: &str) -> String {
         parts.push(format!("… {} more {noun}", count(counts.len() - TOP)));
     }
     parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::Exit;
+    use crate::evidence::{EvidenceItem, ItemKind, Severity};
+
+    /// A note is one line, whatever the summary it quotes.
+    #[test]
+    fn a_shared_cause_is_named_by_its_first_line() {
+        let artifact = Artifact::from_stdout(b"x\n".to_vec(), Exit::Code(1), vec![]);
+        let mut graph = EvidenceGraph::empty();
+        let mut item = EvidenceItem::new(ItemKind::FailingTest, Severity::Error, "t");
+        item.summary = Some("Expected values to be strictly equal:\n\n11 !== 21".into());
+        graph.items.push(item);
+        let note = Note::SameCause {
+            members: 3,
+            unit: "failures".into(),
+            index: 0,
+        };
+        assert_eq!(
+            words(&note, &artifact, &graph),
+            "same cause in 3 failures: Expected values to be strictly equal:"
+        );
+    }
 }

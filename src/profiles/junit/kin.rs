@@ -1,0 +1,267 @@
+//! JUnit's kin: the NUnit 3 (`<test-run>` / `<test-case>`) and xUnit.net
+//! v2 (`<assemblies>` / `<test>`) XML reports, which .NET runners write
+//! and other producers copy (pytest-nunit, mocha-xunit-reporter). One
+//! walker reads both; a [`Dialect`] says where each fact sits.
+//!
+//! A case's verdict is its `result` attribute (and NUnit's `label`), never
+//! the presence of a `<failure>` element: pytest-nunit writes an empty
+//! `<failure>` under every passing case, and its `<test-run result=…>`
+//! can say `Passed` over fifteen failures. The failure's `<message>` and
+//! `<stack-trace>` children are its text.
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+
+use crate::artifact::Artifact;
+use crate::evidence::{CoverageReceipt, EvidenceGraph};
+
+use super::{Case, LineFacts, attr, entity, item, line_of};
+use crate::profiles::testrun::{self, Facts};
+
+/// How one case ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    Passed,
+    Failed,
+    Error,
+    Skipped,
+}
+
+/// Where one report format keeps each fact.
+pub(super) struct Dialect {
+    /// The format's name, for `ctx explain`.
+    pub format: &'static str,
+    /// The root element, by which the format is recognised.
+    pub root: &'static str,
+    /// The element of one test case.
+    pub case: &'static str,
+    /// The case's attributes that name it, the first present wins.
+    pub identity: &'static [&'static str],
+    /// The attribute a producer puts the test's class (suite) in.
+    pub classname: &'static str,
+    /// The verdict of a case's `result` (and `label`) attributes.
+    pub verdict: fn(&str, Option<&str>) -> Verdict,
+    /// The `<failure>` attribute naming the exception, when the format has one.
+    pub exception: Option<&'static str>,
+    /// The elements whose `failed` attribute announces the failures.
+    pub announcing: &'static str,
+}
+
+pub(super) static NUNIT: Dialect = Dialect {
+    format: "NUnit 3",
+    root: "test-run",
+    case: "test-case",
+    identity: &["fullname", "name"],
+    classname: "classname",
+    // NUnit 3: result Passed/Failed/Skipped/Inconclusive/Warning; a failed
+    // case labelled `Error` raised rather than failed an assertion.
+    verdict: |result, label| match result {
+        "Failed" if matches!(label, Some("Error" | "Invalid" | "Cancelled")) => Verdict::Error,
+        "Failed" => Verdict::Failed,
+        "Skipped" | "Inconclusive" | "Ignored" => Verdict::Skipped,
+        _ => Verdict::Passed,
+    },
+    exception: None,
+    announcing: "test-run",
+};
+
+pub(super) static XUNIT: Dialect = Dialect {
+    format: "xUnit.net v2",
+    root: "assemblies",
+    case: "test",
+    identity: &["name"],
+    classname: "type",
+    // xUnit.net v2: result Pass/Fail/Skip/NotRun.
+    verdict: |result, _| match result {
+        "Fail" => Verdict::Failed,
+        "Skip" | "NotRun" => Verdict::Skipped,
+        _ => Verdict::Passed,
+    },
+    exception: Some("exception-type"),
+    announcing: "assembly",
+};
+
+/// The dialect whose root element opens `head` (after the declaration and
+/// any comment).
+pub(super) fn of(head: &str) -> Option<&'static Dialect> {
+    let mut reader = Reader::from_str(head);
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) | Ok(Event::Empty(e)) => {
+                let name = e.name().into_inner();
+                return [&NUNIT, &XUNIT]
+                    .into_iter()
+                    .find(|d| name == d.root);
+            }
+            Ok(Event::Eof) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Which child element's text is being read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Text {
+    None,
+    Message,
+    Stack,
+}
+
+pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, CoverageReceipt) {
+    let cwd = artifact.cwd.as_deref();
+    let mut graph = EvidenceGraph::empty();
+    graph.reader = crate::evidence::Reader::family("junit");
+    let mut reader = Reader::from_reader(artifact.bytes());
+    reader.config_mut().trim_text(false);
+    let mut seen = LineFacts::default();
+    let mut case: Option<(Case, Verdict)> = None;
+    let mut text = Text::None;
+    let mut message = String::new();
+    // The lines of the failure's <message>: its detail, with the
+    // <failure> line (the case's own line carries volatile times).
+    let mut message_lines: Option<(usize, usize)> = None;
+    let (mut announced, mut announcing, mut complete) = (0u64, 0usize, false);
+    let [mut failed, mut errors, mut skipped, mut passed] = [0u64; 4];
+    let mut tally = |v: Verdict| match v {
+        Verdict::Failed => failed += 1,
+        Verdict::Error => errors += 1,
+        Verdict::Skipped => skipped += 1,
+        Verdict::Passed => passed += 1,
+    };
+    loop {
+        let before = reader.buffer_position();
+        let event = match reader.read_event() {
+            Ok(Event::Eof) => break,
+            Ok(e) => e,
+            Err(_) => break, // cut or malformed: the receipt says so
+        };
+        let empty = matches!(event, Event::Empty(_));
+        match event {
+            Event::Start(e) | Event::Empty(e) if name(&e) == d.announcing => {
+                announcing += 1;
+                announced += attr(&e, "failed").and_then(|v| v.parse().ok()).unwrap_or(0);
+            }
+            Event::End(e) if e.name().into_inner() == d.root => complete = true,
+            Event::Start(e) | Event::Empty(e) if name(&e) == d.case => {
+                let identity = d.identity.iter().find_map(|a| attr(&e, a).filter(|v| !v.is_empty()));
+                let result = attr(&e, "result").unwrap_or_default();
+                let verdict = (d.verdict)(&result, attr(&e, "label").as_deref());
+                let c = Case {
+                    identity,
+                    classname: attr(&e, d.classname).unwrap_or_default(),
+                    name: attr(&e, "name").unwrap_or_default(),
+                    first: line_of(artifact, before as usize),
+                    ..Case::default()
+                };
+                if empty {
+                    tally(verdict);
+                } else {
+                    case = Some((c, verdict));
+                }
+            }
+            Event::Start(e) | Event::Empty(e) if name(&e) == "failure" => {
+                if let Some((c, v)) = case.as_mut().filter(|(_, v)| *v != Verdict::Passed) {
+                    c.failure = Some((*v != Verdict::Error, line_of(artifact, before as usize)));
+                    c.class = d
+                        .exception
+                        .and_then(|a| attr(&e, a))
+                        .filter(|t| !t.is_empty());
+                }
+            }
+            Event::Start(e) if name(&e) == "message" && case.is_some() => {
+                text = Text::Message;
+                message.clear();
+                let at = line_of(artifact, before as usize);
+                message_lines = Some((at, at));
+            }
+            Event::Start(e) if name(&e) == "stack-trace" && case.is_some() => text = Text::Stack,
+            Event::End(e) if matches!(e.name().into_inner(), "message" | "stack-trace") => {
+                if text == Text::Message
+                    && let Some((c, _)) = case.as_mut()
+                {
+                    c.message = Some(message.trim().to_string()).filter(|m| !m.is_empty());
+                    if let Some((_, end)) = message_lines.as_mut() {
+                        *end = line_of(artifact, reader.buffer_position().saturating_sub(1) as usize);
+                    }
+                }
+                text = Text::None;
+            }
+            Event::Text(t) if text != Text::None => push(&mut case, &mut message, text, &t),
+            Event::CData(t) if text != Text::None => {
+                push(&mut case, &mut message, text, &t)
+            }
+            Event::GeneralRef(r) if text != Text::None => {
+                push(&mut case, &mut message, text, entity(&r[..]))
+            }
+            Event::End(e) if e.name().into_inner() == d.case => {
+                let Some((mut c, verdict)) = case.take() else {
+                    continue;
+                };
+                let said = message_lines.take();
+                tally(verdict);
+                if matches!(verdict, Verdict::Failed | Verdict::Error) {
+                    // A failing case with no <failure> child is still one.
+                    c.failure
+                        .get_or_insert((verdict != Verdict::Error, c.first));
+                    let last = line_of(artifact, reader.buffer_position().saturating_sub(1) as usize);
+                    let mut it = item(artifact, c, last, cwd, &mut seen);
+                    if let Some((first, end)) = said {
+                        let mut lines: Vec<usize> = it.detail.iter().flat_map(|s| s.first..=s.last).collect();
+                        lines.extend((first..=end).filter(|&n| !seen.of(artifact, n).0).take(6));
+                        it.detail = testrun::spans(&lines, 10);
+                    }
+                    graph.items.push(it);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (word, k) in [
+        ("failures", failed),
+        ("errors", errors),
+        ("skipped", skipped),
+        ("passed", passed),
+    ] {
+        if k > 0 || word == "passed" {
+            graph.counts.push((word.into(), k));
+        }
+    }
+    let summary_seen = complete && announcing > 0;
+    let facts = Facts {
+        failures: graph.items.len(),
+        summary_seen,
+        ..Facts::default()
+    };
+    graph.outcome = testrun::outcome(artifact.exit, facts);
+    let n = graph.items.len();
+    let receipt = testrun::receipt(
+        artifact,
+        n,
+        summary_seen.then_some(announced),
+        n,
+        0,
+        summary_seen,
+    );
+    (graph, receipt)
+}
+
+fn name<'e>(e: &'e BytesStart) -> &'e str {
+    e.name().into_inner()
+}
+
+/// Text of a failure's `<message>` or `<stack-trace>`: the message whole
+/// for the summary, both in the case's text for its frames.
+fn push(case: &mut Option<(Case, Verdict)>, message: &mut String, text: Text, t: &str) {
+    let Some((c, _)) = case.as_mut() else {
+        return;
+    };
+    if text == Text::Message && message.len() < 16 * 1024 {
+        message.push_str(t);
+    }
+    if c.text.len() < 64 * 1024 {
+        c.text.push_str(t);
+        if !c.text.ends_with('\n') {
+            c.text.push('\n');
+        }
+    }
+}
