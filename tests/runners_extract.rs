@@ -942,18 +942,24 @@ const JUNIT: Family = Family {
         "nunit-pytest-many",
         "xunit-mocha",
         "xunit-mocha-many",
+        "trx-jest",
     ],
     map_id: same,
     by_argv: false,
 };
 
-/// JUnit's kin are read by each case's verdict: pytest-nunit writes an
+/// JUnit's kin (NUnit 3, xUnit.net v2, TRX) are read by each case's
+/// verdict: pytest-nunit writes an
 /// empty `<failure>` under every passing case and `result="Passed"` on a
 /// run with fifteen failures; neither makes a failure or a green run.
 #[test]
 fn nunit_and_xunit_reports_are_read_by_their_verdicts() {
     let p = profile("junit/v1");
-    for (case, failures, passed) in [("nunit-pytest", 15, 32), ("xunit-mocha", 8, 2)] {
+    for (case, failures, passed) in [
+        ("nunit-pytest", 15, 32),
+        ("xunit-mocha", 8, 2),
+        ("trx-jest", 8, 12),
+    ] {
         let a = fixture::load(&root().join("junit").join(case)).unwrap();
         let (g, r) = p.extract(&a);
         assert_eq!(g.items.len(), failures, "{case}");

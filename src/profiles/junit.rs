@@ -348,7 +348,8 @@ fn item(
             file: file.clone(),
             line: c
                 .line
-                .or(frame.filter(|(f, _)| f == file).and_then(|(_, l)| l)),
+                .or(frame.filter(|(f, _)| f == file).and_then(|(_, l)| l))
+                .or_else(|| line_in(&c.text, file)),
             column: None,
         },
         (None, Some((file, line))) => Location {
@@ -378,6 +379,16 @@ fn item(
     }
     it.detail = testrun::spans(&lines, 10);
     it
+}
+
+/// The line of the first frame in `text` that lies in `file`, the frame
+/// absolute where the report names the file relative (TRX's `storage`).
+fn line_in(text: &str, file: &str) -> Option<u32> {
+    let suffix = format!("/{file}");
+    text.lines()
+        .filter_map(|l| FRAME.captures(l))
+        .find(|m| &m[1] == file || m[1].ends_with(&suffix))
+        .and_then(|m| m[2].parse().ok())
 }
 
 /// An attribute's value, entities resolved.

@@ -1,10 +1,11 @@
 //! Test cases of the XML reports runners write, wherever the report is
 //! printed (`cat report.xml`, a CI step that shows it, a log that quotes
 //! it): JUnit's `<testcase classname="C" name="N">` holding a `<failure>`
-//! or `<error>`, NUnit 3's `<test-case fullname="X" result="Failed">` and
-//! xUnit.net v2's `<test name="X" result="Fail">`. The identity is the
+//! or `<error>`, NUnit 3's `<test-case fullname="X" result="Failed">`,
+//! xUnit.net v2's `<test name="X" result="Fail">` and TRX's
+//! `<UnitTestResult testName="X" outcome="Failed">`. The identity is the
 //! case as junit/v1 names it: `C::N` (or `N`), NUnit's `fullname`,
-//! xUnit.net's `name`.
+//! xUnit.net's `name`, TRX's `testName`.
 //!
 //! A case's verdict is what the report says of it: JUnit's child element
 //! (which may sit on the next lines), NUnit's and xUnit.net's `result`
@@ -24,11 +25,11 @@ use super::page::{compile, item};
 const CHILD_LINES: usize = 4;
 
 pub(super) static XML_CASES: Dialect = Dialect {
-    words: &["<testcase", "<test-case", "<test "],
+    words: &["<testcase", "<test-case", "<test ", "<UnitTestResult"],
     located: false,
     read: |page, n| {
         static TAG: LazyLock<Regex> =
-            LazyLock::new(|| compile(r"<(testcase|test-case|test)\s([^<>]*?)(/?)>"));
+            LazyLock::new(|| compile(r"<(testcase|test-case|test|UnitTestResult)\s([^<>]*?)(/?)>"));
         static ATTR: LazyLock<Regex> = LazyLock::new(|| compile(r#"([\w:-]+)="([^"]*)""#));
         let text = page.text(n);
         let mut out = Vec::new();
@@ -60,6 +61,14 @@ pub(super) static XML_CASES: Dialect = Dialect {
                         continue;
                     }
                     (get("name"), ItemKind::FailingTest)
+                }
+                "UnitTestResult" => {
+                    let kind = match get("outcome").as_deref() {
+                        Some("Failed") => ItemKind::FailingTest,
+                        Some("Error" | "Timeout" | "Aborted") => ItemKind::TestError,
+                        _ => continue,
+                    };
+                    (get("testName"), kind)
                 }
                 _ => {
                     if &c[3] == "/" {

@@ -524,6 +524,8 @@ fn xml_report_cases() {
 <test-case id="3" fullname="App.Tests.Raises" result="Failed" label="Error">
       <test name="Cart total multiplies" time="0.001" result="Fail">
       <test name="Cart total sums" time="0" result="Pass">
+    <UnitTestResult testId="e4" testName="cart / applyDiscount / ten percent off" outcome="Failed" testListId="8c">
+    <UnitTestResult testId="e5" testName="cart / total" outcome="Passed"/>
 "#;
     assert_eq!(
         found(text),
@@ -533,6 +535,10 @@ fn xml_report_cases() {
             (ItemKind::FailingTest, "tests/t.py::test_fail".to_string()),
             (ItemKind::TestError, "App.Tests.Raises".to_string()),
             (ItemKind::FailingTest, "Cart total multiplies".to_string()),
+            (
+                ItemKind::FailingTest,
+                "cart / applyDiscount / ten percent off".to_string(),
+            ),
         ]
     );
 }

@@ -1,7 +1,9 @@
-//! JUnit's kin: the NUnit 3 (`<test-run>` / `<test-case>`) and xUnit.net
-//! v2 (`<assemblies>` / `<test>`) XML reports, which .NET runners write
-//! and other producers copy (pytest-nunit, mocha-xunit-reporter). One
-//! walker reads both; a [`Dialect`] says where each fact sits.
+//! JUnit's kin: the NUnit 3 (`<test-run>` / `<test-case>`), xUnit.net v2
+//! (`<assemblies>` / `<test>`) and Visual Studio TRX (`<TestRun>` /
+//! `<UnitTestResult>`) XML reports, which .NET runners write and other
+//! producers copy (pytest-nunit, mocha-xunit-reporter,
+//! jest-trx-results-processor). One walker reads all three; a [`Dialect`]
+//! says where each fact sits.
 //!
 //! A case's verdict is its `result` attribute (and NUnit's `label`), never
 //! the presence of a `<failure>` element: pytest-nunit writes an empty
@@ -39,12 +41,26 @@ pub(super) struct Dialect {
     pub identity: &'static [&'static str],
     /// The attribute a producer puts the test's class (suite) in.
     pub classname: &'static str,
-    /// The verdict of a case's `result` (and `label`) attributes.
+    /// The attribute holding a case's verdict.
+    pub result: &'static str,
+    /// The verdict of a case's result (and `label`) attributes.
     pub verdict: fn(&str, Option<&str>) -> Verdict,
+    /// The element holding a failure's message and stack trace.
+    pub failure: &'static str,
+    /// Its children: the message, the stack trace.
+    pub message: &'static str,
+    pub stack: &'static str,
     /// The `<failure>` attribute naming the exception, when the format has one.
     pub exception: Option<&'static str>,
-    /// The elements whose `failed` attribute announces the failures.
+    /// The elements whose attributes announce the failures, and those
+    /// attributes.
     pub announcing: &'static str,
+    pub announced: &'static [&'static str],
+    /// Where the format names a test's file apart from its result: the
+    /// definition element, its id and file attributes, and the result's
+    /// attribute that refers to it (TRX's `<UnitTest id storage>` and
+    /// `<UnitTestResult testId>`).
+    pub definitions: Option<(&'static str, &'static str, &'static str, &'static str)>,
 }
 
 pub(super) static NUNIT: Dialect = Dialect {
@@ -53,6 +69,12 @@ pub(super) static NUNIT: Dialect = Dialect {
     case: "test-case",
     identity: &["fullname", "name"],
     classname: "classname",
+    result: "result",
+    failure: "failure",
+    message: "message",
+    stack: "stack-trace",
+    announced: &["failed"],
+    definitions: None,
     // NUnit 3: result Passed/Failed/Skipped/Inconclusive/Warning; a failed
     // case labelled `Error` raised rather than failed an assertion.
     verdict: |result, label| match result {
@@ -71,6 +93,12 @@ pub(super) static XUNIT: Dialect = Dialect {
     case: "test",
     identity: &["name"],
     classname: "type",
+    result: "result",
+    failure: "failure",
+    message: "message",
+    stack: "stack-trace",
+    announced: &["failed"],
+    definitions: None,
     // xUnit.net v2: result Pass/Fail/Skip/NotRun.
     verdict: |result, _| match result {
         "Fail" => Verdict::Failed,
@@ -81,6 +109,30 @@ pub(super) static XUNIT: Dialect = Dialect {
     announcing: "assembly",
 };
 
+pub(super) static TRX: Dialect = Dialect {
+    format: "TRX",
+    root: "TestRun",
+    case: "UnitTestResult",
+    identity: &["testName"],
+    classname: "",
+    result: "outcome",
+    // Visual Studio's outcomes: an error, a timeout or an abort is the
+    // test's error; a test that did not execute is not a pass.
+    verdict: |outcome, _| match outcome {
+        "Failed" => Verdict::Failed,
+        "Error" | "Timeout" | "Aborted" => Verdict::Error,
+        "NotExecuted" | "Inconclusive" | "NotRunnable" | "Pending" => Verdict::Skipped,
+        _ => Verdict::Passed,
+    },
+    failure: "ErrorInfo",
+    message: "Message",
+    stack: "StackTrace",
+    exception: None,
+    announcing: "Counters",
+    announced: &["failed", "error", "timeout", "aborted"],
+    definitions: Some(("UnitTest", "id", "storage", "testId")),
+};
+
 /// The dialect whose root element opens `head` (after the declaration and
 /// any comment).
 pub(super) fn of(head: &str) -> Option<&'static Dialect> {
@@ -89,7 +141,7 @@ pub(super) fn of(head: &str) -> Option<&'static Dialect> {
         match reader.read_event() {
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) => {
                 let name = e.name().into_inner();
-                return [&NUNIT, &XUNIT]
+                return [&NUNIT, &XUNIT, &TRX]
                     .into_iter()
                     .find(|d| name == d.root);
             }
@@ -114,6 +166,9 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
     let mut reader = Reader::from_reader(artifact.bytes());
     reader.config_mut().trim_text(false);
     let mut seen = LineFacts::default();
+    // The files the definitions name, by id (TRX writes them before the
+    // results).
+    let mut files: std::collections::HashMap<String, String> = Default::default();
     let mut case: Option<(Case, Verdict)> = None;
     let mut text = Text::None;
     let mut message = String::new();
@@ -139,16 +194,37 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
         match event {
             Event::Start(e) | Event::Empty(e) if name(&e) == d.announcing => {
                 announcing += 1;
-                announced += attr(&e, "failed").and_then(|v| v.parse().ok()).unwrap_or(0);
+                for a in d.announced {
+                    announced += attr(&e, a)
+                        .and_then(|v| v.parse::<u64>().ok())
+                        .unwrap_or(0);
+                }
             }
             Event::End(e) if e.name().into_inner() == d.root => complete = true,
+            Event::Start(e) | Event::Empty(e)
+                if d.definitions.is_some_and(|(el, ..)| name(&e) == el) =>
+            {
+                if let Some((_, id, file, _)) = d.definitions
+                    && let (Some(id), Some(file)) = (attr(&e, id), attr(&e, file))
+                {
+                    files.insert(id, file);
+                }
+            }
             Event::Start(e) | Event::Empty(e) if name(&e) == d.case => {
                 let identity = d.identity.iter().find_map(|a| attr(&e, a).filter(|v| !v.is_empty()));
-                let result = attr(&e, "result").unwrap_or_default();
+                let result = attr(&e, d.result).unwrap_or_default();
                 let verdict = (d.verdict)(&result, attr(&e, "label").as_deref());
+                let file = d
+                    .definitions
+                    .and_then(|(.., by)| attr(&e, by))
+                    .and_then(|id| files.get(&id).cloned());
                 let c = Case {
                     identity,
-                    classname: attr(&e, d.classname).unwrap_or_default(),
+                    file,
+                    classname: (!d.classname.is_empty())
+                        .then(|| attr(&e, d.classname))
+                        .flatten()
+                        .unwrap_or_default(),
                     name: attr(&e, "name").unwrap_or_default(),
                     first: line_of(artifact, before as usize),
                     ..Case::default()
@@ -159,7 +235,7 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
                     case = Some((c, verdict));
                 }
             }
-            Event::Start(e) | Event::Empty(e) if name(&e) == "failure" => {
+            Event::Start(e) | Event::Empty(e) if name(&e) == d.failure => {
                 if let Some((c, v)) = case.as_mut().filter(|(_, v)| *v != Verdict::Passed) {
                     c.failure = Some((*v != Verdict::Error, line_of(artifact, before as usize)));
                     c.class = d
@@ -168,14 +244,14 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
                         .filter(|t| !t.is_empty());
                 }
             }
-            Event::Start(e) if name(&e) == "message" && case.is_some() => {
+            Event::Start(e) if name(&e) == d.message && case.is_some() => {
                 text = Text::Message;
                 message.clear();
                 let at = line_of(artifact, before as usize);
                 message_lines = Some((at, at));
             }
-            Event::Start(e) if name(&e) == "stack-trace" && case.is_some() => text = Text::Stack,
-            Event::End(e) if matches!(e.name().into_inner(), "message" | "stack-trace") => {
+            Event::Start(e) if name(&e) == d.stack && case.is_some() => text = Text::Stack,
+            Event::End(e) if [d.message, d.stack].contains(&e.name().into_inner()) => {
                 if text == Text::Message
                     && let Some((c, _)) = case.as_mut()
                 {
