@@ -948,6 +948,22 @@ const JUNIT: Family = Family {
     by_argv: false,
 };
 
+/// A report read from a file (`cat report.xml`) carries the reader's exit
+/// status, not the run's: a report with failures is FAILED, one without is
+/// PASSED, whatever `cat` returned.
+#[test]
+fn a_report_read_with_cat_is_judged_by_its_cases() {
+    let p = profile("junit/v1");
+    for case in ["pytest-default", "jest-junit", "pytest-collection-error"] {
+        let a = fixture::load(&root().join("junit").join(case)).unwrap();
+        assert_eq!(a.argv.first().map(String::as_str), Some("cat"), "{case}");
+        let (g, _) = p.extract(&a);
+        assert_eq!(g.outcome, Outcome::Failed, "{case}");
+    }
+    let a = fixture::load(&root().join("junit/pytest-large-green")).unwrap();
+    assert_eq!(p.extract(&a).0.outcome, Outcome::Passed);
+}
+
 /// JUnit's kin (NUnit 3, xUnit.net v2, TRX) are read by each case's
 /// verdict: pytest-nunit writes an
 /// empty `<failure>` under every passing case and `result="Passed"` on a
@@ -964,8 +980,9 @@ fn nunit_and_xunit_reports_are_read_by_their_verdicts() {
         let (g, r) = p.extract(&a);
         assert_eq!(g.items.len(), failures, "{case}");
         assert_eq!(count(&g, "passed"), Some(passed), "{case}");
-        // Read with `cat`, whose exit 0 is not the run's: never PASSED.
-        assert_ne!(g.outcome, Outcome::Passed, "{case}");
+        // Read with `cat`, whose exit 0 is the reader's, not the run's: the
+        // report's own verdicts decide.
+        assert_eq!(g.outcome, Outcome::Failed, "{case}");
         assert!(r.is_complete(), "{case}: {r:?}");
     }
     let a = fixture::load(&root().join("junit/xunit-mocha")).unwrap();

@@ -236,7 +236,7 @@ impl Profile for Junit {
             summary_seen,
             ..Facts::default()
         };
-        graph.outcome = testrun::outcome(artifact.exit, facts);
+        graph.outcome = testrun::outcome(run_exit(artifact), facts);
         let n = graph.items.len();
         // Suites that announce failures but list no <testcase> (summary
         // reports): never a pass.
@@ -379,6 +379,18 @@ fn item(
     }
     it.detail = testrun::spans(&lines, 10);
     it
+}
+
+/// The exit status that speaks for the run: none when the report was read
+/// from a file (`cat report.xml`), whose reader's status says nothing of
+/// the tests; the report's cases then decide alone.
+fn run_exit(artifact: &Artifact) -> crate::artifact::Exit {
+    const READERS: &[&str] = &["cat", "bat", "less", "more", "head", "tail", "type", "Get-Content"];
+    let words = testrun::command_words(&artifact.argv);
+    match words.first() {
+        Some(w) if READERS.contains(w) => crate::artifact::Exit::Unknown,
+        _ => artifact.exit,
+    }
 }
 
 /// The line of the first frame in `text` that lies in `file`, the frame

@@ -17,7 +17,7 @@ use quick_xml::events::{BytesStart, Event};
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
-use super::{Case, LineFacts, attr, entity, item, line_of};
+use super::{Case, LineFacts, attr, entity, item, line_of, run_exit};
 use crate::profiles::testrun::{self, Facts};
 
 /// How one case ended.
@@ -308,7 +308,7 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
         summary_seen,
         ..Facts::default()
     };
-    graph.outcome = testrun::outcome(artifact.exit, facts);
+    graph.outcome = testrun::outcome(run_exit(artifact), facts);
     let n = graph.items.len();
     let receipt = testrun::receipt(
         artifact,
