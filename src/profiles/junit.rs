@@ -78,6 +78,8 @@ struct Case {
     message: Option<String>,
     text: String,
     skipped: bool,
+    /// The case's verdict as its report words it (JUnit's kin).
+    result: String,
 }
 
 static SPEC: ProfileSpec = ProfileSpec::new("junit/v1", "junit", ReceiptGroup::TestRunner);

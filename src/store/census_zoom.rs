@@ -120,7 +120,8 @@ pub fn listing(
 /// One item's `--items` line.
 pub fn listing_line(artifact: &Artifact, item: &EvidenceItem) -> String {
     let mut line = item.identity.clone();
-    let reason = reason(artifact, item);
+    // The reason as printed: a code past its cut is not on the line.
+    let reason = reason(artifact, item).map(|r| clip_chars(&r, REASON_CHARS).to_string());
     if let Some(code) = item.class.as_deref()
         && !line.contains(code)
         && !reason.as_deref().is_some_and(|r| r.contains(code))
@@ -138,7 +139,7 @@ pub fn listing_line(artifact: &Artifact, item: &EvidenceItem) -> String {
     }
     if let Some(reason) = reason {
         line.push_str(" - ");
-        line.push_str(&clip_chars(&reason, REASON_CHARS));
+        line.push_str(&reason);
     }
     line
 }

@@ -221,6 +221,7 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
                 let c = Case {
                     identity,
                     file,
+                    result: result.clone(),
                     classname: (!d.classname.is_empty())
                         .then(|| attr(&e, d.classname))
                         .flatten()
@@ -279,6 +280,12 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
                     // A failing case with no <failure> child is still one.
                     c.failure
                         .get_or_insert((verdict != Verdict::Error, c.first));
+                    // pytest-nunit writes an empty message and stack trace
+                    // for a setup error: say so, rather than let a report's
+                    // line stand for the reason.
+                    if c.message.is_none() && c.text.trim().is_empty() {
+                        c.message = Some(format!("{result_word} (the report gives no message)", result_word = c.result));
+                    }
                     let last = line_of(artifact, reader.buffer_position().saturating_sub(1) as usize);
                     let mut it = item(artifact, c, last, cwd, &mut seen);
                     if let Some((first, end)) = said {
