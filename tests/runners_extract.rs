@@ -1404,6 +1404,19 @@ fn gtest_items_say_where_and_why() {
         shown.summary.as_deref(),
         Some("round_cents(static_cast<double>(third)) (0) != 33")
     );
+    // A test that could not run says why, as CTest did before its result.
+    let a = fixture::load(&root().join("text/ctest-failures")).unwrap();
+    let (g, _) = p.extract(&a);
+    let missing = g
+        .items
+        .iter()
+        .find(|i| i.identity == "io_roundtrip")
+        .unwrap();
+    assert_eq!(missing.kind, ItemKind::SuiteNotRun);
+    assert_eq!(
+        missing.summary.as_deref(),
+        Some("Could not find executable io_test")
+    );
     // The binary that died: the test it died in, as an error.
     let died = item("crash", "CrashTest.ReadsThroughNull");
     assert_eq!(died.kind, ItemKind::TestError);

@@ -235,6 +235,8 @@ struct Reading<'a> {
     ctest_results: u64,
     ctest_passed: u64,
     ctest_tally: Option<u64>,
+    /// CTest's `Could not find executable X` since the last `Start`.
+    missing: Option<(usize, String)>,
     /// The last line number read: where a test the binary died in ends.
     last: usize,
     unmatched: usize,
@@ -257,6 +259,7 @@ impl<'a> Reading<'a> {
             ctest_results: 0,
             ctest_passed: 0,
             ctest_tally: None,
+            missing: None,
             last: 0,
             unmatched: 0,
             conclusion: Vec::new(),
@@ -412,6 +415,14 @@ impl<'a> Reading<'a> {
             let mut failed = Failed::new(&name, verdict.kind, n);
             failed.class = verdict.class;
             failed.summary = Some(verdict.said);
+            // A test that could not run: CTest said why just before its
+            // result (`Could not find executable io_test`).
+            if verdict.kind == ItemKind::SuiteNotRun
+                && let Some((at, why)) = self.missing.take()
+            {
+                failed.summary = Some(why);
+                failed.block.first = at;
+            }
             // The detail is what the test printed (with
             // `--output-on-failure`); the result line is the census line's.
             self.failed.push(failed);
@@ -423,6 +434,11 @@ impl<'a> Reading<'a> {
         }
         if CTEST_START.is_match(text) {
             self.end_ctest_output();
+            self.missing = None;
+            return true;
+        }
+        if text.starts_with("Could not find executable ") {
+            self.missing = Some((n, text.to_string()));
             return true;
         }
         if let Some(c) = CTEST_TALLY.captures(text) {
