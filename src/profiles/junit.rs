@@ -78,8 +78,6 @@ struct Case {
     message: Option<String>,
     text: String,
     skipped: bool,
-    /// The case's verdict as its report words it (JUnit's kin).
-    result: String,
 }
 
 static SPEC: ProfileSpec = ProfileSpec::new("junit/v1", "junit", ReceiptGroup::TestRunner);
@@ -118,7 +116,7 @@ impl Profile for Junit {
         let (mut case, mut in_text) = (None::<Case>, false);
         let (mut announced, mut suites, mut complete) = (0u64, 0usize, false);
         let mut seen = LineFacts::default();
-        let [mut failed, mut errors, mut skipped, mut passed] = [0u64; 4];
+        let mut tally = Tally::default();
         loop {
             let before = reader.buffer_position();
             let event = match reader.read_event() {
@@ -161,9 +159,9 @@ impl Profile for Junit {
                     case = Some(c);
                     if empty {
                         if not_run {
-                            skipped += 1;
+                            tally.skipped += 1;
                         } else {
-                            passed += 1;
+                            tally.passed += 1;
                         }
                         case = None;
                     }
@@ -210,10 +208,10 @@ impl Profile for Junit {
                     let Some(c) = case.take() else { continue };
                     let last = line_of(reader.buffer_position().saturating_sub(1));
                     match c.failure {
-                        Some((true, _)) => failed += 1,
-                        Some((false, _)) => errors += 1,
-                        None if c.skipped => skipped += 1,
-                        None => passed += 1,
+                        Some((true, _)) => tally.failed += 1,
+                        Some((false, _)) => tally.errors += 1,
+                        None if c.skipped => tally.skipped += 1,
+                        None => tally.passed += 1,
                     }
                     if c.failure.is_some() {
                         graph.items.push(item(artifact, c, last, cwd, &mut seen));
@@ -222,40 +220,63 @@ impl Profile for Junit {
                 _ => {}
             }
         }
-        for (word, k) in [
-            ("failures", failed),
-            ("errors", errors),
-            ("skipped", skipped),
-            ("passed", passed),
-        ] {
-            if k > 0 || word == "passed" {
-                graph.counts.push((word.into(), k));
-            }
-        }
         let summary_seen = complete && suites > 0;
-        let facts = Facts {
-            failures: graph.items.len(),
-            summary_seen,
-            ..Facts::default()
-        };
-        graph.outcome = testrun::outcome(run_exit(artifact), facts);
-        let n = graph.items.len();
+        let receipt = conclude(artifact, &mut graph, tally, announced, summary_seen);
         // Suites that announce failures but list no <testcase> (summary
         // reports): never a pass.
-        if n == 0 && announced > 0 {
+        if graph.items.is_empty() && announced > 0 {
             graph.outcome = Outcome::Failed;
             graph.counts.push(("announced failures".into(), announced));
         }
-        let receipt = testrun::receipt(
-            artifact,
-            n,
-            summary_seen.then_some(announced),
-            n,
-            0,
-            summary_seen,
-        );
         (graph, receipt)
     }
+}
+
+/// The cases a report's walk counted, by verdict.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    failed: u64,
+    errors: u64,
+    skipped: u64,
+    passed: u64,
+}
+
+/// The ending every XML report shares (JUnit's and its kin's): the counts
+/// by verdict, the outcome under the outcome rule with a file reader's
+/// exit set aside, and the receipt against the failures the report
+/// announced, when its summary (the root's end) was seen.
+fn conclude(
+    artifact: &Artifact,
+    graph: &mut EvidenceGraph,
+    tally: Tally,
+    announced: u64,
+    summary_seen: bool,
+) -> CoverageReceipt {
+    for (word, k) in [
+        ("failures", tally.failed),
+        ("errors", tally.errors),
+        ("skipped", tally.skipped),
+        ("passed", tally.passed),
+    ] {
+        if k > 0 || word == "passed" {
+            graph.counts.push((word.into(), k));
+        }
+    }
+    let facts = Facts {
+        failures: graph.items.len(),
+        summary_seen,
+        ..Facts::default()
+    };
+    graph.outcome = testrun::outcome(run_exit(artifact), facts);
+    let n = graph.items.len();
+    testrun::receipt(
+        artifact,
+        n,
+        summary_seen.then_some(announced),
+        n,
+        0,
+        summary_seen,
+    )
 }
 
 /// What the detail rule needs to know of a line: whether it carries a

@@ -246,13 +246,7 @@ impl Block {
     fn close(&mut self, artifact: &Artifact, next: usize) {
         self.open = false;
         self.span.last = self.span.last.min(next.saturating_sub(1));
-        while self.span.last > self.span.first
-            && crate::profiles::visible(artifact, self.span.last)
-                .trim()
-                .is_empty()
-        {
-            self.span.last -= 1;
-        }
+        testrun::trim_blank_end(artifact, &mut self.span);
     }
 
     fn item(&self) -> Option<EvidenceItem> {
@@ -291,9 +285,6 @@ impl Block {
     }
 }
 
-/// A summary longer than this is cut: the detail holds the rest.
-const SUMMARY_CHARS: usize = 120;
-
 /// The message's first line, with minitest's `Actual:` line after
 /// `Expected: …`, or the first removed and added lines of its `---
 /// expected` / `+++ actual` diff.
@@ -311,7 +302,7 @@ fn summary(message: &[(usize, String)]) -> Option<String> {
             _ => first.to_string(),
         }
     };
-    Some(testrun::clip_summary(summary, SUMMARY_CHARS))
+    Some(testrun::clip_summary(summary, testrun::SUMMARY_CHARS))
 }
 
 /// Frames a reader cannot fix: Ruby's own library, installed gems.

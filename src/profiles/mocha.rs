@@ -301,13 +301,7 @@ impl Block {
     /// Blank lines at the block's end belong to no one.
     fn close(&mut self, artifact: &Artifact) {
         self.open = false;
-        while self.span.last > self.span.first
-            && crate::profiles::visible(artifact, self.span.last)
-                .trim()
-                .is_empty()
-        {
-            self.span.last -= 1;
-        }
+        testrun::trim_blank_end(artifact, &mut self.span);
     }
 
     fn item(&self) -> EvidenceItem {

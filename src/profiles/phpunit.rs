@@ -347,17 +347,8 @@ fn close(entries: &mut [Entry], artifact: &Artifact) {
         return;
     };
     e.open = false;
-    while e.span.last > e.span.first
-        && crate::profiles::visible(artifact, e.span.last)
-            .trim()
-            .is_empty()
-    {
-        e.span.last -= 1;
-    }
+    testrun::trim_blank_end(artifact, &mut e.span);
 }
-
-/// A summary longer than this is cut: the detail holds the rest.
-const SUMMARY_CHARS: usize = 120;
 
 /// The message's first line, then (for a `--- Expected` / `+++ Actual`
 /// diff under it) the first removed and added lines.
@@ -372,7 +363,7 @@ fn summary(message: &[(usize, String)]) -> Option<String> {
             _ => {}
         }
     }
-    Some(testrun::clip_summary(summary, SUMMARY_CHARS))
+    Some(testrun::clip_summary(summary, testrun::SUMMARY_CHARS))
 }
 
 /// Frames a reader cannot fix: PHPUnit's own files, installed packages.

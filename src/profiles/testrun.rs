@@ -122,6 +122,21 @@ pub fn conclude(artifact: &Artifact, graph: &mut EvidenceGraph, report: Report) 
     )
 }
 
+/// The longest one-line reason a report-shaped runner's item carries.
+pub const SUMMARY_CHARS: usize = 120;
+
+/// `span` without the blank lines it ends with (the gap before the next
+/// block belongs to no one); never shorter than its first line.
+pub fn trim_blank_end(artifact: &Artifact, span: &mut Span) {
+    while span.last > span.first
+        && crate::profiles::visible(artifact, span.last)
+            .trim()
+            .is_empty()
+    {
+        span.last -= 1;
+    }
+}
+
 /// A one-line reason of at most `max` characters, `…` marking a cut: the
 /// item's detail and block hold the rest.
 pub fn clip_summary(summary: String, max: usize) -> String {

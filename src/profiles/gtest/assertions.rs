@@ -111,7 +111,7 @@ impl Assertions {
             Some(said) => format!("{core}; {said}"),
             None => core,
         };
-        Some(testrun::clip_summary(summary, SUMMARY_CHARS))
+        Some(testrun::clip_summary(summary, testrun::SUMMARY_CHARS))
     }
 
     pub(super) fn apply(self, failed: &mut Failed) {
@@ -147,9 +147,6 @@ fn from_build_folder(path: &str, cwd: Option<&str>) -> String {
     }
 }
 
-/// A summary longer than this is cut: the detail and the block hold the
-/// rest.
-const SUMMARY_CHARS: usize = 120;
 
 /// `Expected equality of these values:`'s operands, each `expr` with its
 /// `Which is: value` when GoogleTest printed one, joined by `!=`.

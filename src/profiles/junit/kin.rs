@@ -17,8 +17,8 @@ use quick_xml::events::{BytesStart, Event};
 use crate::artifact::Artifact;
 use crate::evidence::{CoverageReceipt, EvidenceGraph};
 
-use super::{Case, LineFacts, attr, entity, item, line_of, run_exit};
-use crate::profiles::testrun::{self, Facts};
+use super::{Case, LineFacts, Tally, attr, conclude, entity, item, line_of};
+use crate::profiles::testrun;
 
 /// How one case ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,19 +169,21 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
     // The files the definitions name, by id (TRX writes them before the
     // results).
     let mut files: std::collections::HashMap<String, String> = Default::default();
-    let mut case: Option<(Case, Verdict)> = None;
+    // The case being read, its verdict, and that verdict as the report
+    // words it.
+    let mut case: Option<(Case, Verdict, String)> = None;
     let mut text = Text::None;
     let mut message = String::new();
     // The lines of the failure's <message>: its detail, with the
     // <failure> line (the case's own line carries volatile times).
     let mut message_lines: Option<(usize, usize)> = None;
     let (mut announced, mut announcing, mut complete) = (0u64, 0usize, false);
-    let [mut failed, mut errors, mut skipped, mut passed] = [0u64; 4];
-    let mut tally = |v: Verdict| match v {
-        Verdict::Failed => failed += 1,
-        Verdict::Error => errors += 1,
-        Verdict::Skipped => skipped += 1,
-        Verdict::Passed => passed += 1,
+    let mut tally = Tally::default();
+    let mut count = |v: Verdict| match v {
+        Verdict::Failed => tally.failed += 1,
+        Verdict::Error => tally.errors += 1,
+        Verdict::Skipped => tally.skipped += 1,
+        Verdict::Passed => tally.passed += 1,
     };
     loop {
         let before = reader.buffer_position();
@@ -221,7 +223,6 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
                 let c = Case {
                     identity,
                     file,
-                    result: result.clone(),
                     classname: (!d.classname.is_empty())
                         .then(|| attr(&e, d.classname))
                         .flatten()
@@ -231,13 +232,13 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
                     ..Case::default()
                 };
                 if empty {
-                    tally(verdict);
+                    count(verdict);
                 } else {
-                    case = Some((c, verdict));
+                    case = Some((c, verdict, result));
                 }
             }
             Event::Start(e) | Event::Empty(e) if name(&e) == d.failure => {
-                if let Some((c, v)) = case.as_mut().filter(|(_, v)| *v != Verdict::Passed) {
+                if let Some((c, v, _)) = case.as_mut().filter(|(_, v, _)| *v != Verdict::Passed) {
                     c.failure = Some((*v != Verdict::Error, line_of(artifact, before as usize)));
                     c.class = d
                         .exception
@@ -254,7 +255,7 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
             Event::Start(e) if name(&e) == d.stack && case.is_some() => text = Text::Stack,
             Event::End(e) if [d.message, d.stack].contains(&e.name().into_inner()) => {
                 if text == Text::Message
-                    && let Some((c, _)) = case.as_mut()
+                    && let Some((c, ..)) = case.as_mut()
                 {
                     c.message = Some(message.trim().to_string()).filter(|m| !m.is_empty());
                     if let Some((_, end)) = message_lines.as_mut() {
@@ -271,11 +272,11 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
                 push(&mut case, &mut message, text, entity(&r[..]))
             }
             Event::End(e) if e.name().into_inner() == d.case => {
-                let Some((mut c, verdict)) = case.take() else {
+                let Some((mut c, verdict, result)) = case.take() else {
                     continue;
                 };
                 let said = message_lines.take();
-                tally(verdict);
+                count(verdict);
                 if matches!(verdict, Verdict::Failed | Verdict::Error) {
                     // A failing case with no <failure> child is still one.
                     c.failure
@@ -284,7 +285,7 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
                     // for a setup error: say so, rather than let a report's
                     // line stand for the reason.
                     if c.message.is_none() && c.text.trim().is_empty() {
-                        c.message = Some(format!("{result_word} (the report gives no message)", result_word = c.result));
+                        c.message = Some(format!("{result} (the report gives no message)"));
                     }
                     let last = line_of(artifact, reader.buffer_position().saturating_sub(1) as usize);
                     let mut it = item(artifact, c, last, cwd, &mut seen);
@@ -299,31 +300,12 @@ pub(super) fn extract(artifact: &Artifact, d: &Dialect) -> (EvidenceGraph, Cover
             _ => {}
         }
     }
-    for (word, k) in [
-        ("failures", failed),
-        ("errors", errors),
-        ("skipped", skipped),
-        ("passed", passed),
-    ] {
-        if k > 0 || word == "passed" {
-            graph.counts.push((word.into(), k));
-        }
-    }
-    let summary_seen = complete && announcing > 0;
-    let facts = Facts {
-        failures: graph.items.len(),
-        summary_seen,
-        ..Facts::default()
-    };
-    graph.outcome = testrun::outcome(run_exit(artifact), facts);
-    let n = graph.items.len();
-    let receipt = testrun::receipt(
+    let receipt = conclude(
         artifact,
-        n,
-        summary_seen.then_some(announced),
-        n,
-        0,
-        summary_seen,
+        &mut graph,
+        tally,
+        announced,
+        complete && announcing > 0,
     );
     (graph, receipt)
 }
@@ -334,8 +316,8 @@ fn name<'e>(e: &'e BytesStart) -> &'e str {
 
 /// Text of a failure's `<message>` or `<stack-trace>`: the message whole
 /// for the summary, both in the case's text for its frames.
-fn push(case: &mut Option<(Case, Verdict)>, message: &mut String, text: Text, t: &str) {
-    let Some((c, _)) = case.as_mut() else {
+fn push(case: &mut Option<(Case, Verdict, String)>, message: &mut String, text: Text, t: &str) {
+    let Some((c, ..)) = case.as_mut() else {
         return;
     };
     if text == Text::Message && message.len() < 16 * 1024 {
