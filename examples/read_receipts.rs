@@ -95,6 +95,7 @@ fn read(path: &Path, mode: Mode) -> Vec<u8> {
         anchors: false,
         fresh: false,
         session: None,
+        home: None,
     })
     .map(|r| r.bytes)
     .unwrap_or_default()

@@ -240,6 +240,7 @@ proptest! {
                 anchors: false,
                 fresh: false,
                 session: None,
+                home: Some(dir.path().to_path_buf()),
             }).unwrap();
             let span = &src.as_bytes()[d.start_byte..d.end_byte];
             prop_assert!(reading.bytes.starts_with(span), "symbol:{}", name);

@@ -41,9 +41,14 @@ fn data_dir() -> std::io::Result<PathBuf> {
         .ok_or_else(|| std::io::Error::other("no temporary folder"))
 }
 
-/// The directory under ctx's home, beside the re-read stubs'.
-fn dir() -> std::io::Result<PathBuf> {
-    let reads = data_dir()?.join("reads");
+/// The directory under ctx's home (`home`, else the process's), beside
+/// the re-read stubs'.
+fn dir(home: Option<&Path>) -> std::io::Result<PathBuf> {
+    let home = match home {
+        Some(h) => h.to_path_buf(),
+        None => data_dir()?,
+    };
+    let reads = home.join("reads");
     let dir = reads.join("outlines");
     for d in [&reads, &dir] {
         use std::os::unix::fs::DirBuilderExt;
@@ -69,8 +74,8 @@ pub fn key(grammar: &Grammar, src: &[u8]) -> String {
 
 /// The outline of `src`: from the cache when it holds it, else parsed
 /// and kept.
-pub fn outline(grammar: &'static Grammar, src: &[u8]) -> Option<Outline> {
-    let Ok(dir) = dir() else {
+pub fn outline(home: Option<&Path>, grammar: &'static Grammar, src: &[u8]) -> Option<Outline> {
+    let Ok(dir) = dir(home) else {
         return super::outline::extract(grammar, src);
     };
     outline_in(&dir, grammar, src)

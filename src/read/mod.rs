@@ -59,6 +59,11 @@ pub struct Request {
     pub fresh: bool,
     /// The agent session the read belongs to (`CTX_SESSION`, `--session`).
     pub session: Option<String>,
+    /// ctx's home for this read (the outline cache, the session's stubs);
+    /// `None` is the process's own (`CTX_HOME`, else `XDG_DATA_HOME/ctx`,
+    /// else `~/.local/share/ctx`). A caller in another process's place
+    /// (a test, a server) names its own.
+    pub home: Option<PathBuf>,
 }
 
 /// What `ctx read` prints, and a note for standard error.
@@ -252,7 +257,10 @@ impl<'a> Doc<'a> {
     /// The file's declarations, from the outline cache or the parser.
     fn outline(&self) -> Option<&Outline> {
         self.outline
-            .get_or_init(|| self.grammar.and_then(|g| cache::outline(g, self.src)))
+            .get_or_init(|| {
+                self.grammar
+                    .and_then(|g| cache::outline(self.req.home.as_deref(), g, self.src))
+            })
             .as_ref()
     }
 
@@ -607,7 +615,7 @@ fn reuse(req: &Request, view: Vec<u8>) -> Reading {
 }
 
 fn record(req: &Request, id: &str, view: &[u8]) -> std::io::Result<stubs::Reuse> {
-    let session = stubs::Session::open(id)?;
+    let session = stubs::Session::open(req.home.as_deref(), id)?;
     let canonical = std::fs::canonicalize(&req.path).unwrap_or_else(|_| req.path.clone());
     let key =
         blake3::hash(format!("{}\0{}\0{}", canonical.display(), req.mode, req.anchors).as_bytes())

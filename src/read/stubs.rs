@@ -54,9 +54,13 @@ pub enum Reuse {
 }
 
 impl Session {
-    /// The session's journal under ctx's home, created private if missing.
-    pub fn open(id: &str) -> std::io::Result<Session> {
-        let home = home::ensure_data_dir()?;
+    /// The session's journal under ctx's home (`home`, else the
+    /// process's), created private if missing.
+    pub fn open(home: Option<&Path>, id: &str) -> std::io::Result<Session> {
+        let home = match home {
+            Some(h) => h.to_path_buf(),
+            None => home::ensure_data_dir()?,
+        };
         Session::in_dir(&home.join("reads"), id)
     }
 

@@ -63,6 +63,7 @@ pub fn execute(args: Args) -> Result<i32> {
             .session
             .filter(|s| !s.is_empty())
             .or(args.agent_session),
+        home: None,
     })?;
     if let Some(note) = reading.note {
         eprintln!("ctx: {note}");
