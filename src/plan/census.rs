@@ -382,13 +382,12 @@ impl<'a> Planner<'a> {
     }
 
     /// Tokens of an item's detail lines, shown in place of its census line.
+    /// A cut between its picks is priced by its marker (`render::detail`).
     fn detail_lines_cost(&self, i: usize) -> usize {
-        self.item(i)
-            .detail
-            .iter()
-            .flat_map(|s| s.first..=s.last)
-            .map(|n| self.memo.get(n).cost)
-            .sum::<usize>()
+        let item = self.item(i);
+        render::detail::tokens(self.artifact, &item.detail, item.block, |n| {
+            self.memo.get(n).cost
+        })
     }
 
     /// Tokens of an item's detail under its `[ctx] --- identity` heading.

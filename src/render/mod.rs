@@ -2,7 +2,7 @@
 //! No clock, no environment, no I/O, no decisions: what to show is the
 //! plan's; how a ctx line is worded is here, in one place.
 
-use crate::artifact::{Artifact, Span};
+use crate::artifact::Artifact;
 use crate::delivery_plan::{Address, Block, DeliveryPlan, Header, Left, Note, Omission, Omitted};
 use crate::evidence::{EvidenceGraph, EvidenceItem, Location, Reader};
 use crate::normalize;
@@ -12,6 +12,7 @@ pub use crate::words::{CTX_PREFIX, count, counted};
 
 pub mod census;
 pub mod delta;
+pub mod detail;
 pub mod formats;
 pub mod notes;
 pub mod workflow;
@@ -124,11 +125,11 @@ pub fn block_lines(
         Block::Item {
             index,
             detail: true,
-        } => raw_spans(out, artifact, &graph.items[*index].detail),
+        } => detail_lines(out, artifact, &graph.items[*index], key),
         Block::Detail(index) => {
             let item = &graph.items[*index];
             out.push(Origin::Ctx, detail_heading(item));
-            raw_spans(out, artifact, &item.detail);
+            detail_lines(out, artifact, item, key);
         }
         Block::Next(address) => out.push(Origin::Ctx, next_line(key, address)),
         Block::Raw(span) => {
@@ -197,13 +198,20 @@ fn lines_in_default_view(artifact: &Artifact) -> usize {
     total
 }
 
-fn raw_spans(out: &mut Rendered, artifact: &Artifact, spans: &[Span]) {
-    for span in spans {
-        for n in span.first..=span.last {
-            out.push(
-                Origin::Raw(n),
-                normalize::line(artifact.line(n)).into_owned(),
-            );
+/// A detail's lines, each cut between its picks declared in place
+/// (`detail`).
+fn detail_lines(out: &mut Rendered, artifact: &Artifact, item: &EvidenceItem, key: &str) {
+    for part in detail::parts(artifact, &item.detail, item.block) {
+        match part {
+            detail::Part::Lines(span) => {
+                for n in span.first..=span.last {
+                    out.push(
+                        Origin::Raw(n),
+                        normalize::line(artifact.line(n)).into_owned(),
+                    );
+                }
+            }
+            detail::Part::Cut(span) => out.push(Origin::Ctx, detail::marker(span, key)),
         }
     }
 }

@@ -27,6 +27,7 @@ use crate::artifact::Artifact;
 use crate::delivery_plan::Address;
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
+use crate::render::detail::Part;
 use crate::render::workflow::{is_test, reason};
 use crate::store::ArchiveKey;
 use crate::words::CTX_PREFIX;
@@ -274,9 +275,15 @@ fn in_suite(identity: &str, suite: &str) -> Option<(String, String)> {
 /// the report stays a report, and nothing is out of reach.
 fn body(artifact: &Artifact, item: &EvidenceItem, key: Option<&ArchiveKey>) -> String {
     let mut lines = Vec::new();
-    for span in &item.detail {
-        for n in span.first..=span.last.min(artifact.line_count()) {
-            lines.push(normalize::line(artifact.line(n)).into_owned());
+    let shown = key.map_or_else(|| "<not archived>".to_string(), ArchiveKey::short);
+    for part in crate::render::detail::parts(artifact, &item.detail, item.block) {
+        match part {
+            Part::Lines(span) => {
+                for n in span.first..=span.last.min(artifact.line_count()) {
+                    lines.push(normalize::line(artifact.line(n)).into_owned());
+                }
+            }
+            Part::Cut(span) => lines.push(crate::render::detail::marker(span, &shown)),
         }
     }
     if let (Some(key), Some(_)) = (key, item.block) {
