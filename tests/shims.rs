@@ -167,7 +167,47 @@ fn no_loop_with_the_shim_folder_twice_or_two_folders() {
     // No real pytest anywhere: the shell's status and wording, no loop.
     let out = agent.bash_with_path("pytest", &agent.path(&[&shims, &second, &shims]));
     assert_eq!(out.status.code(), Some(127));
-    assert_eq!(text(&out.stderr), "ctx: pytest: command not found\n");
+    assert!(
+        text(&out.stderr).starts_with("ctx: pytest: command not found (no pytest on PATH besides"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A shim outlives the folder its program was installed from (a venv that
+/// left PATH): where the bare shell finds another program of that name,
+/// so does the shim; where it finds none, the shell's status, and the
+/// words say why.
+#[test]
+fn a_shim_whose_program_left_path_finds_the_next_one_or_says_so() {
+    let agent = agent_with(&["pytest"]);
+    let shims = agent.dir("shims");
+    let other = agent.dir("other");
+    fs::create_dir(&other).expect("mkdir");
+    // Written by a child (see `Agent::tool`: no descriptor of ours open
+    // for writing when another thread forks).
+    let wrote = Command::new("sh")
+        .args([
+            "-c",
+            "printf '#!/bin/sh\\necho \"other pytest $*\"\\n' >\"$0\" && chmod 755 \"$0\"",
+        ])
+        .arg(other.join("pytest"))
+        .status()
+        .expect("sh");
+    assert!(wrote.success());
+    // The tools folder (where `ctx shims install` found pytest) is gone
+    // from PATH; `other` is further on.
+    let path = agent.path(&[&shims, &other]);
+    let out = agent.bash_with_path("pytest -q", &path);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "other pytest -q\n");
+
+    let out = agent.bash_with_path("pytest -q", &agent.path(&[&shims]));
+    assert_eq!(out.status.code(), Some(127));
+    let said = text(&out.stderr);
+    assert!(said.contains("pytest: command not found"), "{said}");
+    assert!(said.contains("ctx shims doctor"), "{said}");
+    assert_eq!(said.lines().count(), 1, "{said}");
 }
 
 #[test]

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use nix::sys::stat::{SFlag, fstat};
 
-use crate::capture::{self, CaptureError, Captured};
+use crate::capture::{self, CaptureError, Captured, LaunchError};
 use audience::Reader;
 
 /// The recursion guard: how many shims deep this process is.
@@ -72,6 +72,14 @@ pub fn main() -> i32 {
     };
     let program = match locate::real_command(&name, &ctx) {
         Ok(program) => program,
+        Err(e @ LaunchError::NotFound(_)) => {
+            // The shell's answer and status, and why: the shim outlived
+            // its program (a venv left PATH, a tool uninstalled).
+            eprintln!(
+                "ctx: {e} (no {shown} on PATH besides ctx's shim: its program left PATH; `ctx shims doctor` lists such shims)"
+            );
+            return e.status();
+        }
         Err(e) => {
             eprintln!("ctx: {e}");
             return e.status();
