@@ -142,6 +142,15 @@ fn large_file(home: &Path, dir: &Path) {
     );
     assert!(ran.peak < BASE, "lines: peak {} MiB", ran.peak >> 20);
 
+    // `--verify` compares every line, streamed: the anchors just read
+    // are unchanged, at the memory of a line view.
+    let anchor = |line: &str| line.split('|').next().expect("anchor").to_string();
+    let (first, last) = (anchor(lines[0]), anchor(lines[2]));
+    let ran = read(home, &[&shown, "--verify", &first, &last]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(ran.head.contains("all 2 anchors unchanged"), "{}", ran.head);
+    assert!(ran.peak < BASE, "verify: peak {} MiB", ran.peak >> 20);
+
     let ran = read(home, &["--mode", "full", &shown]);
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert_eq!(ran.len, size, "full is the file");
@@ -209,4 +218,24 @@ fn reads_of_large_files_stay_in_bounded_memory() {
     large_file(home.path(), dir.path());
     std::fs::remove_file(dir.path().join("big.log")).expect("rm");
     huge_line(home.path(), dir.path());
+    past_any_load(home.path(), dir.path());
+}
+
+/// A file past what any view loads (300 MiB of one line, sparse on disk):
+/// `--verify` still answers, in bounded memory.
+fn past_any_load(home: &Path, dir: &Path) {
+    let path = dir.join("sparse.bin");
+    let file = std::fs::File::create(&path).expect("create");
+    file.set_len(300 << 20).expect("sparse");
+    drop(file);
+    let shown = path.to_string_lossy().into_owned();
+    let ran = read(home, &[&shown, "--verify", "1:0000", "2:0000"]);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(ran.head.contains("1:0000 changed, now 1:"), "{}", ran.head);
+    assert!(
+        ran.head.contains("2:0000 gone: the file has 1 line"),
+        "{}",
+        ran.head
+    );
+    assert!(ran.peak < BASE, "verify: peak {} MiB", ran.peak >> 20);
 }

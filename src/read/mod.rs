@@ -45,9 +45,6 @@ pub const GRAMMAR_MAX_BYTES: usize = streamed::STREAM_BYTES as usize;
 const HEAD_LINES: usize = 60;
 const TAIL_LINES: usize = 20;
 
-/// The most `--verify` loads: it compares every line of the file.
-const VERIFY_MAX_BYTES: u64 = 256 << 20;
-
 #[derive(Debug, Clone)]
 pub struct Request {
     pub path: PathBuf,
@@ -115,16 +112,10 @@ pub fn verify(
     shown: &str,
     anchors: &[anchors::Anchor],
 ) -> Result<(Vec<u8>, bool), ReadError> {
-    let src = load(path)?;
-    let starts = outline::line_starts(&src);
-    let lines: Vec<&[u8]> = if src.is_empty() {
-        Vec::new()
-    } else {
-        (0..starts.len())
-            .map(|i| &src[starts[i]..starts.get(i + 1).copied().unwrap_or(src.len())])
-            .collect()
-    };
-    let report = anchors::verify(&lines, anchors);
+    // Streamed: a file of any size, or of one endless line, costs one
+    // chunk of memory.
+    let (file, _) = open(path)?;
+    let report = anchors::verify_stream(file, anchors).map_err(|e| io_error(path, e))?;
     let mut out = Vec::new();
     let mut drifted = 0;
     for (a, drift) in &report {
@@ -205,11 +196,6 @@ fn io_error(path: &Path, reason: std::io::Error) -> ReadError {
             reason,
         },
     }
-}
-
-fn load(path: &Path) -> Result<Vec<u8>, ReadError> {
-    let (mut file, _) = open(path)?;
-    crate::bounded::read_opened(&mut file, path, VERIFY_MAX_BYTES).map_err(|e| io_error(path, e))
 }
 
 /// A text file read through its grammar, if ctx has one for it.
