@@ -209,3 +209,92 @@ fn expand_against_a_hung_server_says_unreachable() {
         "{err}"
     );
 }
+
+/// A server that stops answering in the middle of `ctx expand --all`
+/// (the record is many chunks, each read by its own statement): the
+/// expand ends within the deadline with the bytes already printed a
+/// prefix of the output, exit 2 and "unreachable", never a hang and never
+/// a byte that is not the output's.
+#[test]
+fn expand_hung_in_the_middle_of_a_record_ends_at_the_deadline() {
+    use std::io::Read;
+    use std::process::Stdio;
+
+    let Some(c) = cluster("expand_hung_midway", false) else {
+        return;
+    };
+    let url = store_url(&c);
+    let writer = tempfile::tempdir().expect("home");
+    // About 12 MB of hex: a dozen chunks of about 1 MiB.
+    let original = writer.path().join("out.txt");
+    let made = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "head -c 4000000 /dev/urandom | od -An -tx1 > '{}'",
+            original.display()
+        ))
+        .status()
+        .expect("sh");
+    assert!(made.success());
+    let original = std::fs::read(&original).expect("output");
+    let shown = writer.path().join("out.txt").display().to_string();
+    let (code, out, err, _) = ctx(
+        &url,
+        writer.path(),
+        &["run", "--digest", "--", "cat", &shown],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("[ctx]"), "the live server took it: {err}");
+    let key = key_of(&out).expect("a digest");
+
+    // Another machine, with no copy of its own, expands it; the reader
+    // takes 64 KiB, so ctx waits on the pipe with most chunks unread.
+    let reader = tempfile::tempdir().expect("home");
+    let mut cmd = support::ctx_cmd(reader.path(), &["expand", &key, "--all"]);
+    cmd.env("CTX_STORE", &url)
+        .env("CTX_STORE_TIMEOUT", "300ms")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("ctx expand");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let mut got = vec![0u8; 64 << 10];
+    stdout.read_exact(&mut got).expect("the first bytes");
+    let frozen = c.freeze();
+    let stopped = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut rest = Vec::new();
+        let _ = stdout.read_to_end(&mut rest);
+        let _ = tx.send(rest);
+    });
+    let rest = match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(rest) => rest,
+        Err(_) => {
+            let _ = child.kill();
+            drop(frozen);
+            panic!("ctx expand hung on a stopped server");
+        }
+    };
+    let status = child.wait().expect("wait");
+    let took = stopped.elapsed();
+    drop(frozen);
+    let err = err_reader.join().expect("stderr");
+    got.extend(rest);
+    assert!(took < BOUND, "expand took {took:?} after the stop\n{err}");
+    assert!(
+        got.len() < original.len(),
+        "the server was stopped with most chunks unread ({} of {} bytes printed)",
+        got.len(),
+        original.len()
+    );
+    assert_eq!(&original[..got.len()], &got[..], "a prefix of the output");
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("unreachable"), "{err}");
+}

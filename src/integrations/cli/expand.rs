@@ -110,6 +110,17 @@ pub fn execute(args: Args) -> anyhow::Result<i32> {
     match show(&store, key, &prefix, range, grep, args) {
         Err(e) => match e.downcast::<StoreError>() {
             Ok(StoreError::Damaged { why, .. }) => Ok(damaged(&store, &key, &why)),
+            Ok(StoreError::Unavailable(why)) => {
+                // Mid-read: a chunk's statement met the deadline. What
+                // was printed (`--all` streams) is the start of the
+                // output, never a byte that is not its own.
+                eprintln!(
+                    "ctx: the shared store became unreachable while record {} was read ({why}); \
+                     what was printed is incomplete: run the same ctx expand when the server answers",
+                    key.short()
+                );
+                Ok(EXIT_USAGE)
+            }
             Ok(other) => Err(other.into()),
             Err(e) => Err(e),
         },
