@@ -98,3 +98,79 @@ fn odd_names_are_shown_escaped_never_rewritten() {
         assert!(!shown.contains('\u{fffd}'), "{argv:?}:\n{shown}");
     }
 }
+
+/// The same names in a search's digest (`grep -rn`, `git grep -n`): every
+/// matching file is named as it exists, escaped, and its `--item` address
+/// brings back its matches.
+#[test]
+fn odd_names_in_a_search_are_shown_escaped_never_rewritten() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines: String = (1..=30)
+        .map(|k| format!("needle {k} with some text to make the match long\n"))
+        .collect();
+    for i in 0..40 {
+        std::fs::write(dir.path().join(format!("f{i:02}.txt")), &lines).expect("write");
+    }
+    for name in [&b"esc\x1b[31mred.txt"[..], b"bad\xffname.txt"] {
+        std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(name)), &lines).expect("write");
+    }
+    let mut searches = vec![vec!["grep", "-rn", "needle", "."]];
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if git(&["init", "-q", "."]) && git(&["add", "."]) {
+        // git quotes such names itself ("esc\033[31mred.txt"), unless told
+        // not to.
+        searches.push(vec![
+            "git",
+            "-c",
+            "core.quotePath=false",
+            "grep",
+            "-n",
+            "needle",
+        ]);
+    }
+    for argv in searches {
+        let shown = digest(dir.path(), &argv);
+        // git writes control bytes in C quotes itself (quotePath governs
+        // only bytes past ASCII): shown as git printed it.
+        let esc = if argv[0] == "git" {
+            "\"esc\\033[31mred.txt\""
+        } else {
+            "esc\\x1b[31mred.txt"
+        };
+        assert!(shown.contains(esc), "{argv:?}:\n{shown}");
+        assert!(shown.contains("bad\\xffname.txt"), "{argv:?}:\n{shown}");
+        assert!(!shown.contains("escred.txt"), "{argv:?}:\n{shown}");
+        assert!(!shown.contains('\u{fffd}'), "{argv:?}:\n{shown}");
+        let expand = shown
+            .lines()
+            .find(|l| l.contains("--item") && l.contains(esc))
+            .and_then(|l| l.split("ctx expand ").nth(1))
+            .unwrap_or_else(|| panic!("no --item for the name:\n{shown}"));
+        let key = expand.split_whitespace().next().expect("key");
+        let item = expand
+            .split_once("--item ")
+            .map(|(_, i)| i.trim_matches('\''))
+            .expect("item");
+        let out = Command::new(CTX)
+            .args(["expand", key, "--item", item])
+            .current_dir(dir.path())
+            .env("CTX_HOME", dir.path().join(".ctx-home"))
+            .output()
+            .expect("ctx expand");
+        assert!(out.status.success(), "{item}: {out:?}");
+        assert_eq!(
+            out.stdout
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .count(),
+            30
+        );
+    }
+}

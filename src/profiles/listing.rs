@@ -40,7 +40,6 @@ use crate::evidence::{
 use super::{Profile, ProfileSpec, ReceiptGroup};
 
 mod entry;
-mod escaped;
 mod long;
 mod options;
 mod read;
@@ -78,13 +77,13 @@ impl Profile for ListingProfile {
     }
 
     fn view(&self, artifact: &Artifact) -> Option<Artifact> {
-        escaped::view(artifact)
+        super::escaped::view(artifact)
     }
 
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
         // Names are read as the view shows them (control bytes escaped),
         // so that the census names the files that exist.
-        let view = escaped::view(artifact);
+        let view = super::escaped::view(artifact);
         let artifact = view.as_ref().unwrap_or(artifact);
         let stated = super::sniff::stated_argv(artifact);
         let argv = if Options::from_argv(&stated).is_some() {

@@ -13,6 +13,7 @@ use crate::evidence::{CoverageReceipt, EvidenceGraph};
 pub mod coverage;
 pub mod decisive;
 pub(crate) mod diagnostic;
+pub(crate) mod escaped;
 pub(crate) mod git_command;
 pub(crate) mod git_report;
 pub(crate) mod jestlike;

@@ -73,7 +73,17 @@ impl Profile for Search {
         sniff::detect(head)
     }
 
+    /// A file name's control bytes escaped (`super::escaped`): shown as
+    /// the tool printed them, never as another, existing-looking name.
+    fn view(&self, artifact: &Artifact) -> Option<Artifact> {
+        super::escaped::view(artifact)
+    }
+
     fn extract(&self, artifact: &Artifact) -> (EvidenceGraph, CoverageReceipt) {
+        // Names are read as the view shows them, so that the census and
+        // the `--item` addresses name the files that exist.
+        let view = super::escaped::view(artifact);
+        let artifact = view.as_ref().unwrap_or(artifact);
         // No command named (a pipe, a saved log, `--as search`): the
         // label's, else the one the output's shape stands for.
         let o = Options::from_argv(&super::sniff::stated_argv(artifact))
