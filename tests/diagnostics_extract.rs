@@ -352,6 +352,8 @@ fn gcc() {
             "clang-make-errors",
             "clang-make-errors-color",
             "clang-make-k",
+            "clang-ninja-k0",
+            "gcc-cmake-make-k",
             "gcc-header-x40",
             "gcc-json",
             "gcc-linker",
@@ -360,6 +362,11 @@ fn gcc() {
             "gcc-make-k",
             // 120 compile commands first: stderr's own head decides.
             "gcc-make-k-late",
+            // CMake: ninja (its FAILED steps, on stdout) and the make
+            // generator (gmake).
+            "gcc-ninja-k0",
+            "gcc-ninja-linker",
+            "gcc-ninja-stop",
         ],
     );
     same_identities("gcc", "gcc-make-errors", "gcc-make-errors-color");
@@ -367,6 +374,7 @@ fn gcc() {
     same_identities("gcc", "clang-make-errors", "clang-make-errors-color");
     malformed("gcc", "gcc-make-k", &ctx::profiles::gcc::Gcc);
     malformed("gcc", "clang-make-k", &ctx::profiles::gcc::Gcc);
+    malformed("gcc", "gcc-ninja-k0", &ctx::profiles::gcc::Gcc);
 }
 
 #[test]

@@ -1,8 +1,10 @@
-//! gcc/v1 — gcc and clang, directly or through make.
+//! gcc/v1 — gcc and clang, directly or through make, ninja and
+//! `cmake --build` (either generator).
 //!
 //! **Decision.** What stops this build: which compiler errors (file, line,
 //! column, message), which unresolved symbols at link time, and which make
-//! targets failed? Warnings matter as counts by flag and by file.
+//! targets or ninja build steps failed? Warnings matter as counts by flag
+//! and by file.
 //!
 //! **Unsafe loss.** An error lost among warnings; a linker `undefined
 //! reference` or make `*** [target] Error N` line dropped (a build can fail
@@ -16,8 +18,12 @@
 //! snippet/caret/fix-it lines are its block, the `In function` and
 //! `In file included from` lines before it open the block. Linker
 //! `undefined reference` lines, `collect2`/`clang: error: linker command
-//! failed` and make's `*** … Error N` lines are `BuildFailure` items with
-//! severity error (identity: location, else the line's own words).
+//! failed`, make's `*** … Error N` lines and ninja's `FAILED: target` lines
+//! are `BuildFailure` items with severity error (identity: location, else
+//! the line's own words). Progress lines (`[3/6] Building CXX object …`,
+//! `[ 50%] Building …`, `Scanning dependencies of target …`), the echoed
+//! commands and `ninja: build stopped: subcommand failed.` are understood
+//! lines, never items.
 //!
 //! **Ladder.** PASS_SUMMARY (clean: counts by flag) → FAIL_CENSUS (every
 //! error, linker and make failure; error frames) → DENSE (warnings by flag
@@ -48,9 +54,11 @@ static CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("static")
 });
-/// ` [-Wflag]` or ` [-Werror,-Wflag]` at the end of a gcc/clang message.
-static FLAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r" \[(-W[^\],]+)[^\]]*\]$").expect("static"));
+/// ` [-Wflag]`, ` [-Werror,-Wflag]` or ` [-fpermissive]` at the end of a
+/// gcc/clang message: the option that governs it, as gcc's JSON names it.
+static FLAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r" \[(-W[^\],]+|-fpermissive)[^\]]*\]$").expect("static")
+});
 /// `file:line: undefined reference to `sym'` (with or without `ld: `).
 static UNDEFINED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -81,11 +89,31 @@ static MAKE_END: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^g?make(?:\[\d+\])?: (Target .* not remade because of errors\.|Nothing to be done|.*is up to date|Entering directory|Leaving directory)")
         .expect("static")
 });
+/// A failed ninja build step: `FAILED: CMakeFiles/x.dir/src/a.cpp.o`.
+static NINJA_FAIL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^FAILED: \S").expect("static"));
+/// ninja's own lines; `build stopped` closes the run.
+static NINJA_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^ninja: (build stopped: .*|Entering directory .*|no work to do\.)$")
+        .expect("static")
+});
+/// Build progress: ninja's `[3/6] Building CXX object …`, CMake's make
+/// generator's `[ 50%] Building …`, `Scanning dependencies of target x`,
+/// `Consolidate compiler generated dependencies of target x`, `Built
+/// target x`.
+static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(\[\s*\d+/\d+\] |\[\s*\d+%\] |Scanning dependencies of target |",
+        r"Consolidate compiler generated dependencies of target |Built target )"
+    ))
+    .expect("static")
+});
 /// Lines that are neither diagnostics nor their frames: clang's per-unit
-/// totals, gcc's "compilation terminated.", make's recipe echo.
+/// totals, gcc's "compilation terminated.", make's recipe echo, ninja's
+/// link command (`: && /usr/bin/g++ … && :`).
 static CHATTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"^(\d+ (warnings?|errors?)( and \d+ errors?)? generated\.|compilation terminated\.|",
+        r"^(\d+ (warnings?|errors?)( and \d+ errors?)? generated\.|compilation terminated\.|: && .*|",
         r"(mkdir|rm|cp|mv|install|ar|ranlib|ld|echo|touch|ln|\S*-?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+)?) .*)$"
     ))
     .expect("static")
@@ -102,7 +130,7 @@ static SNIFF: LazyLock<Regex> = LazyLock::new(|| {
 
 static SPEC: ProfileSpec = ProfileSpec {
     commands: &[
-        "make", "gmake", "gcc", "g++", "cc", "c++", "clang", "clang++",
+        "make", "gmake", "ninja", "gcc", "g++", "cc", "c++", "clang", "clang++",
     ],
     // Every alternative of SNIFF needs one of these words.
     sniff_words: &[
@@ -128,9 +156,10 @@ impl Profile for Gcc {
     fn by_command(&self, argv: &[String]) -> Option<String> {
         let words = command_words(argv);
         let first = *words.first()?;
-        // make runs anything (a test suite, a linter): its output is
-        // classified by content, never claimed by the command name.
-        if matches!(first, "make" | "gmake") {
+        // make and ninja run anything (a test suite, a linter): their
+        // output is classified by content, never claimed by the command
+        // name (so is `cmake --build`'s, which is not in the table).
+        if matches!(first, "make" | "gmake" | "ninja") {
             return None;
         }
         let cross = first.ends_with("-gcc") || first.ends_with("-g++");
@@ -155,6 +184,9 @@ impl Profile for Gcc {
         // waiting for the diagnostic it introduces.
         let mut context: Option<usize> = None;
         let mut saw_make = false;
+        let mut saw_ninja = false;
+        // A failed ninja step, held until its diagnostics are read.
+        let mut step: Option<Found> = None;
         for n in 1..=artifact.line_count() {
             let raw = artifact.line(n);
             let text = normalize::line(crate::profiles::window(raw));
@@ -226,6 +258,40 @@ impl Profile for Gcc {
                 ex.push(f);
                 continue;
             }
+            if NINJA_FAIL.is_match(text) {
+                flush(&mut ex, &mut current);
+                settle(&mut ex, &mut step);
+                saw_ninja = true;
+                context = None;
+                // As make's: the whole line, which names the step's target.
+                // It follows the step's diagnostics in the facts, as make's
+                // `*** … Error 1` follows them in make's output: the first
+                // fact is the compiler's error, the cause.
+                let mut f = Found::new(Severity::Error, text, n);
+                f.kind = ItemKind::BuildFailure;
+                step = Some(f);
+                continue;
+            }
+            if NINJA_END.is_match(text) {
+                flush(&mut ex, &mut current);
+                settle(&mut ex, &mut step);
+                saw_ninja = true;
+                if text.starts_with("ninja: build stopped") {
+                    ex.conclude(n);
+                } else {
+                    ex.mark(n);
+                }
+                continue;
+            }
+            if PROGRESS.is_match(text) {
+                flush(&mut ex, &mut current);
+                settle(&mut ex, &mut step);
+                // `[3/6]` is ninja's count of steps; `[ 50%]` make's.
+                let counter = text.strip_prefix('[').and_then(|t| t.split(']').next());
+                saw_ninja |= counter.is_some_and(|c| c.contains('/'));
+                ex.mark(n);
+                continue;
+            }
             if MAKE_END.is_match(text) {
                 flush(&mut ex, &mut current);
                 saw_make = true;
@@ -262,11 +328,21 @@ impl Profile for Gcc {
             }
         }
         flush(&mut ex, &mut current);
+        settle(&mut ex, &mut step);
         let tool = command_words(&artifact.argv)
             .first()
             .map(|w| w.to_string())
             .filter(|w| self.by_command(std::slice::from_ref(w)).is_some())
-            .unwrap_or_else(|| if saw_make { "make".into() } else { "cc".into() });
+            .unwrap_or_else(|| {
+                let tool = if saw_ninja {
+                    "ninja"
+                } else if saw_make {
+                    "make"
+                } else {
+                    "cc"
+                };
+                tool.into()
+            });
         ex.finish(tool, |line| {
             line.contains(": note: ") || line.contains("+++")
         })
@@ -277,6 +353,11 @@ fn flush(ex: &mut Extraction<'_>, current: &mut Option<Found>) {
     if let Some(done) = current.take() {
         ex.push(done);
     }
+}
+
+/// A held ninja step, after its diagnostics.
+fn settle(ex: &mut Extraction<'_>, step: &mut Option<Found>) {
+    flush(ex, step);
 }
 
 /// One `-fdiagnostics-format=json` array: every top-level diagnostic; its
