@@ -211,6 +211,40 @@ fn tree() -> tempfile::TempDir {
     dir
 }
 
+/// At the default budget (1,200 tokens) the 40 files with their first
+/// matches do not fit: each is named with its exact count, within the
+/// budget, and one marker gives the address of a file's matches.
+#[test]
+fn a_large_grep_within_its_budget_names_every_file_with_its_count() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tree();
+    let out = ctx(
+        home.path(),
+        dir.path(),
+        &["run", "--digest", "--", "grep", "-rn", "needle", "."],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.starts_with("grep: OK · 1,180 matches, 40 files · exit 0\n"),
+        "{text}"
+    );
+    assert!(ctx::tokens::estimate(text.as_bytes()) <= 1_300, "{text}");
+    for k in 0..40 {
+        let named = format!("./d{}/f{k:02}.rs ×{}", k % 4, 10 + k);
+        assert!(text.contains(&named), "{named} not named\n{text}");
+    }
+    assert!(
+        text.lines().any(
+            |l| l.starts_with("[ctx] … 40 matching files shown without their detail")
+                && l.contains("--item ./d")
+        ),
+        "{text}"
+    );
+}
+
+/// With room for them, every file's first match, and per file the exact
+/// number left with its `--item` address, which returns its lines.
 #[test]
 fn a_large_grep_names_every_file_and_item_returns_its_lines() {
     let home = tempfile::tempdir().unwrap();
@@ -218,7 +252,9 @@ fn a_large_grep_names_every_file_and_item_returns_its_lines() {
     let out = ctx(
         home.path(),
         dir.path(),
-        &["run", "--digest", "--", "grep", "-rn", "needle", "."],
+        &[
+            "run", "--digest", "--budget", "4000", "--", "grep", "-rn", "needle", ".",
+        ],
     );
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();

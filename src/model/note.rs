@@ -42,8 +42,9 @@ pub enum DiffNote {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "says")]
 pub enum SearchNote {
-    /// FLOOD: `files` matching files exceed `ceiling`.
-    Flood { files: usize, ceiling: usize },
+    /// FLOOD: `files` matching files with their first matches exceed
+    /// `budget` (the budget as asked).
+    Flood { files: usize, budget: usize },
     /// Matching files (`graph.items` indices), each with its match count.
     Files { indices: Vec<usize> },
     /// Files not named, counted by folder, most files first.

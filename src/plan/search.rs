@@ -3,8 +3,9 @@
 //! matches, round by round while the budget allows — every file's first
 //! match before any file's second — and per file one marker with the exact
 //! number left and `--item PATH`. Context lines come only with a file shown
-//! whole. When the list of files alone exceeds the ceiling (FLOOD), files
-//! are named while they fit and the rest counted by folder behind `--items`.
+//! whole. When the files with their first matches exceed the budget
+//! (FLOOD), files are named with their counts while they fit and the rest
+//! counted by folder behind `--items`.
 //!
 //! Match lines are raw spans, never rewritten; every line ctx adds is a
 //! `[ctx]` note or marker.
@@ -109,9 +110,13 @@ pub fn plan(
         .filter(|f| f.required)
         .map(|f| p.least(f))
         .sum();
-    if p.spent + census > budget.ceiling {
+    // The census fits the budget as asked (`Budget::census`, as the census
+    // planner's): past it, files are named in lines while they fit and the
+    // rest counted by folder, all behind `--items`.
+    let compact = p.spent + census > budget.census;
+    if compact {
         let (named, others): (Vec<File>, Vec<File>) = files.into_iter().partition(|f| f.required);
-        p.flood(graph, &named, budget.ceiling);
+        p.flood(graph, &named, budget.census);
         p.not_named(others.iter().map(|f| f.item), others.len());
     } else {
         p.spent += census;
@@ -138,9 +143,12 @@ pub fn plan(
         );
     }
     p.blocks.push(Block::Footer);
-    let why = match p.rung {
-        Rung::Flood => {
-            "the list of files exceeds the ceiling: named while they fit, the rest by folder"
+    let why = match (p.rung, compact) {
+        (Rung::Flood, _) => {
+            "the files with their first matches exceed the budget: named while they fit, the rest by folder"
+        }
+        (_, true) => {
+            "the files with their first matches exceed the budget: every file named with its count"
         }
         _ => "every file with its count and first matches; the rest per file by --item",
     };
@@ -360,12 +368,13 @@ impl Planner<'_> {
 
     /// The files named with their counts while they fit, the rest counted
     /// by folder, every one behind `--items`.
-    fn flood(&mut self, graph: &EvidenceGraph, files: &[File], ceiling: usize) {
-        self.rung = Rung::Flood;
+    /// FLOOD only when some are counted by folder: every file named with
+    /// its count is still the whole census, in its compact form.
+    fn flood(&mut self, graph: &EvidenceGraph, files: &[File], budget: usize) {
         self.blocks
             .push(Block::Notice(Note::Search(SearchNote::Flood {
                 files: files.len(),
-                ceiling,
+                budget,
             })));
         let mut named = 0;
         // The files of the note being filled, and its width as printed.
@@ -375,7 +384,7 @@ impl Planner<'_> {
             let entry = notes::search::file(f.item).len();
             if !line.is_empty() && width + entry + 3 > NOTE_WIDTH {
                 let in_line = line.len();
-                if !self.note_within(graph, &mut line, ceiling) {
+                if !self.note_within(graph, &mut line, budget) {
                     break;
                 }
                 named += in_line;
@@ -388,10 +397,21 @@ impl Planner<'_> {
             line.push(f.index);
         }
         let in_line = line.len();
-        if in_line > 0 && self.note_within(graph, &mut line, ceiling) {
+        if in_line > 0 && self.note_within(graph, &mut line, budget) {
             named += in_line;
         }
+        // The named files' matches are left out: one marker says so, with
+        // the address that gives one file's back.
+        if let Some(first) = files.first().filter(|_| named > 0) {
+            let unit = self.contract.noun_of(first.item).clone();
+            self.omit(
+                Omitted::Items(Left::ShownWithoutDetail { unit }),
+                named,
+                Address::Item(first.item.identity.clone()),
+            );
+        }
         if named < files.len() {
+            self.rung = Rung::Flood;
             self.blocks
                 .push(Block::Notice(Note::Search(SearchNote::Folders {
                     folders: folders(&files[named..]),
@@ -406,18 +426,13 @@ impl Planner<'_> {
     }
 
     /// Pushes a note naming the files `line` holds when it fits under the
-    /// ceiling with room left for the closing lines; empties it when it does.
-    fn note_within(
-        &mut self,
-        graph: &EvidenceGraph,
-        line: &mut Vec<usize>,
-        ceiling: usize,
-    ) -> bool {
+    /// budget with room left for the closing lines; empties it when it does.
+    fn note_within(&mut self, graph: &EvidenceGraph, line: &mut Vec<usize>, budget: usize) -> bool {
         let note = Note::Search(SearchNote::Files {
             indices: line.clone(),
         });
         let cost = render::notice_tokens(&note, self.artifact, graph);
-        if self.spent + cost + MARKER_TOKENS * 3 > ceiling {
+        if self.spent + cost + MARKER_TOKENS * 3 > budget {
             return false;
         }
         self.spent += cost;

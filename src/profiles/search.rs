@@ -24,9 +24,11 @@
 //! **Ladder.** VERBATIM (fits the budget) → DENSE (every file, its count,
 //! its first matches; more matches round by round, each file's first
 //! before any file's second; context lines only with a whole file; per
-//! file the exact number left and its `--item` address) → FLOOD (the list
-//! of files alone exceeds the ceiling: files named while they fit, the rest
-//! counted by folder, all of them behind `--items`).
+//! file the exact number left and its `--item` address) → compact (the
+//! first matches exceed the budget: every file named with its count, one
+//! marker for their matches) → FLOOD (even the names exceed it: files named
+//! while they fit, the rest counted by folder, all of them behind
+//! `--items`).
 
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{

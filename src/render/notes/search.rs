@@ -11,10 +11,10 @@ pub const SEPARATOR: &str = " · ";
 
 pub fn words(note: &SearchNote, graph: &EvidenceGraph) -> String {
     match note {
-        SearchNote::Flood { files, ceiling } => format!(
-            "{} matching files exceed the {}-token ceiling: named with their counts while they fit",
+        SearchNote::Flood { files, budget } => format!(
+            "{} matching files with their first matches exceed the {}-token budget: named with their counts while they fit",
             count(*files),
-            count(*ceiling)
+            count(*budget)
         ),
         SearchNote::Files { indices } => indices
             .iter()
