@@ -20,7 +20,10 @@ use crate::tokens;
 /// Why the raw output was printed instead of a digest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
-    #[error("the digest would not be smaller than the output")]
+    /// Also a FLOOD digest that saves less than a fifth of the output
+    /// (`FLOOD_SHARE_PERCENT`): its grouped identities would cost the
+    /// reader a hop that the whole output, nearly as small, does not.
+    #[error("the digest would not be clearly smaller than the output")]
     NotSmaller,
     #[error("the original could not be archived: {0}")]
     NotArchived(String),
@@ -85,6 +88,9 @@ pub fn install_panic_hook() {
     });
 }
 
+/// The most a FLOOD digest may cost, in percent of the output's tokens.
+pub const FLOOD_SHARE_PERCENT: usize = 80;
+
 /// Accepts the rendered digest, or says why the raw output must go instead.
 pub fn accept(
     artifact: &Artifact,
@@ -101,7 +107,9 @@ pub fn accept(
         return Err(Rejection::Untruthful(i));
     }
     let bytes = rendered.to_bytes();
-    if tokens::estimate(&bytes) >= raw_tokens {
+    let spent = tokens::estimate(&bytes);
+    let grouped = plan.rung == crate::plan::Rung::Flood;
+    if spent >= raw_tokens || (grouped && spent * 100 >= raw_tokens * FLOOD_SHARE_PERCENT) {
         return Err(Rejection::NotSmaller);
     }
     Ok(bytes)

@@ -444,11 +444,13 @@ fn census_never_costs_more_than_the_raw_lines_it_stands_for() {
         }
         let cost =
             ctx::plan::census::measure(&artifact, &trace.graph, &trace.receipt, &trace.contract);
-        // What the planner lets the census use: the census and search
-        // planners, the budget as asked; the planners that have no census
-        // ladder yet, the ceiling.
+        // What the planner lets the census use: the census, search and
+        // listing planners, the budget as asked; the planners that have no
+        // census ladder yet, the ceiling.
         let target = match trace.contract.planner {
-            ctx::contract::Planner::Census | ctx::contract::Planner::Search => trace.budget.census,
+            ctx::contract::Planner::Census
+            | ctx::contract::Planner::Search
+            | ctx::contract::Planner::Listing => trace.budget.census,
             _ => trace.budget.ceiling,
         };
         let census = cost.chosen(target);

@@ -54,6 +54,14 @@ fn digest_at(artifact: &Artifact, budget: Option<usize>) -> (String, bool) {
     }
 }
 
+/// The budget a digest at `budget` was planned within, as its FLOOD note
+/// words it (`1,200-token budget`).
+fn budget_words(artifact: &Artifact, budget: Option<usize>) -> String {
+    let (_, _, contract) = zoom::evidence(artifact).unwrap();
+    let b = ctx::plan::Budget::from_contract(&contract, budget);
+    format!("exceed the {}-token budget", ctx::render::count(b.census))
+}
+
 /// Every census identity `--items` lists.
 fn listed(artifact: &Artifact) -> Vec<String> {
     let (_, graph, contract) = zoom::evidence(artifact).unwrap();
@@ -92,8 +100,9 @@ fn every_commit_keeps_its_sha_and_subject() {
                 flooded += 1;
                 assert!(digested, "{case:?}: raw output lacks commits");
                 let n = ctx::render::count(commits.len());
+                let words = budget_words(&artifact, budget);
                 assert!(
-                    text.contains(&format!("[ctx] {n} commits exceed the 4,000-token ceiling")),
+                    text.contains(&format!("[ctx] {n} commits {words}")),
                     "{case:?}: the exact count is not said\n{text}"
                 );
                 assert!(text.contains(&format!("{} more", ctx::render::count(missing))));
@@ -207,11 +216,13 @@ fn every_status_path_survives_under_its_state() {
                 if inline {
                     continue;
                 }
-                // Collapsed with its directory's exact count, and listed.
+                // Collapsed with its directory's exact count, or past the
+                // budget behind the FLOOD note; listed either way.
                 let dir = path.rsplit_once('/').map_or("./", |(d, _)| d);
                 assert!(
                     text.lines()
-                        .any(|l| l.starts_with(&format!("[ctx] {dir}/ ×"))),
+                        .any(|l| l.starts_with(&format!("[ctx] {dir}/ ×")))
+                        || text.contains(&budget_words(&artifact, budget)),
                     "{case:?} at {budget:?}: {path} neither inline nor grouped\n{text}"
                 );
                 assert!(
@@ -469,7 +480,7 @@ fn every_branch_and_tag_survives() {
                 });
                 if !inline {
                     assert!(
-                        items.contains(&name) && text.contains("exceed the 4,000-token ceiling"),
+                        items.contains(&name) && text.contains(&budget_words(&artifact, budget)),
                         "{case:?} at {budget:?}: {name} lost\n{text}"
                     );
                 }
@@ -497,10 +508,17 @@ fn every_blamed_commit_survives_with_its_line_count() {
                 if digested {
                     let noun = if lines == 1 { "line" } else { "lines" };
                     let count = format!(": {} {noun} (", ctx::render::count(lines as usize));
+                    // Inline with its count, or past the budget behind the
+                    // FLOOD note and listed by `--items`.
+                    let inline = text.lines().any(|l| {
+                        l.starts_with(&format!("[ctx] {}", &sha[..7])) && l.contains(&count)
+                    });
+                    let behind = text.contains(&budget_words(&artifact, budget))
+                        && listed(&artifact)
+                            .iter()
+                            .any(|i| sha.starts_with(i.as_str()));
                     assert!(
-                        text.lines()
-                            .any(|l| l.starts_with(&format!("[ctx] {}", &sha[..7]))
-                                && l.contains(&count)),
+                        inline || behind,
                         "{case:?} at {budget:?}: {sha} ×{lines} lost\n{text}"
                     );
                 }

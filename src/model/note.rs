@@ -67,8 +67,9 @@ pub enum ListingNote {
     Types { types: Vec<TypeCount> },
     /// Anomalies kept whole, by kind, in order of first occurrence.
     KeptWhole { kinds: Vec<(String, usize)> },
-    /// FLOOD: `folders` folders exceed `ceiling`; named while they fit.
-    FoldersFlood { folders: usize, ceiling: usize },
+    /// FLOOD: `folders` folders exceed `budget` (the budget as asked);
+    /// named while they fit.
+    FoldersFlood { folders: usize, budget: usize },
     /// `folders` folders named in notes, in the listing's order.
     FoldersInOrder { folders: usize },
     /// Folders (`graph.items` indices), each with its entry count.
@@ -98,11 +99,12 @@ pub enum RosterNote {
         members: usize,
     },
     /// FLOOD: `items` items (`noun` agrees with the number) exceed
-    /// `ceiling`; `listed` are listed above, `more` are not.
+    /// `budget`; `listed` are listed above, `more` are not.
     Flood {
         items: usize,
         noun: String,
-        ceiling: usize,
+        /// The budget as asked, which the listed items fit.
+        budget: usize,
         listed: usize,
         more: usize,
         grouping: Grouping,

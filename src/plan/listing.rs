@@ -6,8 +6,8 @@
 //! folder's second); each left-out run is one marker with its `--lines`
 //! address. A note up front counts files by type with their sizes and
 //! names what was kept whole. When the folders' lines alone exceed the
-//! ceiling (FLOOD), folders are named with their entry counts while they
-//! fit, the rest counted by parent folder behind `--items`.
+//! budget as asked (FLOOD), folders are named with their entry counts
+//! while they fit, the rest counted by parent folder behind `--items`.
 //!
 //! Listed lines are raw spans, never rewritten or reordered; every line ctx
 //! adds is a `[ctx]` note or marker.
@@ -30,6 +30,8 @@ use super::{census, runs};
 
 /// The width of one FLOOD note listing folders, in characters.
 const NOTE_WIDTH: usize = 160;
+/// What a FLOOD of folder names keeps for the lines that close it.
+const CLOSING_RESERVE: usize = MARKER_TOKENS * 3 + 80;
 /// A left-out run this cheap is printed instead of its marker: a marker
 /// that costs about what it replaces saves nothing.
 const CHEAP_RUN: usize = MARKER_TOKENS * 3 / 4;
@@ -69,23 +71,28 @@ pub fn plan(
     let must_cost = lines_cost + markers_cost;
     let mut unnamed = 0;
     // FLOOD by the rule every family shares: the census in the form it is
-    // printed (each folder's own line) exceeds the ceiling. The markers of
+    // printed (each folder's own line) exceeds the budget. The markers of
     // the runs between folders are declared omissions, not census.
     let named_cost = named_cost(graph);
     let mut named_form = false;
-    if !census::measure(artifact, graph, receipt, contract).fits(budget.ceiling) {
+    if !census::measure(artifact, graph, receipt, contract).fits(budget.census) {
         p.rung = Rung::Flood;
-        unnamed = p.named(graph, contract, budget.ceiling);
+        unnamed = p.named(graph, contract, budget.census);
     } else if p.spent + must_cost > budget.target
-        && markers_cost > lines_cost
+        && (markers_cost > lines_cost || p.spent + must_cost > budget.census)
         && named_cost < must_cost
     {
         // A big tree whose folders are a tenth of its lines: one marker
         // per run between folder lines would cost more than the folders
-        // themselves. The folders are named in notes instead, in the
-        // listing's order, each with its entry count.
+        // themselves (or more than the budget). The folders are named in
+        // notes instead, in the listing's order, each with its entry count.
         named_form = true;
-        unnamed = p.named(graph, contract, budget.ceiling);
+        unnamed = p.named(graph, contract, budget.census);
+        // Anomalies the budget left to `--items`: the census is no longer
+        // whole inline.
+        if unnamed > 0 {
+            p.rung = Rung::Flood;
+        }
     } else {
         p.spent += must_cost;
         for &n in &must {
@@ -105,7 +112,7 @@ pub fn plan(
     p.blocks.push(Block::Footer);
     let why = match (p.rung, named_form) {
         (Rung::Flood, _) => {
-            "the folders exceed the ceiling: named while they fit, the rest by parent"
+            "the folders exceed the budget: named while they fit, the rest by parent and behind --items"
         }
         (_, true) => "folders named in notes: a marker per run would cost more than they do",
         _ => "the listing in order: every folder and anomaly, first entries of each folder",
@@ -233,9 +240,9 @@ impl Planner<'_> {
     }
 
     /// Anomaly, error and closing lines whole while they fit in half the
-    /// ceiling; folders named in notes, in the listing's order, while they
+    /// budget; folders named in notes, in the listing's order, while they
     /// fit; returns how many census identities are left to `--items`.
-    fn named(&mut self, graph: &EvidenceGraph, contract: &Contract, ceiling: usize) -> usize {
+    fn named(&mut self, graph: &EvidenceGraph, contract: &Contract, budget: usize) -> usize {
         let mut left = 0;
         let mut whole: Vec<usize> = graph
             .items
@@ -248,7 +255,7 @@ impl Planner<'_> {
         whole.dedup();
         for n in whole {
             let cost = self.line_cost(n) + MARKER_TOKENS;
-            if self.spent + cost > ceiling / 2 {
+            if self.spent + cost > budget / 2 {
                 left += 1;
                 continue;
             }
@@ -265,7 +272,7 @@ impl Planner<'_> {
             .push(Block::Notice(Note::Listing(if self.rung == Rung::Flood {
                 ListingNote::FoldersFlood {
                     folders: folders.len(),
-                    ceiling,
+                    budget,
                 }
             } else {
                 ListingNote::FoldersInOrder {
@@ -280,7 +287,7 @@ impl Planner<'_> {
             let entry = notes::listing::folder(f).len();
             if !line.is_empty() && width + entry + 3 > NOTE_WIDTH {
                 let in_line = line.len();
-                if !self.note_within(graph, &mut line, ceiling) {
+                if !self.note_within(graph, &mut line, budget) {
                     break;
                 }
                 named += in_line;
@@ -293,7 +300,7 @@ impl Planner<'_> {
             line.push(index);
         }
         let in_line = line.len();
-        if in_line > 0 && self.note_within(graph, &mut line, ceiling) {
+        if in_line > 0 && self.note_within(graph, &mut line, budget) {
             named += in_line;
         }
         if named < folders.len() {
@@ -324,7 +331,10 @@ impl Planner<'_> {
         });
         let words = notes::words(&note, self.artifact, graph);
         let cost = tokens::estimate(words.as_bytes()) + 3;
-        if self.spent + cost + MARKER_TOKENS * 3 > ceiling {
+        // The closing lines: the note counting the rest by parent (eight
+        // parents and a count), `next`, the `--lines` and `--items`
+        // markers.
+        if self.spent + cost + CLOSING_RESERVE > ceiling {
             return false;
         }
         self.spent += cost;

@@ -133,7 +133,7 @@ pub fn plan(
     let whole: usize = all.iter().map(|&i| entry_cost(i)).sum();
     // Untracked bulk: collapsed by directory first when the list exceeds
     // the ceiling (below it, every identity is inline).
-    let bulk = if spent + whole + MARKER_TOKENS * 2 > budget.ceiling {
+    let bulk = if spent + whole + MARKER_TOKENS * 2 > budget.census {
         bulk_groups(graph, &all)
     } else {
         Vec::new()
@@ -149,7 +149,7 @@ pub fn plan(
         .map(|(g, m)| render::notice_tokens(&bulk_note(g, m), artifact, graph))
         .sum::<usize>();
     let census: usize = roster.iter().map(|&i| entry_cost(i)).sum();
-    let flood = spent + census + MARKER_TOKENS * 2 > budget.ceiling;
+    let flood = spent + census + MARKER_TOKENS * 2 > budget.census;
     let mut listed = vec![false; graph.items.len()];
     if flood {
         // Errors and conflicts first, then the rest by rank (bulk last).
@@ -164,7 +164,7 @@ pub fn plan(
         for r in ["e", "0", "1"] {
             for &i in roster.iter().filter(|&&i| rank(i) == r) {
                 let cost = entry_cost(i);
-                if spent + cost + FLOOD_RESERVE > budget.ceiling {
+                if spent + cost + FLOOD_RESERVE > budget.census {
                     break;
                 }
                 spent += cost;
@@ -258,7 +258,7 @@ pub fn plan(
         let note = Note::Roster(RosterNote::Flood {
             items: all.len(),
             noun: contract.unit.of(all.len()).to_string(),
-            ceiling: budget.ceiling,
+            budget: budget.census,
             listed: all.len() - unlisted.len() - collapsed,
             more: unlisted.len(),
             grouping: grouping(&unlisted),

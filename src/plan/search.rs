@@ -361,6 +361,12 @@ impl Planner<'_> {
         self.mark(omission);
     }
 
+    /// A note, priced as printed.
+    fn notice(&mut self, graph: &EvidenceGraph, note: Note) {
+        self.spent += render::notice_tokens(&note, self.artifact, graph);
+        self.blocks.push(Block::Notice(note));
+    }
+
     fn mark(&mut self, omission: Omission) {
         self.omissions.push(omission);
         self.blocks.push(Block::Marker(self.omissions.len() - 1));
@@ -371,11 +377,13 @@ impl Planner<'_> {
     /// FLOOD only when some are counted by folder: every file named with
     /// its count is still the whole census, in its compact form.
     fn flood(&mut self, graph: &EvidenceGraph, files: &[File], budget: usize) {
-        self.blocks
-            .push(Block::Notice(Note::Search(SearchNote::Flood {
+        self.notice(
+            graph,
+            Note::Search(SearchNote::Flood {
                 files: files.len(),
                 budget,
-            })));
+            }),
+        );
         let mut named = 0;
         // The files of the note being filled, and its width as printed.
         let mut line: Vec<usize> = Vec::new();
@@ -412,10 +420,12 @@ impl Planner<'_> {
         }
         if named < files.len() {
             self.rung = Rung::Flood;
-            self.blocks
-                .push(Block::Notice(Note::Search(SearchNote::Folders {
+            self.notice(
+                graph,
+                Note::Search(SearchNote::Folders {
                     folders: folders(&files[named..]),
-                })));
+                }),
+            );
             let unit = self.contract.noun_of(files[0].item).clone();
             self.omit(
                 Omitted::Items(Left::More { unit }),
@@ -432,7 +442,9 @@ impl Planner<'_> {
             indices: line.clone(),
         });
         let cost = render::notice_tokens(&note, self.artifact, graph);
-        if self.spent + cost + MARKER_TOKENS * 3 > budget {
+        // The closing lines: the note counting the rest by folder, the
+        // two markers and `next`.
+        if self.spent + cost + MARKER_TOKENS * 3 + 80 > budget {
             return false;
         }
         self.spent += cost;

@@ -57,6 +57,10 @@ static SPEC: ProfileSpec = ProfileSpec {
     ..ProfileSpec::new("listing/v1", "listing", ReceiptGroup::Everyday)
 };
 
+/// A folder's disk usage in bytes as du states it: what a du listing's
+/// folders are named with, in place of an entry count.
+pub const USAGE_FIELD: &str = "usage_bytes";
+
 /// The `FileType` identity of entries that are not regular files.
 const SYMLINKS: &str = "(symlink)";
 const OTHER: &str = "(device, socket or pipe)";
@@ -103,7 +107,7 @@ impl Profile for ListingProfile {
 
 fn graph(artifact: &Artifact, o: &Options, l: Listing) -> (EvidenceGraph, CoverageReceipt) {
     let mut items = Vec::new();
-    folders(&l, &mut items);
+    folders(&l, o, &mut items);
     types(&l, &mut items);
     for e in l.entries.iter().filter(|e| !e.anomalies.is_empty()) {
         let mut item = EvidenceItem::new(ItemKind::Anomaly, Severity::Warning, e.path.clone());
@@ -219,7 +223,7 @@ fn announced_folders(artifact: &Artifact, l: &Listing) -> Option<u64> {
 
 /// One `Directory` item per folder: the roots, then every folder in the
 /// order the listing first names it.
-fn folders(l: &Listing, items: &mut Vec<EvidenceItem>) {
+fn folders(l: &Listing, o: &Options, items: &mut Vec<EvidenceItem>) {
     struct Folder {
         headline: usize,
         first: usize,
@@ -228,6 +232,8 @@ fn folders(l: &Listing, items: &mut Vec<EvidenceItem>) {
         root: bool,
         children: Vec<usize>,
         bytes: u64,
+        /// The folder's own size as its line states it (du's disk usage).
+        usage: Option<u64>,
     }
     let mut order: Vec<String> = Vec::new();
     let mut found: BTreeMap<String, Folder> = BTreeMap::new();
@@ -248,6 +254,7 @@ fn folders(l: &Listing, items: &mut Vec<EvidenceItem>) {
                 root,
                 children: Vec::new(),
                 bytes: 0,
+                usage: None,
             }
         });
     }
@@ -256,6 +263,9 @@ fn folders(l: &Listing, items: &mut Vec<EvidenceItem>) {
     }
     for e in l.entries.iter().filter(|e| e.kind == Kind::Dir) {
         add(&mut found, &mut order, &e.path, e.line, false);
+        if let (Some(f), Some(size), Tool::Du) = (found.get_mut(&e.path), e.size, o.tool) {
+            f.usage = Some(size);
+        }
     }
     // A listing of files only (`find -type f`, `git ls-files`, `rg
     // --files`) names no folder of its own: each folder its paths pass
@@ -334,6 +344,9 @@ fn folders(l: &Listing, items: &mut Vec<EvidenceItem>) {
         }
         if f.root {
             item.fields.insert("root".into(), "true".into());
+        }
+        if let Some(usage) = f.usage {
+            item.fields.insert(USAGE_FIELD.into(), usage.to_string());
         }
         items.push(item);
     }

@@ -12,6 +12,17 @@ const TOP_PARENTS: usize = 8;
 pub const SEPARATOR: &str = " · ";
 
 pub fn words(note: &ListingNote, graph: &EvidenceGraph) -> String {
+    // du names its folders with their sizes (`folder`), other tools with
+    // their entry counts.
+    let sized = graph
+        .items
+        .iter()
+        .any(|i| i.fields.contains_key(crate::profiles::listing::USAGE_FIELD));
+    let (their, its) = if sized {
+        ("their sizes", "its size")
+    } else {
+        ("their entry counts", "its entry count")
+    };
     match note {
         ListingNote::Types { types } => {
             let mut parts: Vec<String> = types
@@ -40,13 +51,13 @@ pub fn words(note: &ListingNote, graph: &EvidenceGraph) -> String {
                 .collect();
             format!("kept whole: {}", parts.join(" · "))
         }
-        ListingNote::FoldersFlood { folders, ceiling } => format!(
-            "{} folders exceed the {}-token ceiling: named with their entry counts while they fit",
+        ListingNote::FoldersFlood { folders, budget } => format!(
+            "{} folders exceed the {}-token budget: named with {their} while they fit",
             count(*folders),
-            count(*ceiling)
+            count(*budget)
         ),
         ListingNote::FoldersInOrder { folders } => format!(
-            "{} folders in the listing's order, each with its entry count:",
+            "{} folders in the listing's order, each with {its}:",
             count(*folders)
         ),
         ListingNote::Folders { indices } => indices
@@ -74,6 +85,11 @@ pub fn words(note: &ListingNote, graph: &EvidenceGraph) -> String {
 
 /// One folder as a note names it: `./src ×17` (its entry count).
 pub fn folder(item: &EvidenceItem) -> String {
+    let usage = item.fields.get(crate::profiles::listing::USAGE_FIELD);
+    if let Some(bytes) = usage.and_then(|u| u.parse::<u64>().ok()) {
+        // du's folders: their size, which is what du was asked.
+        return format!("{} {}", item.identity, size(bytes));
+    }
     let entries = item.fields.get("entries").map_or("0", String::as_str);
     format!("{} ×{entries}", item.identity)
 }

@@ -25,16 +25,16 @@ pub fn words(note: &RosterNote, graph: &EvidenceGraph) -> String {
         RosterNote::Flood {
             items,
             noun,
-            ceiling,
+            budget,
             listed,
             more,
             grouping: g,
         } => {
             let groups = grouping(g);
             format!(
-                "{} {noun} exceed the {}-token ceiling: {} listed above, {} more{}{groups}",
+                "{} {noun} exceed the {}-token budget: {} listed above, {} more{}{groups}",
                 count(*items),
-                count(*ceiling),
+                count(*budget),
                 count(*listed),
                 count(*more),
                 if groups.is_empty() { "" } else { " " },
