@@ -349,7 +349,7 @@ fn a_census_over_the_ceiling_is_grouped_with_exact_counts() {
         "{text}"
     );
     assert!(
-        text.contains("[ctx] census grouped (exceeds the 4,000-token ceiling)"),
+        text.contains("[ctx] census grouped (exceeds the 2,000-token budget)"),
         "{text}"
     );
     assert!(

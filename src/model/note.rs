@@ -23,8 +23,9 @@ pub enum DiffNote {
         hunks: usize,
         left_files: usize,
     },
-    /// FLOOD: the file census exceeds `ceiling`; files by top directory follow.
-    Grouped { ceiling: usize },
+    /// FLOOD: the file census exceeds `budget` (the budget as asked); files
+    /// by top directory follow.
+    Grouped { budget: usize },
     /// One top directory (`.` for files at the root) of a FLOOD census.
     Directory {
         dir: String,

@@ -6,8 +6,13 @@
 //! reordered — and per file one marker with the exact count of hunks left
 //! out and `--item PATH`, which prints that file's whole diff.
 //!
-//! FLOOD: when the file census alone exceeds the ceiling, files are
-//! grouped by top directory with exact counts and `--items` lists them all.
+//! The budget holds the markers too: while hunks are chosen, every file
+//! still to come keeps room for the marker it may need, so the digest
+//! with its markers fits the target whenever its census does.
+//!
+//! FLOOD: when the file census alone exceeds the budget as asked, files
+//! are grouped by top directory with exact counts and `--items` lists them
+//! all.
 
 use std::collections::BTreeMap;
 
@@ -45,12 +50,22 @@ pub fn plan(
         left_hunks: 0,
         left_files: Vec::new(),
         shown_files: 0,
+        reserve: 0,
+        compact: false,
+        unshown: Vec::new(),
     };
     let census: usize = graph.items.iter().map(|i| p.census_cost(i)).sum();
-    if census + p.spent > budget.ceiling {
+    if census + p.spent > budget.census {
         p.flood();
     } else {
         p.spent += census;
+        p.reserve = graph.items.iter().map(|i| p.marker_cost(i)).sum();
+        // One marker per file would not fit: the census alone, and one
+        // marker for every file's hunks.
+        p.compact = p.spent + p.reserve > budget.target;
+        if p.compact {
+            p.reserve = 0;
+        }
         p.walk();
     }
     // Said once, before the footer: a cut diff may lack files at its end.
@@ -75,6 +90,14 @@ struct Planner<'a> {
     /// Files with hunks left out, in order (the first is the `next:` step).
     left_files: Vec<String>,
     shown_files: usize,
+    /// Room kept for the markers of the files not planned yet (each may
+    /// need one for the hunks it leaves out).
+    reserve: usize,
+    /// The census with one marker for every file's hunks: one marker per
+    /// file would exceed the target.
+    compact: bool,
+    /// Files whose hunks the compact form leaves out, in order.
+    unshown: Vec<String>,
 }
 
 impl Planner<'_> {
@@ -107,8 +130,32 @@ impl Planner<'_> {
         self.spent += crate::render::marker_tokens(&self.omissions[self.omissions.len() - 1]);
     }
 
+    /// A note, priced as printed.
+    fn notice(&mut self, note: Note) {
+        self.spent += crate::render::notice_tokens(&note, self.artifact, self.graph);
+        self.blocks.push(Block::Notice(note));
+    }
+
     fn fits(&self, cost: usize) -> bool {
-        self.spent + cost <= self.budget.target
+        self.spent + cost + self.reserve <= self.budget.target
+    }
+
+    /// The marker a file's hunks left out would cost (`HunksOf`, or the
+    /// header's when it has no hunks), priced as printed.
+    fn marker_cost(&self, item: &EvidenceItem) -> usize {
+        if item.kind != ItemKind::ChangedFile || item.headline.is_none() {
+            return 0;
+        }
+        let path = item.identity.clone();
+        let what = match item.detail.len() {
+            0 => Left::HeaderLinesOf { path: path.clone() },
+            _ => Left::HunksOf { path: path.clone() },
+        };
+        crate::render::marker_tokens(&Omission {
+            what: Omitted::Items(what),
+            count: item.detail.len().max(1),
+            address: Address::Item(path),
+        })
     }
 
     /// In order: each commit's head, its files' census lines, then their
@@ -146,6 +193,18 @@ impl Planner<'_> {
             }
         }
         self.flush(&mut pending);
+        if let Some(first) = self.unshown.first().cloned() {
+            self.rung = Rung::Dense;
+            let unit = self.contract.unit.clone();
+            let n = self.unshown.len();
+            self.omit(
+                Omitted::Items(Left::ShownWithoutDetail { unit }),
+                n,
+                Address::Item(first.clone()),
+            );
+            self.blocks.push(Block::Next(Address::Item(first)));
+            return;
+        }
         if self.left_hunks > 0 {
             self.rung = Rung::Dense;
             let files = self
@@ -191,6 +250,12 @@ impl Planner<'_> {
     /// The file's header and whole hunks while they fit; a marker for the rest.
     fn file_detail(&mut self, item: &EvidenceItem) {
         let Some(header) = item.headline else { return };
+        if self.compact {
+            self.unshown.push(item.identity.clone());
+            return;
+        }
+        // This file's own marker, if it needs one, is priced below.
+        self.reserve = self.reserve.saturating_sub(self.marker_cost(item));
         let path = item.identity.clone();
         let header_cost = self.span_cost(header);
         let Some(&first) = item.detail.first() else {
@@ -260,24 +325,30 @@ impl Planner<'_> {
         }
         let mut ranked: Vec<(&str, (usize, usize, usize))> = groups.into_iter().collect();
         ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
-        self.blocks
-            .push(Block::Notice(Note::Diff(DiffNote::Grouped {
-                ceiling: self.budget.ceiling,
-            })));
+        self.notice(Note::Diff(DiffNote::Grouped {
+            budget: self.budget.census,
+        }));
+        // Groups while they fit the budget, room kept for the count of the
+        // rest and the `--items` marker.
+        let mut named = 0;
         for (dir, (files, plus, minus)) in ranked.iter().take(FLOOD_GROUPS) {
-            self.blocks
-                .push(Block::Notice(Note::Diff(DiffNote::Directory {
-                    dir: (*dir).to_string(),
-                    files: *files,
-                    insertions: *plus,
-                    deletions: *minus,
-                })));
+            let note = Note::Diff(DiffNote::Directory {
+                dir: (*dir).to_string(),
+                files: *files,
+                insertions: *plus,
+                deletions: *minus,
+            });
+            let cost = crate::render::notice_tokens(&note, self.artifact, self.graph);
+            if named > 0 && self.spent + cost + 2 * super::MARKER_TOKENS > self.budget.census {
+                break;
+            }
+            self.notice(note);
+            named += 1;
         }
-        if ranked.len() > FLOOD_GROUPS {
-            self.blocks
-                .push(Block::Notice(Note::Diff(DiffNote::MoreDirectories {
-                    count: ranked.len() - FLOOD_GROUPS,
-                })));
+        if ranked.len() > named {
+            self.notice(Note::Diff(DiffNote::MoreDirectories {
+                count: ranked.len() - named,
+            }));
         }
         let n = ids.len();
         self.omit(
@@ -291,7 +362,7 @@ impl Planner<'_> {
         let mut blocks = self.blocks;
         blocks.push(Block::Footer);
         let why = match self.rung {
-            Rung::Flood => "the file census exceeds the ceiling: grouped",
+            Rung::Flood => "the file census exceeds the budget: grouped",
             Rung::Dense => "every file; whole hunks while the budget allows",
             _ => "every file and every hunk",
         };

@@ -19,9 +19,9 @@ pub fn words(note: &DiffNote, graph: &EvidenceGraph) -> String {
             counted(*hunks, "hunks"),
             counted(*left_files, "files"),
         ),
-        DiffNote::Grouped { ceiling } => format!(
-            "census grouped (exceeds the {}-token ceiling): files by top directory",
-            count(*ceiling)
+        DiffNote::Grouped { budget } => format!(
+            "census grouped (exceeds the {}-token budget): files by top directory",
+            count(*budget)
         ),
         DiffNote::Directory {
             dir,
