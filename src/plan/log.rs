@@ -78,7 +78,7 @@ pub fn plan(
             .filter(|(_, i)| contract.requires(i))
             .collect()
     };
-    p.endpoints(&required(ItemKind::Endpoint), budget.ceiling / 3);
+    p.endpoints(&required(ItemKind::Endpoint), budget.census / 3);
     p.errors(&required(ItemKind::Diagnostic), budget);
     p.slowest(&of(ItemKind::SlowRequest), budget.target);
     p.templates(&of(ItemKind::LogTemplate), budget.target);
@@ -211,7 +211,7 @@ impl Planner<'_> {
     /// template: a repeated error's later copies add only their line
     /// numbers, which the count and `--item` keep.
     fn errors(&mut self, errors: &[(usize, &EvidenceItem)], budget: Budget) {
-        let ceiling = budget.ceiling;
+        let ceiling = budget.census;
         if errors.is_empty() {
             return;
         }
