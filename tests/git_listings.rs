@@ -500,8 +500,10 @@ fn every_blamed_commit_survives_with_its_line_count() {
         let artifact = ctx::fixture::load(&case).unwrap();
         let truth = truth(&case).unwrap();
         let (profile, graph, contract) = zoom::evidence(&artifact).unwrap();
+        let items = listed(&artifact);
         for budget in BUDGETS {
             let (text, digested) = digest_at(&artifact, budget);
+            let words = budget_words(&artifact, budget);
             for c in truth["commits"].as_array().unwrap() {
                 let sha = c["sha"].as_str().unwrap();
                 let lines = c["lines"].as_u64().unwrap();
@@ -513,10 +515,8 @@ fn every_blamed_commit_survives_with_its_line_count() {
                     let inline = text.lines().any(|l| {
                         l.starts_with(&format!("[ctx] {}", &sha[..7])) && l.contains(&count)
                     });
-                    let behind = text.contains(&budget_words(&artifact, budget))
-                        && listed(&artifact)
-                            .iter()
-                            .any(|i| sha.starts_with(i.as_str()));
+                    let behind =
+                        text.contains(&words) && items.iter().any(|i| sha.starts_with(i.as_str()));
                     assert!(
                         inline || behind,
                         "{case:?} at {budget:?}: {sha} ×{lines} lost\n{text}"

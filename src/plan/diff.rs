@@ -63,9 +63,6 @@ pub fn plan(
         // One marker per file would not fit: the census alone, and one
         // marker for every file's hunks.
         p.compact = p.spent + p.reserve > budget.target;
-        if p.compact {
-            p.reserve = 0;
-        }
         p.walk();
     }
     // Said once, before the footer: a cut diff may lack files at its end.

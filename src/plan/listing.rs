@@ -23,15 +23,13 @@ use crate::render::notes;
 use crate::tokens;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
-    frame_tokens,
+    Address, Block, Budget, DeliveryPlan, FLOOD_CLOSING_TOKENS, Left, MARKER_TOKENS, Omission,
+    Omitted, Rung, frame_tokens,
 };
 use super::{census, runs};
 
 /// The width of one FLOOD note listing folders, in characters.
 const NOTE_WIDTH: usize = 160;
-/// What a FLOOD of folder names keeps for the lines that close it.
-const CLOSING_RESERVE: usize = MARKER_TOKENS * 3 + 80;
 /// A left-out run this cheap is printed instead of its marker: a marker
 /// that costs about what it replaces saves nothing.
 const CHEAP_RUN: usize = MARKER_TOKENS * 3 / 4;
@@ -334,7 +332,7 @@ impl Planner<'_> {
         // The closing lines: the note counting the rest by parent (eight
         // parents and a count), `next`, the `--lines` and `--items`
         // markers.
-        if self.spent + cost + CLOSING_RESERVE > ceiling {
+        if self.spent + cost + FLOOD_CLOSING_TOKENS > ceiling {
             return false;
         }
         self.spent += cost;

@@ -29,6 +29,12 @@ pub mod search;
 /// (`render::marker_tokens`).
 pub const MARKER_TOKENS: usize = 28;
 
+/// Tokens a FLOOD that names its items in notes (a search's files, a
+/// listing's folders) keeps for the lines that close it: the note counting
+/// the rest by folder or parent (eight of them and a count, about 80) and
+/// three markers or `next` lines.
+pub const FLOOD_CLOSING_TOKENS: usize = MARKER_TOKENS * 3 + 80;
+
 /// Tokens the digest's header and footer cost, priced on the renderer's
 /// own lines for these facts (`render::frame_tokens`): a long command
 /// line or many counts cost what they print.

@@ -20,8 +20,8 @@ use crate::tokens;
 use crate::words::count;
 
 use super::{
-    Address, Block, Budget, DeliveryPlan, Left, MARKER_TOKENS, Omission, Omitted, Rung,
-    frame_tokens,
+    Address, Block, Budget, DeliveryPlan, FLOOD_CLOSING_TOKENS, Left, MARKER_TOKENS, Omission,
+    Omitted, Rung, frame_tokens,
 };
 
 /// The width of one FLOOD note listing files, in characters.
@@ -442,9 +442,7 @@ impl Planner<'_> {
             indices: line.clone(),
         });
         let cost = render::notice_tokens(&note, self.artifact, graph);
-        // The closing lines: the note counting the rest by folder, the
-        // two markers and `next`.
-        if self.spent + cost + MARKER_TOKENS * 3 + 80 > budget {
+        if self.spent + cost + FLOOD_CLOSING_TOKENS > budget {
             return false;
         }
         self.spent += cost;

@@ -260,7 +260,7 @@ impl Profile for Gcc {
             }
             if NINJA_FAIL.is_match(text) {
                 flush(&mut ex, &mut current);
-                settle(&mut ex, &mut step);
+                flush(&mut ex, &mut step);
                 saw_ninja = true;
                 context = None;
                 // As make's: the whole line, which names the step's target.
@@ -274,7 +274,7 @@ impl Profile for Gcc {
             }
             if NINJA_END.is_match(text) {
                 flush(&mut ex, &mut current);
-                settle(&mut ex, &mut step);
+                flush(&mut ex, &mut step);
                 saw_ninja = true;
                 if text.starts_with("ninja: build stopped") {
                     ex.conclude(n);
@@ -285,7 +285,7 @@ impl Profile for Gcc {
             }
             if PROGRESS.is_match(text) {
                 flush(&mut ex, &mut current);
-                settle(&mut ex, &mut step);
+                flush(&mut ex, &mut step);
                 // `[3/6]` is ninja's count of steps; `[ 50%]` make's.
                 let counter = text.strip_prefix('[').and_then(|t| t.split(']').next());
                 saw_ninja |= counter.is_some_and(|c| c.contains('/'));
@@ -328,7 +328,7 @@ impl Profile for Gcc {
             }
         }
         flush(&mut ex, &mut current);
-        settle(&mut ex, &mut step);
+        flush(&mut ex, &mut step);
         let tool = command_words(&artifact.argv)
             .first()
             .map(|w| w.to_string())
@@ -355,10 +355,6 @@ fn flush(ex: &mut Extraction<'_>, current: &mut Option<Found>) {
     }
 }
 
-/// A held ninja step, after its diagnostics.
-fn settle(ex: &mut Extraction<'_>, step: &mut Option<Found>) {
-    flush(ex, step);
-}
 
 /// One `-fdiagnostics-format=json` array: every top-level diagnostic; its
 /// children (notes, fix-its) stay in the JSON line that is its block.
