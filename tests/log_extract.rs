@@ -1,7 +1,8 @@
 //! log/v1 against the machine-readable twin of each captured log
 //! (fixtures/log/capture.sh): nginx's JSON access log beside the combined
 //! one, PostgreSQL's jsonlog beside its stderr log, a Python JSON logging
-//! handler beside the text one. Every count of the truth is exact in the
+//! handler beside the text one; the JSON twins of the last two are read
+//! as logs too (structured lines: level and message fields). Every count of the truth is exact in the
 //! header, every failing endpoint is named with its count, every error
 //! event of the truth is in the digest (whole, or its template counted
 //! with its `--item` address) at the default and the squeezed budget, and
@@ -77,6 +78,8 @@ fn every_log_is_told_by_content() {
         ("postgresql.log", "postgresql log"),
         ("python-app.log", "log"),
         ("supervisor-traces.log", "log"),
+        ("python-app-jsonl.log", "JSON log"),
+        ("postgresql-jsonlog.log", "JSON log"),
     ] {
         let a = piped(name);
         let (profile, m) = classify::choose(&a, None).unwrap();
@@ -181,8 +184,11 @@ fn check_errors(log: &str, errors: &[(String, String)], levels: &BTreeMap<String
     assert_eq!(events.len(), errors.len(), "{log}: error events");
     for (e, (message, level)) in events.iter().zip(errors) {
         let line = String::from_utf8_lossy(a.line(e.headline.unwrap().first)).into_owned();
+        // A structured line holds the message JSON-escaped.
+        let escaped = serde_json::to_string(message).unwrap();
+        let escaped = &escaped[1..escaped.len() - 1];
         assert!(
-            line.contains(message.as_str()),
+            line.contains(message.as_str()) || line.contains(escaped),
             "{log}: {line:?} is not {message:?}"
         );
         assert_eq!(e.class.as_deref(), Some(level.as_str()), "{log}: {line}");
@@ -207,7 +213,8 @@ fn check_errors(log: &str, errors: &[(String, String)], levels: &BTreeMap<String
             let line = String::from_utf8_lossy(a.line(e.headline.unwrap().first)).into_owned();
             let whole = d.lines().any(|l| l == line);
             let grouped = d.contains(&format!("--item {}", ctx::plan::shell_quote(&e.identity)));
-            let behind = d.contains("error templates not shown whole")
+            let behind = (d.contains("error templates not shown whole")
+                || d.contains("1 error template not shown whole"))
                 && d.contains("--items")
                 && listed.iter().any(|i| i == &e.identity);
             assert!(
@@ -242,6 +249,8 @@ fn postgresql_levels_and_errors_match_jsonlog() {
         }
     }
     check_errors("postgresql.log", &errors, &levels);
+    // The twin itself is a log: the same counts and error events.
+    check_errors("postgresql-jsonlog.log", &errors, &levels);
 }
 
 #[test]
@@ -269,6 +278,8 @@ fn python_levels_and_tracebacks_match_the_json_handler() {
         }
     }
     check_errors("python-app.log", &errors, &levels);
+    // The twin itself is a log: the same counts and error events.
+    check_errors("python-app-jsonl.log", &errors, &levels);
     // Each error event's block holds its whole traceback, to the exception.
     let a = piped("python-app.log");
     let (_, graph, _) = zoom::evidence(&a).unwrap();
@@ -404,6 +415,8 @@ fn digests_as_snapshotted() {
         "postgresql.log",
         "python-app.log",
         "supervisor-traces.log",
+        "python-app-jsonl.log",
+        "postgresql-jsonlog.log",
     ] {
         let stem = name.trim_end_matches(".log");
         let a = piped(name);

@@ -112,13 +112,42 @@ fn every_anomaly_survives_default_and_squeezed_budgets() {
                     .contains(&format!("{} row", ctx::render::count(rows))),
                 "{at}: exact row count"
             );
-            for item in graph.items.iter().filter(|i| i.kind == ItemKind::Record) {
-                let line = normalize::line(artifact.line(item.headline.unwrap().first));
+            // Every anomalous row raw, or (when the rows and the markers
+            // between them exceed the budget) the ones past it counted by
+            // reason behind one `--items` hop: shown + counted = all.
+            let anomalous: Vec<_> = graph
+                .items
+                .iter()
+                .filter(|i| i.kind == ItemKind::Record)
+                .collect();
+            let shown = anomalous
+                .iter()
+                .filter(|item| {
+                    let line = normalize::line(artifact.line(item.headline.unwrap().first));
+                    text.lines().any(|l| l == line)
+                })
+                .count();
+            let counted: usize = text
+                .lines()
+                .find_map(|l| {
+                    let rest = l.strip_prefix("[ctx] … ")?;
+                    let (n, what) = rest.split_once(' ')?;
+                    (what.starts_with("more anomalous row") && what.ends_with("--items"))
+                        .then(|| n.replace(',', "").parse().unwrap())
+                })
+                .unwrap_or(0);
+            if budget.is_none() {
+                assert_eq!(counted, 0, "{at}: every anomalous row shown at the default");
+            }
+            assert_eq!(
+                shown + counted,
+                anomalous.len(),
+                "{at}: {shown} anomalous rows shown, {counted} counted"
+            );
+            if counted > 0 {
                 assert!(
-                    text.lines().any(|l| l == line),
-                    "{at}: anomalous {} ({:?}) not shown",
-                    item.identity,
-                    item.summary
+                    text.contains("[ctx] anomalies by reason: "),
+                    "{at}: the counted rows' reasons"
                 );
             }
             // Nothing rewritten: every line is raw output or ctx's own.

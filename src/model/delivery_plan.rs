@@ -400,6 +400,7 @@ impl Note {
                 | DataNote::Dependencies { index }
                 | DataNote::DependenciesByItem { index }
                 | DataNote::Collection { index }
+                | DataNote::CollectionLength { index }
                 | DataNote::Stats { index }
                 | DataNote::Anomaly { index }
                 | DataNote::AnomalyByItem { index }

@@ -213,6 +213,9 @@ pub enum DataNote {
     Names { index: usize, shown: NamesShown },
     /// A collection (or a table's rows) with its exact length.
     Collection { index: usize },
+    /// A collection with its exact length, its keys left to `--item`
+    /// (what fits a small budget).
+    CollectionLength { index: usize },
     /// One field's or column's statistics.
     Stats { index: usize },
     /// An anomalous record, whole.

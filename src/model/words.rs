@@ -41,17 +41,17 @@ pub fn clip_chars(s: &str, max: usize) -> String {
 /// `1 errors` → `1 error`, `1 more failures with detail` → `1 more
 /// failure with detail`: when the count is one, the first plural noun of
 /// the phrase (the first word of four letters or more ending in a single
-/// `s`) loses its `s` (its `es` after `sh`, `tch`, `x` or `ss`:
+/// `s`, not in `-us` or `-is`: `anomalous`, `status`, `analysis` are no
+/// plurals) loses its `s` (its `es` after `sh`, `tch`, `x` or `ss`:
 /// `crashes`, `matches`).
 pub fn agree(what: &str, n: u64) -> String {
     if n == 1 {
         // `1 failure without its detail`, not `their`.
         let what = what.replace(" their ", " its ");
         let mut words: Vec<&str> = what.split(' ').collect();
-        if let Some(w) = words
-            .iter_mut()
-            .find(|w| w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss"))
-        {
+        if let Some(w) = words.iter_mut().find(|w| {
+            w.len() >= 4 && w.ends_with('s') && !["ss", "us", "is"].iter().any(|e| w.ends_with(e))
+        }) {
             // `crashes`, `matches`, `fixes`, `passes`: the plural added `es`.
             let es = ["shes", "tches", "xes", "sses"]
                 .iter()
@@ -124,6 +124,11 @@ mod tests {
         assert_eq!(counted(1, "matches"), "1 match");
         assert_eq!(counted(1, "prefixes"), "1 prefix");
         assert_eq!(counted(1, "files"), "1 file");
+        assert_eq!(
+            counted(1, "more anomalous records"),
+            "1 more anomalous record"
+        );
+        assert_eq!(counted(1, "status changes"), "1 status change");
     }
 
     #[test]

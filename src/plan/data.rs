@@ -1,8 +1,10 @@
 //! Planning for data sets (JSON documents, JSON Lines, tables), whose
 //! census is the anomalous records. Required at every budget: the exact
 //! totals (header), every collection with its exact length, and every
-//! anomaly — whole while they fit the ceiling, then by identity and
-//! reason, then grouped by reason with exact counts behind `--items`.
+//! anomaly — whole while they fit the budget as asked (`Budget::census`),
+//! then by identity and reason, then grouped by reason with exact counts
+//! behind `--items`. Statistics yield to a census that would fit without
+//! them.
 //! Preferred while the target allows: the document's identity fields,
 //! per-field or per-column statistics, and the deterministic samples (the
 //! first and last records), disclosed as "N of M shown".
@@ -133,7 +135,6 @@ pub fn plan(
         p.spent += p.line_cost(h.first);
         p.blocks.push(Block::Raw(h));
     }
-    identity(&mut p, graph, budget);
     let indexed = |keep: &dyn Fn(&EvidenceItem) -> bool| -> Indexed {
         graph
             .items
@@ -143,18 +144,40 @@ pub fn plan(
             .collect()
     };
     let collections = indexed(&|i| role(i) == "collection");
+    let anomalies = indexed(&|i| contract.requires(i));
+    // What is preferred (identity fields, keys, statistics) never pushes
+    // out a census that would fit without it: the anomalies named and
+    // every collection's length.
+    let lengths: usize = collections
+        .iter()
+        .map(|&(index, _)| p.note_cost(&DataNote::CollectionLength { index }))
+        .sum();
+    // A names list costs at least its count and the marker of the names.
+    let lists = graph.items.iter().filter(|i| role(i) == "names").count();
+    let names_floor = if lists > 0 {
+        MARKER_TOKENS + 20 * lists
+    } else {
+        0
+    };
+    let census = census_cost(&p, table, &anomalies, &collections) + lengths + names_floor;
+    let preferred = budget.census.saturating_sub(census);
+    identity(&mut p, graph, budget, preferred);
+    // Every collection's length is required; its keys while a share of
+    // the census allows.
+    let keys_room = (p.spent + budget.census / 3).min(preferred + lengths);
     for &(index, _) in &collections {
-        p.note(DataNote::Collection { index }, budget.ceiling);
+        if !p.note(DataNote::Collection { index }, keys_room) {
+            p.note(DataNote::CollectionLength { index }, usize::MAX);
+        }
     }
     // Statistics get a share of the target before records do; the
     // records' names come out of that share.
-    let mut stats_room = p.spent + budget.target / 3;
+    let mut stats_room = (p.spent + budget.target / 3).min(preferred + lengths);
     if names(&mut p, graph, budget, collections.len()) {
         // The names' marker is priced on a placeholder key: a margin for
         // the printed one.
         stats_room = stats_room.saturating_sub(MARKER_TOKENS);
     }
-    let anomalies = indexed(&|i| contract.requires(i));
     for (index, _) in indexed(&|i| role(i) == "stats") {
         if !p.note(DataNote::Stats { index }, stats_room.min(budget.target)) {
             break;
@@ -172,6 +195,75 @@ pub fn plan(
     finish(p, budget, why)
 }
 
+/// What naming every anomaly costs at the least (a table's rows with the
+/// markers between them, a document's pointers and reasons), with the
+/// lines the digest closes with.
+fn census_cost(
+    p: &Planner,
+    table: Option<&EvidenceItem>,
+    anomalies: &Indexed,
+    collections: &Indexed,
+) -> usize {
+    let Some(t) = table else {
+        let pointers: usize = anomalies
+            .iter()
+            .map(|&(index, _)| p.note_cost(&DataNote::AnomalyByItem { index }))
+            .sum();
+        return pointers + collection_markers(collections) + NEXT_TOKENS;
+    };
+    table_census(p, t, anomalies)
+}
+
+/// What showing every anomalous row costs: the rows, a marker for each
+/// gap they leave, and the closing lines.
+fn table_census(p: &Planner, t: &EvidenceItem, anomalies: &Indexed) -> usize {
+    let rows: Vec<usize> = t.detail.iter().flat_map(|s| s.first..=s.last).collect();
+    let mut kept = Kept::new(rows.len());
+    let mut cost = CLOSING_TOKENS;
+    for a in anomalies {
+        if let Some(i) = a.1.headline.and_then(|h| rows.binary_search(&h.first).ok()) {
+            cost += p.line_cost(rows[i]);
+            kept.keep(i);
+        }
+    }
+    cost + kept.markers()
+}
+
+/// What closing a digest whose anomalies do not all fit costs at most:
+/// the reasons of all of them, the `--items` marker and the closing lines.
+fn flood_closing(p: &Planner, anomalies: &Indexed) -> usize {
+    let all: Vec<&EvidenceItem> = anomalies.iter().map(|(_, a)| *a).collect();
+    let reasons = DataNote::Reasons {
+        reasons: reasons(&all),
+    };
+    p.note_cost(&reasons) + MARKER_TOKENS + CLOSING_TOKENS
+}
+
+/// What the markers of the collections not shown whole cost, priced on
+/// their own counts and addresses.
+fn collection_markers(collections: &Indexed) -> usize {
+    collections
+        .iter()
+        .filter(|(_, c)| !c.fields.contains_key("values"))
+        .map(|(_, c)| {
+            let len: usize = get(c, "length").parse().unwrap_or(0);
+            let what = Left::Counted {
+                unit: Noun::new("item", "items"),
+            };
+            let omission = Omission {
+                what: Omitted::Items(what),
+                count: len,
+                address: Address::Item(c.identity.clone()),
+            };
+            if len == 0 {
+                0
+            } else {
+                crate::render::marker_tokens(&omission)
+            }
+        })
+        .sum()
+}
+
 fn finish(p: Planner, budget: Budget, why: &str) -> DeliveryPlan {
     DeliveryPlan {
         rung: p.rung,
@@ -184,16 +276,18 @@ fn finish(p: Planner, budget: Budget, why: &str) -> DeliveryPlan {
     }
 }
 
-fn identity(p: &mut Planner, graph: &EvidenceGraph, budget: Budget) {
+fn identity(p: &mut Planner, graph: &EvidenceGraph, budget: Budget, preferred: usize) {
     let ids: Vec<usize> = (0..graph.items.len())
         .filter(|&i| role(&graph.items[i]) == "identity")
         .collect();
+    // Preferred, so a share of the target: the census comes after.
     if !ids.is_empty() {
-        p.note(DataNote::Identity { indices: ids }, budget.target);
+        let limit = (p.spent + budget.target / 4).min(preferred);
+        p.note(DataNote::Identity { indices: ids }, limit);
     }
     for index in (0..graph.items.len()).filter(|&i| role(&graph.items[i]) == "dependencies") {
         if !p.note(DataNote::Dependencies { index }, budget.target) {
-            p.note(DataNote::DependenciesByItem { index }, budget.ceiling);
+            p.note(DataNote::DependenciesByItem { index }, budget.census);
         }
     }
 }
@@ -246,8 +340,10 @@ fn names(p: &mut Planner, graph: &EvidenceGraph, budget: Budget, closing: usize)
     left > 0
 }
 
-/// JSON records: anomalies whole within the ceiling, then by pointer and
-/// reason, then grouped; samples within the target; the disclosure line.
+/// JSON records: every anomaly within the census, whole while the ones
+/// after it still fit by pointer and reason, else all by pointer, else as
+/// many as fit with the rest grouped by reason behind `--items`; samples
+/// within the target; each collection's "N of M shown" disclosure.
 fn json_records<'r>(
     p: &mut Planner,
     anomalies: &Indexed,
@@ -257,17 +353,35 @@ fn json_records<'r>(
     let graph = p.graph;
     let mut named: Vec<&EvidenceItem> = Vec::new();
     let mut left: Vec<&EvidenceItem> = Vec::new();
-    let reserve = MARKER_TOKENS * 4;
-    for &(index, a) in anomalies {
+    // Every collection not shown whole closes with its marker, the digest
+    // with its `--items` hop.
+    let closing = collection_markers(collections) + NEXT_TOKENS;
+    let whole: Vec<usize> = anomalies
+        .iter()
+        .map(|&(index, _)| p.note_cost(&DataNote::Anomaly { index }))
+        .collect();
+    let by_item: Vec<usize> = anomalies
+        .iter()
+        .map(|&(index, _)| p.note_cost(&DataNote::AnomalyByItem { index }))
+        .collect();
+    // Each anomaly whole while the ones after it still fit by pointer,
+    // else by pointer while the rest do too or room stays for the reasons
+    // and the `--items` marker; the rest grouped by reason.
+    let mut after: usize = by_item.iter().sum();
+    let flood = flood_closing(p, anomalies);
+    for (k, &(index, a)) in anomalies.iter().enumerate() {
+        after -= by_item[k];
+        let room = |cost: usize, spent: usize| {
+            spent + cost + after + closing <= budget.census
+                || spent + cost + closing + flood <= budget.census
+        };
         if !left.is_empty() {
             left.push(a);
-        } else if p.note(
-            DataNote::Anomaly { index },
-            budget.ceiling.saturating_sub(reserve),
-        ) || p.note(
-            DataNote::AnomalyByItem { index },
-            budget.ceiling.saturating_sub(reserve),
-        ) {
+        } else if p.spent + whole[k] + after + closing <= budget.census {
+            p.note(DataNote::Anomaly { index }, usize::MAX);
+            named.push(a);
+        } else if room(by_item[k], p.spent) {
+            p.note(DataNote::AnomalyByItem { index }, usize::MAX);
             named.push(a);
         } else {
             left.push(a);
@@ -304,7 +418,8 @@ fn json_records<'r>(
         } else {
             DataNote::Sample { index }
         };
-        if !p.note(note, budget.target) {
+        let notes = collections.len() * SHOWN_NOTE_TOKENS;
+        if !p.note(note, budget.target.saturating_sub(closing + notes)) {
             break;
         }
         shown_samples += 1;
@@ -326,17 +441,27 @@ fn json_records<'r>(
         if len == 0 || shown >= len || c.fields.contains_key("values") {
             continue;
         }
-        p.note(
-            DataNote::CollectionShown {
-                index,
-                shown,
-                samples: s,
-                anomalies: a,
-            },
-            usize::MAX,
-        );
+        // None shown: the marker alone says so, with its address.
+        if shown > 0 {
+            p.note(
+                DataNote::CollectionShown {
+                    index,
+                    shown,
+                    samples: s,
+                    anomalies: a,
+                },
+                usize::MAX,
+            );
+        }
+        let what = if shown > 0 {
+            Left::MoreElements
+        } else {
+            Left::Counted {
+                unit: Noun::new("item", "items"),
+            }
+        };
         p.omit(
-            Omitted::Items(Left::MoreElements),
+            Omitted::Items(what),
             len - shown,
             Address::Item(c.identity.clone()),
         );
@@ -365,42 +490,51 @@ fn reasons(items: &[&EvidenceItem]) -> Vec<(String, usize)> {
     groups.sort_by_key(|g| std::cmp::Reverse(g.1));
     groups
 }
-/// Table rows: every anomalous row (within the ceiling), then the first
-/// and last rows while the target allows, in table order; each gap one
-/// marker with its `--lines` address.
+/// Table rows: every anomalous row while the census allows (priced with
+/// the marker each gap it opens costs), then the first and last rows
+/// while the target allows, in table order; each gap one marker with its
+/// `--lines` address. Anomalous rows past the census are grouped by reason
+/// behind `--items`.
 fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &Indexed, budget: Budget) {
     let rows: Vec<usize> = table.detail.iter().flat_map(|s| s.first..=s.last).collect();
-    let mut keep = vec![false; rows.len()];
     let pos = |line: usize| rows.binary_search(&line).ok();
+    let at: Vec<Option<usize>> = anomalies
+        .iter()
+        .map(|(_, a)| a.headline.and_then(|h| pos(h.first)))
+        .collect();
+    // All of them when they fit with the closing lines; else as many as
+    // fit with room for the reasons and the `--items` marker.
+    let whole = p.spent + table_census(p, table, anomalies) <= budget.census;
+    let mut kept = Kept::new(rows.len());
+    let limit = if whole {
+        budget.census.saturating_sub(CLOSING_TOKENS)
+    } else {
+        budget.census.saturating_sub(flood_closing(p, anomalies))
+    };
     let mut left = 0usize;
-    let reserve = MARKER_TOKENS * 6;
-    for (_, a) in anomalies {
-        let Some(i) = a.headline.and_then(|h| pos(h.first)) else {
-            continue;
-        };
+    for i in at.iter().flatten().copied() {
         let c = p.line_cost(rows[i]);
-        if left > 0 || p.spent + c + reserve > budget.ceiling {
+        if left > 0 || p.spent + kept.markers_if_kept(i) + c > limit {
             left += 1;
             continue;
         }
         p.spent += c;
-        keep[i] = true;
+        kept.keep(i);
     }
-    // First and last rows, alternating, while the target allows, less a
-    // marker for each gap the kept rows may leave.
-    let gaps = keep.iter().filter(|k| **k).count() + 2;
-    let target = budget.target.saturating_sub(MARKER_TOKENS * gaps);
+    // First and last rows, alternating, while the target allows (the gaps
+    // the kept rows leave priced as markers).
+    let target = budget.target.saturating_sub(CLOSING_TOKENS);
     let (mut lo, mut hi) = (0usize, rows.len());
     let mut front = true;
     while lo < hi {
         let i = if front { lo } else { hi - 1 };
-        if !keep[i] {
+        if !kept.is(i) {
             let c = p.line_cost(rows[i]);
-            if p.spent + c > target {
+            if p.spent + kept.markers_if_kept(i) + c > target {
                 break;
             }
             p.spent += c;
-            keep[i] = true;
+            kept.keep(i);
         }
         if front {
             lo += 1;
@@ -409,15 +543,16 @@ fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &Indexed, budget: Budg
         }
         front = !front;
     }
+    let keep = kept.rows;
     let mut i = 0;
     while i < rows.len() {
         let start = i;
-        let kept = keep[i];
-        while i < rows.len() && keep[i] == kept && (i == start || rows[i] == rows[i - 1] + 1) {
+        let k = keep[i];
+        while i < rows.len() && keep[i] == k && (i == start || rows[i] == rows[i - 1] + 1) {
             i += 1;
         }
         let span = Span::new(rows[start], rows[i - 1]);
-        if kept {
+        if k {
             p.blocks.push(Block::Raw(span));
         } else {
             p.omit(Omitted::Lines, i - start, Address::Lines(span));
@@ -453,5 +588,65 @@ fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &Indexed, budget: Budg
             left,
             Address::Items(None),
         );
+    }
+}
+
+/// Lines a data digest closes with when every anomaly is shown: the
+/// rows-shown disclosure and the `--items` hop.
+const CLOSING_TOKENS: usize = 50;
+
+/// The `next:` line that closes a digest with a census.
+const NEXT_TOKENS: usize = 20;
+
+/// A collection's "N of M shown" line, printed when some were shown.
+const SHOWN_NOTE_TOKENS: usize = 24;
+
+/// Which rows of a table are kept, and how many gaps (one marker each)
+/// they leave.
+struct Kept {
+    rows: Vec<bool>,
+    gaps: usize,
+}
+
+impl Kept {
+    fn new(n: usize) -> Kept {
+        Kept {
+            rows: vec![false; n],
+            gaps: usize::from(n > 0),
+        }
+    }
+
+    fn is(&self, i: usize) -> bool {
+        self.rows[i]
+    }
+
+    /// The gaps left were row `i` kept too: one more when it splits a
+    /// gap, one fewer when it fills one.
+    fn gaps_if_kept(&self, i: usize) -> usize {
+        if self.rows[i] {
+            return self.gaps;
+        }
+        let before = i > 0 && !self.rows[i - 1];
+        let after = i + 1 < self.rows.len() && !self.rows[i + 1];
+        match (before, after) {
+            (true, true) => self.gaps + 1,
+            (false, false) => self.gaps.saturating_sub(1),
+            _ => self.gaps,
+        }
+    }
+
+    fn keep(&mut self, i: usize) {
+        self.gaps = self.gaps_if_kept(i);
+        self.rows[i] = true;
+    }
+
+    /// What the gaps' markers cost.
+    fn markers(&self) -> usize {
+        self.gaps * MARKER_TOKENS
+    }
+
+    /// What the gaps' markers would cost were row `i` kept too.
+    fn markers_if_kept(&self, i: usize) -> usize {
+        self.gaps_if_kept(i) * MARKER_TOKENS
     }
 }

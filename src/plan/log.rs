@@ -84,7 +84,7 @@ pub fn plan(
     p.templates(&of(ItemKind::LogTemplate), budget.target);
     p.blocks.push(Block::Footer);
     let why = match p.rung {
-        Rung::Flood => "the error templates exceed the ceiling: counted by template past it",
+        Rung::Flood => "the error templates exceed the budget: counted behind --items past it",
         _ => "counts, failing endpoints and every error event; templates by count",
     };
     DeliveryPlan {
@@ -234,8 +234,8 @@ impl Planner<'_> {
             return;
         }
         // Templates in order of first occurrence, with every event. Every
-        // template still named by its first event whole is DENSE; FLOOD
-        // only once some are counted without one.
+        // template named (by its first event whole, or by its text with its
+        // count) is DENSE; FLOOD only once some are not even named.
 
         // Each template's first event (its index) and every event's lines.
         let mut order: Vec<(&str, usize)> = Vec::new();
@@ -283,8 +283,10 @@ impl Planner<'_> {
                 continue;
             }
             counted_only += 1;
-            self.rung = Rung::Flood;
+            // A template counted with its text is still named (DENSE, its
+            // events one `--item` away); FLOOD once one is not even named.
             if self.spent + MARKER_TOKENS * 2 > ceiling {
+                self.rung = Rung::Flood;
                 silent += list.len();
                 continue;
             }

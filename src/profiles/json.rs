@@ -35,8 +35,8 @@
 //! document fits: printed whole, value unchanged) → DENSE (identity,
 //! collections, names (whole, flagged, or counted), statistics, every
 //! anomaly whole, samples disclosed as "N of M shown") → FLOOD (anomalies
-//! beyond the ceiling named by pointer and reason, grouped by reason with
-//! exact counts, all behind `--items`).
+//! past the budget as asked named by pointer and reason while they fit,
+//! the rest grouped by reason with exact counts, all behind `--items`).
 //! `ctx expand H --item POINTER` prints any subtree exactly.
 
 use serde_json::value::RawValue;

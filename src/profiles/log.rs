@@ -1,8 +1,10 @@
 //! log/v1 — server and application logs: nginx/Apache access logs
 //! (combined or common), nginx error logs, PostgreSQL server logs, Python
-//! `logging` output with its tracebacks, syslog and journalctl, and any log
-//! whose lines open with a timestamp or a level, with the Java, Go, Rust
-//! and Node stack traces printed among them. Logs arrive through `ctx pipe`
+//! `logging` output with its tracebacks, syslog and journalctl, structured
+//! logs (a JSON object per line, or logfmt pairs, naming a level and a
+//! message: their template is the message), and any log whose lines open
+//! with a timestamp or a level, with the Java, Go, Rust and Node stack
+//! traces printed among them. Logs arrive through `ctx pipe`
 //! and `ctx digest FILE`, so the family is told by content alone.
 //!
 //! **Decision.** What went wrong in this log and how often: which errors
@@ -31,9 +33,10 @@
 //! failing endpoints, every error event whole — or, past the target, the
 //! first of each error template whole and the others counted per template
 //! with `--item TEMPLATE` — slowest requests, the templates by count while
-//! the budget allows, the rest behind markers) → FLOOD (the error
-//! templates exceed the ceiling: the rest named with counts or counted
-//! behind `--items`; endpoints past the ceiling counted by status).
+//! the budget allows, the rest behind markers; error templates past the
+//! budget named with their counts) → FLOOD (the error templates exceed
+//! the budget: the rest counted behind `--items`; endpoints past it
+//! counted by status).
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -46,6 +49,7 @@ use super::{Profile, ProfileSpec, ReceiptGroup};
 
 pub mod access;
 pub mod shape;
+pub mod structured;
 pub mod template;
 
 use shape::{Format, Level, Line};
@@ -229,14 +233,16 @@ impl Reader {
                 format,
                 level,
                 stamp,
+                message,
             } => {
                 *self.formats.entry(format).or_insert(0) += 1;
                 if let Some(l) = level {
                     *self.levels.entry(l).or_insert(0) += 1;
                 }
-                let body = match (format, stamp) {
-                    (Format::Access, _) | (_, None) => raw,
-                    (_, Some((_, end))) => raw[end..].trim_ascii_start(),
+                let body = match (format, stamp, message) {
+                    (_, _, Some((from, to))) => &raw[from..to],
+                    (Format::Access, _, _) | (_, None, _) => raw,
+                    (_, Some((_, end)), _) => raw[end..].trim_ascii_start(),
                 };
                 if let Some((from, to)) = stamp {
                     self.stamp((n, from, to));

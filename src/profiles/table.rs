@@ -25,8 +25,8 @@
 //! **Ladder.** VERBATIM (fits the budget) → DENSE (header line, column
 //! summaries, every anomalous row, then first and last rows while the
 //! budget allows, raw and aligned, each gap one marker with its `--lines`)
-//! → FLOOD (anomalous rows beyond the ceiling grouped by reason with exact
-//! counts, all behind `--items`).
+//! → FLOOD (anomalous rows past the budget as asked, their gaps' markers
+//! priced, grouped by reason with exact counts, all behind `--items`).
 
 use crate::artifact::{Artifact, Exit, Span};
 use crate::evidence::{

@@ -6,6 +6,8 @@
 //! 100 MB log passes here once per line, where capturing regexes would
 //! cost seconds.
 
+use super::structured;
+
 /// Which log format a line is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Format {
@@ -21,6 +23,10 @@ pub enum Format {
     Syslog,
     /// Any other line that opens with a timestamp or a level.
     Generic,
+    /// One JSON object per line with a level and a message.
+    Json,
+    /// logfmt pairs: `time=… level=… msg="…"`.
+    Logfmt,
 }
 
 impl Format {
@@ -33,6 +39,8 @@ impl Format {
             Format::Python => "python log",
             Format::Syslog => "syslog",
             Format::Generic => "log",
+            Format::Json => "JSON log",
+            Format::Logfmt => "logfmt log",
         }
     }
 }
@@ -104,7 +112,7 @@ impl Level {
     }
 
     /// A level word, any case (`ERR`, `warn`, `DEBUG2`, `emerg`).
-    fn parse(word: &[u8]) -> Option<Level> {
+    pub(super) fn parse(word: &[u8]) -> Option<Level> {
         let mut up = [0u8; 9];
         if word.len() > up.len() || word.is_empty() {
             return None;
@@ -141,11 +149,14 @@ const POSTGRES_TAILS: [&[u8]; 6] = [
 /// What one line is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Line {
-    /// An event's first line; `stamp` the byte range of its timestamp.
+    /// An event's first line; `stamp` the byte range of its timestamp,
+    /// `message` that of its message when the line names it (a structured
+    /// line: the rest of it is fields, not the statement).
     Start {
         format: Format,
         level: Option<Level>,
         stamp: Option<(usize, usize)>,
+        message: Option<(usize, usize)>,
     },
     /// A stack trace or crash report that opens without a log prefix.
     Exception,
@@ -164,11 +175,25 @@ pub fn read(line: &[u8]) -> Line {
     if line[0] == b' ' || line[0] == b'\t' {
         return Line::Continuation;
     }
+    let structured = if line[0] == b'{' {
+        structured::json(line).map(|f| (Format::Json, f))
+    } else {
+        structured::logfmt(line).map(|f| (Format::Logfmt, f))
+    };
+    if let Some((format, f)) = structured {
+        return Line::Start {
+            format,
+            level: Some(f.level),
+            stamp: f.stamp,
+            message: Some(f.message),
+        };
+    }
     if let Some(stamp) = access_stamp(line) {
         return Line::Start {
             format: Format::Access,
             level: None,
             stamp: Some(stamp),
+            message: None,
         };
     }
     if let Some(end) = iso_stamp(line) {
@@ -195,6 +220,7 @@ pub fn read(line: &[u8]) -> Line {
             format: Format::Python,
             level: Some(level),
             stamp: None,
+            message: None,
         };
     }
     if let Some(level) = leading_level(line) {
@@ -202,6 +228,7 @@ pub fn read(line: &[u8]) -> Line {
             format: Format::Generic,
             level: Some(level),
             stamp: None,
+            message: None,
         };
     }
     if is_exception(line) {
@@ -215,6 +242,7 @@ fn start(format: Format, level: Option<Level>, stamp: (usize, usize)) -> Line {
         format,
         level,
         stamp: Some(stamp),
+        message: None,
     }
 }
 

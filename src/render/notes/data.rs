@@ -52,7 +52,8 @@ fn unescaped(note: &DataNote, graph: &EvidenceGraph) -> String {
             )
         }),
         DataNote::Names { index, shown } => with(index, &|l| names(l, *shown)),
-        DataNote::Collection { index } => with(index, &collection),
+        DataNote::Collection { index } => with(index, &|c| collection(c, true)),
+        DataNote::CollectionLength { index } => with(index, &|c| collection(c, false)),
         DataNote::Stats { index } => with(index, &stats),
         DataNote::Anomaly { index } => with(index, &|a| {
             format!("{} ({}): {}", a.identity, reason(a), get(a, "json"))
@@ -126,7 +127,7 @@ fn reason(item: &EvidenceItem) -> &str {
     item.summary.as_deref().unwrap_or("")
 }
 
-fn collection(c: &EvidenceItem) -> String {
+fn collection(c: &EvidenceItem, with_keys: bool) -> String {
     let n = number(c, "length");
     let role = get(c, "role");
     let mut line = if role == "collection" && get(c, "rows") == "true" {
@@ -143,7 +144,7 @@ fn collection(c: &EvidenceItem) -> String {
         line.push_str(&format!(": {v}"));
     }
     let keys = get(c, "keys");
-    if !keys.is_empty() {
+    if with_keys && !keys.is_empty() {
         line.push_str(&format!(" · keys: {}", clip_chars(keys, 400)));
     }
     line
