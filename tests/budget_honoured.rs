@@ -54,18 +54,50 @@ fn measure(budget: Option<usize>) -> Vec<Measured> {
     out
 }
 
+/// Digests known to exceed their limit, each with why; the property holds
+/// every other fixture to its limit, and fails when one of these comes
+/// within it (so the list only shrinks).
+const KNOWN_OVER: [(&str, usize, &str); 3] = [
+    (
+        "ci_log__gha-pytest-failures-section",
+        150,
+        "the failing step's census names its two error annotations' lines as \
+         build failures, and the annotations are printed again as themselves",
+    ),
+    (
+        "ci_log__gha-pytorch-test-step",
+        150,
+        "two failing steps, each with its cause (one a 85-token OSError line), \
+         cost more than the 256-token floor before any detail",
+    ),
+    (
+        "cargo_build__build-link-and-script",
+        150,
+        "one token over: the estimate the census ladder prices on reads one \
+         token under the exact count",
+    ),
+];
+
 #[test]
-#[ignore = "CI logs, listings, logs and one cargo build do not honour a budget below their default yet (11 digests, docs/tokens.md): run with --ignored to list them"]
 fn every_digest_fits_its_budget_plus_the_frame() {
     let mut over = Vec::new();
+    let mut known = Vec::new();
     for budget in BUDGETS {
         for m in measure(Some(budget)) {
-            if m.exact > m.limit {
-                over.push(format!(
-                    "{} at {}: {} exact tokens, limit {} ({})",
-                    m.case, m.budget, m.exact, m.limit, m.rung
-                ));
+            if m.exact <= m.limit {
+                continue;
             }
+            if KNOWN_OVER
+                .iter()
+                .any(|(case, b, _)| *case == m.case && *b == m.budget)
+            {
+                known.push((m.case.clone(), m.budget));
+                continue;
+            }
+            over.push(format!(
+                "{} at {}: {} exact tokens, limit {} ({})",
+                m.case, m.budget, m.exact, m.limit, m.rung
+            ));
         }
     }
     assert!(
@@ -74,6 +106,12 @@ fn every_digest_fits_its_budget_plus_the_frame() {
         over.len(),
         over.join("\n")
     );
+    for (case, budget, why) in KNOWN_OVER {
+        assert!(
+            known.iter().any(|(c, b)| c == case && *b == budget),
+            "{case} at {budget} now fits its budget ({why}): take it off KNOWN_OVER"
+        );
+    }
 }
 
 /// The default budget (the contract's target) is a budget too: every

@@ -101,13 +101,36 @@ fn every_failing_step_annotation_and_census_identity_survives() {
                     "{at}: failing step {step:?} not named:\n{text}"
                 );
             }
+            // Every error annotation whole; a warning or notice whole, or
+            // (past the budget as asked) counted behind `--items`: the
+            // markers count exactly the annotations not printed.
+            let mut missing = 0;
             for a in &t.annotations {
+                let shown = text
+                    .lines()
+                    .any(|l| l == a || l.ends_with(&format!(": {a}")));
+                if shown {
+                    continue;
+                }
                 assert!(
-                    text.lines()
-                        .any(|l| l == a || l.ends_with(&format!(": {a}"))),
+                    !a.contains("##[error]") && budget.is_some(),
                     "{at}: annotation {a:?} lost:\n{text}"
                 );
+                missing += 1;
             }
+            let counted: usize = text
+                .lines()
+                .filter_map(|l| {
+                    let rest = l.strip_prefix("[ctx] … ")?;
+                    let (n, what) = rest.split_once(' ')?;
+                    (what.starts_with("annotation") && l.ends_with("--items"))
+                        .then(|| n.replace(',', "").parse::<usize>().unwrap())
+                })
+                .sum();
+            assert!(
+                counted >= missing,
+                "{at}: {missing} annotations neither printed nor counted:\n{text}"
+            );
             for id in &t.census {
                 assert!(
                     text.contains(id.as_str()),

@@ -11,7 +11,8 @@
 //!   the window.
 //! - Annotations are required: each is its raw line, or, when the
 //!   window's plan left its line behind a marker, its census line. Past
-//!   the ceiling the rest are counted behind `--items`.
+//!   the budget as asked (errors) or the target (warnings, notices) the
+//!   rest are counted behind `--items`.
 //! - The step list is preferred: whole when it fits, else the steps that
 //!   failed or raised annotations, the others counted behind `--items
 //!   --code succeeded`.
@@ -22,7 +23,7 @@
 use crate::artifact::{Artifact, Exit, Span};
 use crate::contract::{self, Contract, Noun};
 use crate::delivery_plan::{CiLogNote, Header, Note};
-use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
+use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind, Severity};
 use crate::normalize;
 use crate::profiles::ci_log::{
     self, CONTENT_FIRST, EXIT, FAILED, FAMILY, ITEMS_COUNT, ITEMS_FROM, NUMBER, SKIPPED, STEP,
@@ -92,12 +93,25 @@ pub fn plan(
             .map(|&i| p.line_cost(graph.items[i].headline.map_or(1, |h| h.first)))
             .sum::<usize>()
         + MARKER_TOKENS * 2;
-    let left = budget
-        .target
-        .saturating_sub(frame_tokens(artifact, graph) + required);
+    let frame = frame_tokens(artifact, graph);
+    let left = budget.target.saturating_sub(frame + required);
     let per_window = (left / windows.len().max(1)).max(WINDOW_FLOOR);
 
-    let mut annotation_room = budget.ceiling / 2;
+    // Error annotations are the failure's own words, as a failing step's
+    // census is: exempt from the budget up to half the ceiling. Warnings
+    // and notices fit the budget as asked, less room for the error
+    // annotations still to come and the closing markers; past it they are
+    // counted behind `--items`.
+    let mut room = Room {
+        errors: budget.ceiling / 2,
+        others: budget.census.saturating_sub(MARKER_TOKENS * 3),
+        owed: annotations
+            .iter()
+            .map(|&a| &graph.items[a])
+            .filter(|a| a.severity == Severity::Error)
+            .map(|a| p.line_cost(a.headline.map_or(1, |h| h.first)))
+            .sum(),
+    };
     let mut unshown_annotations: Vec<usize> = Vec::new();
     for &i in &first {
         p.note(CiLogNote::Step {
@@ -105,14 +119,14 @@ pub fn plan(
             top: true,
         });
         if windows.contains(&i) {
-            p.window(i, per_window, left.max(per_window));
+            // The window's detail gets what the log's budget as asked
+            // leaves after the lines still owed (never raised to its own
+            // family's floor past it); its census keeps the floor.
+            let owed = room.owed + MARKER_TOKENS * 2;
+            let detail = per_window.min(budget.census.saturating_sub(p.spent + owed));
+            p.window(i, detail, left.max(per_window));
         }
-        p.annotations(
-            i,
-            &annotations,
-            &mut annotation_room,
-            &mut unshown_annotations,
-        );
+        p.annotations(i, &annotations, &mut room, &mut unshown_annotations);
     }
 
     // The step list: whole when it fits what the target leaves.
@@ -149,12 +163,7 @@ pub fn plan(
                 index: i,
                 top: false,
             });
-            p.annotations(
-                i,
-                &annotations,
-                &mut annotation_room,
-                &mut unshown_annotations,
-            );
+            p.annotations(i, &annotations, &mut room, &mut unshown_annotations);
         } else {
             left_out.push(i);
         }
@@ -222,6 +231,14 @@ pub fn plan(
         why: "the failing steps with their family's digest and every annotation; the steps by outcome"
             .into(),
     }
+}
+
+/// What the annotations may bring the digest to: the errors, the others.
+struct Room {
+    errors: usize,
+    others: usize,
+    /// What the error annotations not placed yet cost.
+    owed: usize,
 }
 
 fn of(graph: &EvidenceGraph, kind: ItemKind) -> Vec<usize> {
@@ -293,12 +310,12 @@ impl Planner<'_> {
     }
 
     /// The step's annotations, each its raw line (or its census line when
-    /// the window's plan hid that line), while `room` lasts.
+    /// the window's plan hid that line), while `room` allows.
     fn annotations(
         &mut self,
         step: usize,
         all: &[usize],
-        room: &mut usize,
+        room: &mut Room,
         unshown: &mut Vec<usize>,
     ) {
         let n = number(&self.graph.items[step]).to_string();
@@ -313,22 +330,35 @@ impl Planner<'_> {
             if self.shown.iter().any(|s| s.contains(line)) {
                 continue;
             }
-            let cost = self.line_cost(line);
-            if cost > *room {
-                unshown.push(a);
-                continue;
-            }
-            *room -= cost;
-            self.spent += cost;
             // A line another step's window plans (GitLab's `Job failed`,
             // told with the section it failed in, may stand in a runner
             // step that is a window too) is named by its census line, so
-            // no line is printed twice.
+            // no line is printed twice; so is one a window's marker hides.
             let foreign = self
                 .windows
                 .iter()
                 .any(|(w, span)| *w != step && span.contains(line));
-            if foreign || self.hidden.iter().any(|s| s.contains(line)) {
+            let as_item = foreign || self.hidden.iter().any(|s| s.contains(line));
+            let cost = if as_item {
+                let text = crate::render::census::item_line(self.artifact, item).text;
+                tokens::estimate(text.as_bytes()) + 3
+            } else {
+                self.line_cost(line)
+            };
+            // An error is owed until it is placed; the others leave room
+            // for the errors still to come.
+            let limit = if item.severity == Severity::Error {
+                room.owed = room.owed.saturating_sub(self.line_cost(line));
+                room.errors
+            } else {
+                room.others.saturating_sub(room.owed)
+            };
+            if self.spent + cost > limit {
+                unshown.push(a);
+                continue;
+            }
+            self.spent += cost;
+            if as_item {
                 self.blocks.push(Block::Item {
                     index: a,
                     detail: false,
@@ -377,6 +407,7 @@ impl Planner<'_> {
         // step's census is what the log is read for.
         let mut budget = Budget::from_contract(&contract, Some(target));
         budget.census = budget.census.max(census);
+        budget.target = budget.target.min(target);
         let plan = super::resolve(&w, &graph, &receipt, &contract, budget, raw);
         self.note(CiLogNote::ReadAs(Header::of(&w, &graph, &plan)));
         if plan.rung == Rung::Verbatim {

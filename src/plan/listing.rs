@@ -50,12 +50,22 @@ pub fn plan(
         omissions: Vec::new(),
         rung: Rung::Dense,
     };
-    for note in [types_note(graph), kept_whole_note(graph)]
-        .into_iter()
-        .flatten()
-    {
+    // The kept-whole note, where it was placed and what it cost: taken
+    // back when the budget leaves some of those lines out.
+    let mut kept_note: Option<(usize, usize)> = None;
+    for (note, kept) in [(types_note(graph), false), (kept_whole_note(graph), true)] {
+        let Some(note) = note else { continue };
         let note = Note::Listing(note);
-        p.spent += tokens::estimate(notes::words(&note, artifact, graph).as_bytes()) + 2;
+        let cost = tokens::estimate(notes::words(&note, artifact, graph).as_bytes()) + 2;
+        // The tally by type is preferred: at most a quarter of the target,
+        // so that a small budget keeps its room for the folders.
+        if !kept && cost > budget.target / 4 {
+            continue;
+        }
+        p.spent += cost;
+        if kept {
+            kept_note = Some((p.blocks.len(), cost));
+        }
         p.blocks.push(Block::Notice(note));
     }
     let census: Vec<&EvidenceItem> = contract.census(graph).collect();
@@ -73,9 +83,10 @@ pub fn plan(
     // the runs between folders are declared omissions, not census.
     let named_cost = named_cost(graph);
     let mut named_form = false;
+    let mut whole_left = 0;
     if !census::measure(artifact, graph, receipt, contract).fits(budget.census) {
         p.rung = Rung::Flood;
-        unnamed = p.named(graph, contract, budget.census);
+        (whole_left, unnamed) = p.named(graph, contract, budget.census);
     } else if p.spent + must_cost > budget.target
         && (markers_cost > lines_cost || p.spent + must_cost > budget.census)
         && named_cost < must_cost
@@ -85,7 +96,7 @@ pub fn plan(
         // themselves (or more than the budget). The folders are named in
         // notes instead, in the listing's order, each with its entry count.
         named_form = true;
-        unnamed = p.named(graph, contract, budget.census);
+        (whole_left, unnamed) = p.named(graph, contract, budget.census);
         // Anomalies the budget left to `--items`: the census is no longer
         // whole inline.
         if unnamed > 0 {
@@ -97,6 +108,13 @@ pub fn plan(
             p.keep[n] = true;
         }
         p.rounds(graph, budget.target);
+    }
+    // "Kept whole" only when every one of them is.
+    if whole_left > 0
+        && let Some((at, cost)) = kept_note
+    {
+        p.blocks.remove(at);
+        p.spent -= cost;
     }
     p.keep_cheap_runs();
     p.emit();
@@ -240,7 +258,16 @@ impl Planner<'_> {
     /// Anomaly, error and closing lines whole while they fit in half the
     /// budget; folders named in notes, in the listing's order, while they
     /// fit; returns how many census identities are left to `--items`.
-    fn named(&mut self, graph: &EvidenceGraph, contract: &Contract, budget: usize) -> usize {
+    /// Keeps the census lines that are not folders while half the budget
+    /// allows and names the folders in notes; returns how many of the
+    /// former were left out, and how many items in all are left to
+    /// `--items`.
+    fn named(
+        &mut self,
+        graph: &EvidenceGraph,
+        contract: &Contract,
+        budget: usize,
+    ) -> (usize, usize) {
         let mut left = 0;
         let mut whole: Vec<usize> = graph
             .items
@@ -266,17 +293,18 @@ impl Planner<'_> {
             .enumerate()
             .filter(|(_, i)| i.kind == ItemKind::Directory)
             .collect();
-        self.blocks
-            .push(Block::Notice(Note::Listing(if self.rung == Rung::Flood {
-                ListingNote::FoldersFlood {
-                    folders: folders.len(),
-                    budget,
-                }
-            } else {
-                ListingNote::FoldersInOrder {
-                    folders: folders.len(),
-                }
-            })));
+        let heading = Note::Listing(if self.rung == Rung::Flood {
+            ListingNote::FoldersFlood {
+                folders: folders.len(),
+                budget,
+            }
+        } else {
+            ListingNote::FoldersInOrder {
+                folders: folders.len(),
+            }
+        });
+        self.spent += tokens::estimate(notes::words(&heading, self.artifact, graph).as_bytes()) + 2;
+        self.blocks.push(Block::Notice(heading));
         let mut named = 0;
         // The folders of the note being filled, and its width as printed.
         let mut line: Vec<usize> = Vec::new();
@@ -312,7 +340,7 @@ impl Planner<'_> {
             self.blocks
                 .push(Block::Next(Address::Item(f.identity.clone())));
         }
-        left + folders.len() - named
+        (left, left + folders.len() - named)
     }
 
     /// Pushes a note naming the folders `line` holds when it fits under
@@ -329,7 +357,7 @@ impl Planner<'_> {
         });
         let words = notes::words(&note, self.artifact, graph);
         let cost = tokens::estimate(words.as_bytes()) + 3;
-        // The closing lines: the note counting the rest by parent (eight
+        // The closing lines: the note counting the rest by parent (five
         // parents and a count), `next`, the `--lines` and `--items`
         // markers.
         if self.spent + cost + FLOOD_CLOSING_TOKENS > ceiling {

@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 
 use crate::artifact::{Artifact, Span};
-use crate::contract::Contract;
+use crate::contract::{Contract, Noun};
 use crate::delivery_plan::{LogNote, Note};
 use crate::evidence::{EvidenceGraph, EvidenceItem, ItemKind};
 use crate::normalize;
@@ -266,37 +266,43 @@ impl Planner<'_> {
         for (id, index) in order {
             let list = &events[id];
             let first = list[0];
-            let cost = self.block_cost(first) + MARKER_TOKENS * 2;
+            // The marker of the template's other events names the template
+            // in its address: priced as printed, with room for the marker
+            // that would count the templates after it.
+            let more = (list.len() > 1).then(|| Omission {
+                what: Omitted::Items(Left::MoreOfTemplate {
+                    total: list.len(),
+                    last: list[list.len() - 1].first,
+                    itemised,
+                }),
+                count: list.len() - 1,
+                address: Address::Item(id.to_string()),
+            });
+            let marker = more.as_ref().map_or(0, crate::render::marker_tokens);
+            let cost = self.block_cost(first) + marker + MARKER_TOKENS;
             if counted_only == 0 && self.spent + cost <= ceiling {
                 self.block(first);
-                if list.len() > 1 {
-                    self.omit(
-                        Omitted::Items(Left::MoreOfTemplate {
-                            total: list.len(),
-                            last: list[list.len() - 1].first,
-                            itemised,
-                        }),
-                        list.len() - 1,
-                        Address::Item(id.to_string()),
-                    );
+                if let Some(m) = more {
+                    self.omit(m.what, m.count, m.address);
                 }
                 continue;
             }
             counted_only += 1;
             // A template counted with its text is still named (DENSE, its
             // events one `--item` away); FLOOD once one is not even named.
-            if self.spent + MARKER_TOKENS * 2 > ceiling {
-                self.rung = Rung::Flood;
-                silent += list.len();
-                continue;
-            }
-            self.note(LogNote::CountedTemplate {
+            let note = LogNote::CountedTemplate {
                 index,
                 events: list.len(),
                 first: list[0].first,
                 last: list[list.len() - 1].first,
                 capped: of.is_some(),
-            });
+            };
+            if self.spent + self.note_cost(&note) + MARKER_TOKENS > ceiling {
+                self.rung = Rung::Flood;
+                silent += list.len();
+                continue;
+            }
+            self.note(note);
         }
         if counted_only > 0 {
             // Templates only counted here are named in full by `--items`.
@@ -369,9 +375,23 @@ impl Planner<'_> {
                 .cmp(&number(a, "count"))
                 .then(number(a, "first").cmp(&number(b, "first")))
         });
-        self.note(LogNote::Templates {
+        let heading = LogNote::Templates {
             count: sorted.len(),
-        });
+        };
+        let first = LogNote::Template { index: sorted[0].0 };
+        // Preferred: when not even the most frequent fits the target, the
+        // templates are one marker.
+        if self.spent + self.note_cost(&heading) + self.note_cost(&first) + MARKER_TOKENS > target {
+            self.omit(
+                Omitted::Items(Left::Counted {
+                    unit: Noun::new("template", "templates"),
+                }),
+                sorted.len(),
+                Address::Items(Some(format!("--code {TEMPLATE_CODE}"))),
+            );
+            return;
+        }
+        self.note(heading);
         let mut shown = 0;
         for &(index, _) in &sorted {
             let note = LogNote::Template { index };

@@ -6,8 +6,9 @@ use crate::words::count;
 
 /// How many file types the note names before "… N more types".
 const TOP_TYPES: usize = 8;
-/// How many parent folders the FLOOD note names before "… N more".
-const TOP_PARENTS: usize = 8;
+/// How many parent folders the FLOOD note names before "… N more": five
+/// deep paths fit the closing lines' share of the smallest budget.
+const TOP_PARENTS: usize = 5;
 /// What separates the folders a note names.
 pub const SEPARATOR: &str = " · ";
 

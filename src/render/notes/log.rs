@@ -33,7 +33,7 @@ pub fn words(note: &LogNote, graph: &EvidenceGraph) -> String {
             endpoints,
             requests,
         } => format!(
-            "  {status}: {} ({}): `--items --code {status}` lists them",
+            "  {status}: {}, {}: --items --code {status}",
             count_word(*endpoints, "endpoint", "endpoints"),
             count_word(*requests, "request", "requests")
         ),
