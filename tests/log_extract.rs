@@ -2,7 +2,10 @@
 //! (fixtures/log/capture.sh): nginx's JSON access log beside the combined
 //! one, PostgreSQL's jsonlog beside its stderr log, a Python JSON logging
 //! handler beside the text one; the JSON twins of the last two are read
-//! as logs too (structured lines: level and message fields). Every count of the truth is exact in the
+//! as logs too (structured lines: level and message fields), as are a
+//! structlog logfmt log against its JSON twin and pino's JSON lines
+//! against their own records (fixtures/log/capture-structured.sh). Every
+//! count of the truth is exact in the
 //! header, every failing endpoint is named with its count, every error
 //! event of the truth is in the digest (whole, or its template counted
 //! with its `--item` address) at the default and the squeezed budget, and
@@ -302,6 +305,66 @@ fn python_levels_and_tracebacks_match_the_json_handler() {
     }
 }
 
+/// The structured loggers' own records: structlog's JSON twin of its
+/// logfmt log (`level`, `event`) and pino's JSON lines (numeric `level`,
+/// `msg`). The header's level counts and every error event (its level
+/// and its message) come from the records, never from the reader.
+fn structured_truth(case: &str, level_key: &str, message_key: &str) -> Truth {
+    let mut levels: BTreeMap<String, u64> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for r in truth(&format!("{case}.truth.jsonl")) {
+        let level = match &r[level_key] {
+            Value::Number(n) => match n.as_u64() {
+                Some(10) => "trace",
+                Some(20) => "debug",
+                Some(30) => "info",
+                Some(40) => "warning",
+                Some(50) => "error",
+                Some(60) => "fatal",
+                other => panic!("{case}: level {other:?}"),
+            }
+            .to_string(),
+            Value::String(s) => s.clone(),
+            other => panic!("{case}: level {other:?}"),
+        };
+        let (word, class) = match level.as_str() {
+            "trace" => ("trace", None),
+            "debug" => ("debug", None),
+            "info" => ("info", None),
+            "warning" | "warn" => ("warnings", None),
+            "error" => ("errors", Some("ERROR")),
+            "critical" => ("critical", Some("CRITICAL")),
+            "fatal" => ("fatal", Some("FATAL")),
+            other => panic!("{case}: level {other}"),
+        };
+        *levels.entry(word.to_string()).or_default() += 1;
+        if let Some(class) = class {
+            let message = r[message_key].as_str().unwrap().to_string();
+            errors.push((message, class.to_string()));
+        }
+    }
+    (levels, errors)
+}
+
+type Truth = (BTreeMap<String, u64>, Vec<(String, String)>);
+
+#[test]
+fn structured_logs_match_their_loggers_records() {
+    for (case, level, message, tool) in [
+        ("structlog-logfmt", "level", "event", "logfmt log"),
+        ("pino-json", "level", "msg", "JSON log"),
+    ] {
+        let a = piped(case);
+        let (profile, m) = classify::choose(&a, None).unwrap();
+        assert_eq!(profile.version(), "log/v1", "{case}: {}", m.reason);
+        let (graph, _) = profile.extract(&a);
+        assert_eq!(graph.reader.tool(), Some(tool), "{case}");
+        let (levels, errors) = structured_truth(case, level, message);
+        assert!(errors.len() >= 100, "{case}: the fixture's error events");
+        check_errors(case, &errors, &levels);
+    }
+}
+
 #[test]
 fn nginx_error_levels_are_counted_exactly() {
     let text = log_text("nginx-error.log");
@@ -386,6 +449,8 @@ fn only_timestamps_changing_keeps_the_digest() {
         ("python-app.log", "2026-11-30 23:", "2026-12-01 04:"),
         ("nginx-access.log", "30/Nov/2026:23:", "01/Dec/2026:04:"),
         ("nginx-error.log", "2026/11/30 23:", "2026/12/01 04:"),
+        ("structlog-logfmt.log", "2026-12-08T00:", "2026-12-09T04:"),
+        ("python-app-jsonl.log", "2026-11-30 23:", "2026-12-01 04:"),
     ] {
         let original = log_text(name);
         let shifted = original.replace(from, to);
@@ -417,6 +482,8 @@ fn digests_as_snapshotted() {
         "supervisor-traces.log",
         "python-app-jsonl.log",
         "postgresql-jsonlog.log",
+        "structlog-logfmt.log",
+        "pino-json.log",
     ] {
         let stem = name.trim_end_matches(".log");
         let a = piped(name);
