@@ -667,3 +667,41 @@ fn every_registered_diagnostics_family_is_checked_here() {
         .collect();
     assert_eq!(CHECKED, registered.as_slice());
 }
+
+/// The tool's own totals line (mypy's and tsc's `Found N errors…`,
+/// eslint's `✖ N problems…`), as the tool printed it, is the digest's
+/// second line: it says what the header's counts cannot (files checked,
+/// what `--fix` would fix).
+#[test]
+fn the_tools_totals_line_follows_the_header() {
+    use ctx::archive::Known;
+    use ctx::pipeline::{self, Options, Output};
+    use ctx::store::ArchiveKey;
+    let mut checked = 0;
+    for (family, opens) in [("mypy", "Found "), ("tsc", "Found "), ("eslint", "✖ ")] {
+        for dir in fixtures(family) {
+            let artifact = load(&dir);
+            // The totals line as the tool wrote it: the last line that
+            // opens with the tool's word and states a number after it.
+            let text = String::from_utf8_lossy(artifact.bytes()).into_owned();
+            let Some(totals) = text.lines().rev().find(|l| {
+                let plain = ctx::normalize::line(l.as_bytes());
+                plain.starts_with(opens)
+                    && plain[opens.len()..].starts_with(|c: char| c.is_ascii_digit())
+            }) else {
+                continue;
+            };
+            let totals = ctx::normalize::line(totals.as_bytes()).into_owned();
+            let d = pipeline::digest(&artifact, &Known(ArchiveKey([7; 32])), &Options::default())
+                .unwrap();
+            let Output::Digest(bytes) = d.output else {
+                continue;
+            };
+            let digest = String::from_utf8(bytes).unwrap();
+            let second = digest.lines().nth(1).unwrap_or_default();
+            assert_eq!(second, totals, "{}:\n{digest}", case_name(&dir));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "only {checked} digests with a totals line");
+}

@@ -365,6 +365,47 @@ fn structured_logs_match_their_loggers_records() {
     }
 }
 
+/// Warnings come right after the errors: every template logged at
+/// warning level is listed before the templates by count, so the sum of
+/// their counts is the twin's number of WARNING records, in the text log
+/// and in its JSON twin read as a log.
+#[test]
+fn warning_templates_come_first() {
+    let warnings = truth("python-app.truth.jsonl")
+        .iter()
+        .filter(|r| r["level"] == "WARNING")
+        .count() as u64;
+    assert!(warnings > 0);
+    for name in ["python-app.log", "python-app-jsonl.log"] {
+        let d = digest(&piped(name), None);
+        let lines: Vec<&str> = d.lines().collect();
+        let heading = lines
+            .iter()
+            .position(|l| l.contains("warnings first ("))
+            .unwrap_or_else(|| panic!("{name}: no warnings first\n{d}"));
+        let listed: Vec<&str> = lines[heading + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("[ctx]   ×"))
+            .copied()
+            .collect();
+        let n: usize = lines[heading]
+            .split("warnings first (")
+            .nth(1)
+            .and_then(|r| r.split(')').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let counted: u64 = listed[..n]
+            .iter()
+            .map(|l| {
+                let count = l.trim_start_matches("[ctx]   ×").split(' ').next().unwrap();
+                count.replace(',', "").parse::<u64>().unwrap()
+            })
+            .sum();
+        assert_eq!(counted, warnings, "{name}: warning templates\n{d}");
+    }
+}
+
 #[test]
 fn nginx_error_levels_are_counted_exactly() {
     let text = log_text("nginx-error.log");

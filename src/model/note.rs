@@ -185,8 +185,9 @@ pub enum LogNote {
     SlowestRequest { index: usize, line: usize },
     /// The `count` slowest requests' lines follow.
     SlowestRequests { count: usize },
-    /// `count` templates by count follow.
-    Templates { count: usize },
+    /// `count` templates follow, the `warnings` logged at warning level
+    /// first, then by count.
+    Templates { count: usize, warnings: usize },
     /// One template with its count and line range.
     Template { index: usize },
 }

@@ -38,11 +38,13 @@ use super::{
     lines,
 };
 
+mod announced;
 mod flood;
 mod memo;
 mod secondary;
 mod tally;
 
+use announced::{announced, announced_cost};
 use memo::LineMemo;
 
 /// Tokens a single detail line may have to be printed inline.
@@ -78,7 +80,8 @@ pub fn plan(
         .iter()
         .map(|b| block_tokens(artifact, graph, b))
         .sum::<usize>()
-        + secondary_reserve(graph, contract);
+        + secondary_reserve(graph, contract)
+        + announced_cost(artifact, graph);
     let mut p = Planner::new(artifact, graph, contract, budget, closing_cost);
     if census.is_empty() {
         p.rung = Rung::PassSummary;
@@ -259,7 +262,8 @@ pub fn measure(
         .iter()
         .map(|b| block_tokens(artifact, graph, b))
         .sum::<usize>()
-        + secondary_reserve(graph, contract);
+        + secondary_reserve(graph, contract)
+        + announced_cost(artifact, graph);
     measure_entries(artifact, graph, &dedupe(graph, &census), unit, notes)
 }
 
@@ -365,7 +369,9 @@ impl<'a> Planner<'a> {
             noun: contract.census_unit(graph),
             budget,
             rung: Rung::FailCensus,
-            blocks: vec![Block::Header],
+            blocks: std::iter::once(Block::Header)
+                .chain(announced(artifact, graph).into_iter().map(Block::Raw))
+                .collect(),
             omissions: Vec::new(),
             spent: super::frame_tokens(artifact, graph) + closing,
             memo: LineMemo::new(artifact),

@@ -39,6 +39,7 @@ const LONG_BLOCK: usize = 40;
 const LONG_HEAD: usize = 30;
 use crate::profiles::log::ERROR_EVENTS_FIELD;
 pub use crate::profiles::log::TEMPLATE_CODE;
+use crate::profiles::log::WARNING_FIELD;
 
 pub fn plan(
     artifact: &Artifact,
@@ -369,14 +370,19 @@ impl Planner<'_> {
         if templates.is_empty() {
             return;
         }
+        // Warnings first (a warning is the next thing to read after the
+        // errors, however rare), then by count.
+        let warning = |t: &EvidenceItem| t.fields.contains_key(WARNING_FIELD);
         let mut sorted: Vec<(usize, &EvidenceItem)> = templates.to_vec();
         sorted.sort_by(|(_, a), (_, b)| {
-            number(b, "count")
-                .cmp(&number(a, "count"))
+            warning(b)
+                .cmp(&warning(a))
+                .then(number(b, "count").cmp(&number(a, "count")))
                 .then(number(a, "first").cmp(&number(b, "first")))
         });
         let heading = LogNote::Templates {
             count: sorted.len(),
+            warnings: sorted.iter().filter(|(_, t)| warning(t)).count(),
         };
         let first = LogNote::Template { index: sorted[0].0 };
         // Preferred: when not even the most frequent fits the target, the

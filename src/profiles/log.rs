@@ -64,6 +64,10 @@ static SPEC: ProfileSpec = ProfileSpec::new("log/v1", "log", ReceiptGroup::Every
 /// that lists the templates (`plan::log`).
 pub const TEMPLATE_CODE: &str = "template";
 
+/// A field of a template logged at warning level: such templates come
+/// first among the templates by count (`plan::log`).
+pub const WARNING_FIELD: &str = "warning";
+
 /// Error events kept as items; further ones are counted by template only,
 /// so memory stays bounded whatever the log holds.
 pub const MAX_ERROR_ITEMS: usize = 10_000;
@@ -252,7 +256,7 @@ impl Reader {
                 {
                     self.request(n, raw, close);
                 }
-                self.clusters.add(n, body);
+                self.clusters.add(n, body, level == Some(Level::Warning));
                 self.open(n, level, false, body);
             }
             Line::Exception => {
@@ -261,7 +265,7 @@ impl Reader {
                     self.extend(n);
                 } else {
                     self.exceptions += 1;
-                    self.clusters.add(n, raw);
+                    self.clusters.add(n, raw, false);
                     self.open(n, None, true, raw);
                 }
             }
@@ -452,6 +456,9 @@ fn graph(artifact: &Artifact, r: Reader) -> (EvidenceGraph, CoverageReceipt) {
         item.fields.insert("count".into(), c.count.to_string());
         item.fields.insert("first".into(), c.first.to_string());
         item.fields.insert("last".into(), c.last.to_string());
+        if c.warning {
+            item.fields.insert(WARNING_FIELD.into(), "true".into());
+        }
         items.push(item);
     }
 

@@ -138,6 +138,8 @@ pub struct Cluster {
     pub count: u64,
     pub first: usize,
     pub last: usize,
+    /// Some line of it was logged at warning level.
+    pub warning: bool,
 }
 
 /// Templates in order of first occurrence, bounded by [`MAX_TEMPLATES`].
@@ -151,13 +153,15 @@ pub struct Clusters {
 }
 
 impl Clusters {
-    /// Counts line `n`; its template's index, when it has a place.
-    pub fn add(&mut self, n: usize, line: &[u8]) -> Option<usize> {
+    /// Counts line `n` (logged at warning level when `warning`); its
+    /// template's index, when it has a place.
+    pub fn add(&mut self, n: usize, line: &[u8], warning: bool) -> Option<usize> {
         abstract_into(line, &mut self.scratch);
         if let Some(&at) = self.index.get(self.scratch.as_slice()) {
             let c = &mut self.list[at];
             c.count += 1;
             c.last = n;
+            c.warning |= warning;
             return Some(at);
         }
         if self.list.len() >= MAX_TEMPLATES {
@@ -170,6 +174,7 @@ impl Clusters {
             count: 1,
             first: n,
             last: n,
+            warning,
         });
         self.index.insert(self.scratch.clone(), at);
         Some(at)
@@ -215,17 +220,20 @@ mod tests {
     fn clusters_count_exactly_and_stay_bounded() {
         let mut c = Clusters::default();
         for n in 1..=10 {
-            c.add(n, format!("tick {n}").as_bytes());
+            c.add(n, format!("tick {n}").as_bytes(), n == 4);
         }
-        c.add(11, b"other");
+        c.add(11, b"other", false);
         assert_eq!(c.list[0].count, 10);
         assert_eq!((c.list[0].first, c.list[0].last), (1, 10));
         assert_eq!(c.list[1].count, 1);
+        // A template is a warning's when any of its lines was.
+        assert!(c.list[0].warning && !c.list[1].warning);
         let mut c = Clusters::default();
         for n in 0..MAX_TEMPLATES + 5 {
             c.add(
                 n + 1,
                 format!("word{} x", "a".repeat(n % 50 + 1) + &"b".repeat(n / 50)).as_bytes(),
+                false,
             );
         }
         assert_eq!(c.list.len(), MAX_TEMPLATES);

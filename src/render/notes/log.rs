@@ -87,9 +87,15 @@ pub fn words(note: &LogNote, graph: &EvidenceGraph) -> String {
             )
         }),
         LogNote::SlowestRequests { count: n } => format!("{} slowest requests:", count(*n)),
-        LogNote::Templates { count: n } => {
-            format!("{} by count:", count_word(*n, "template", "templates"))
-        }
+        LogNote::Templates {
+            count: n,
+            warnings: 0,
+        } => format!("{} by count:", count_word(*n, "template", "templates")),
+        LogNote::Templates { count: n, warnings } => format!(
+            "{}, warnings first ({}), then by count:",
+            count_word(*n, "template", "templates"),
+            count(*warnings)
+        ),
         LogNote::Template { index } => item(index).map_or_else(String::new, |t| {
             format!(
                 "  ×{} ({}): {}",
