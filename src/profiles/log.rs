@@ -227,6 +227,8 @@ struct Reader {
     /// Lines before the first event.
     unmatched: u64,
     scratch: Vec<u8>,
+    /// A structured line's message without its escapes.
+    unescaped: Vec<u8>,
 }
 
 impl Reader {
@@ -243,8 +245,14 @@ impl Reader {
                 if let Some(l) = level {
                     *self.levels.entry(l).or_insert(0) += 1;
                 }
+                // A structured line's message is its statement, read back
+                // without the quoting's escapes.
+                let mut unescaped = std::mem::take(&mut self.unescaped);
                 let body = match (format, stamp, message) {
-                    (_, _, Some((from, to))) => &raw[from..to],
+                    (_, _, Some((from, to))) => {
+                        structured::unescape_into(&raw[from..to], &mut unescaped);
+                        unescaped.as_slice()
+                    }
                     (Format::Access, _, _) | (_, None, _) => raw,
                     (_, Some((_, end)), _) => raw[end..].trim_ascii_start(),
                 };
@@ -258,6 +266,7 @@ impl Reader {
                 }
                 self.clusters.add(n, body, level == Some(Level::Warning));
                 self.open(n, level, false, body);
+                self.unescaped = unescaped;
             }
             Line::Exception => {
                 let joins = self.current.as_ref().is_some_and(Event::is_error);

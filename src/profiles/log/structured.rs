@@ -142,6 +142,31 @@ impl Found {
     }
 }
 
+/// A quoted value's text without its escapes (`\"` → `"`, `\\` → `\`,
+/// `\n`, `\t`, `\r` → a space), written into `out` (cleared first): the
+/// template of `relation \"x\" does not exist` is then the text log's
+/// `relation "<*>" does not exist`. Other escapes (`\u00e9`) stay as
+/// written.
+pub fn unescape_into(value: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    let mut i = 0;
+    while i < value.len() {
+        if value[i] == b'\\' && i + 1 < value.len() {
+            match value[i + 1] {
+                b'"' | b'\\' | b'/' => out.push(value[i + 1]),
+                b'n' | b't' | b'r' => out.push(b' '),
+                _ => {
+                    out.extend_from_slice(&value[i..i + 2]);
+                }
+            }
+            i += 2;
+            continue;
+        }
+        out.push(value[i]);
+        i += 1;
+    }
+}
+
 /// pino's and bunyan's numbers: 10 trace … 60 fatal.
 fn numeric_level(v: &[u8]) -> Option<Level> {
     Some(match v {
@@ -254,6 +279,13 @@ mod tests {
         assert_eq!(f.level, Level::Error);
         assert_eq!(text(l, f.message), "payment failed");
         assert_eq!(text(l, f.stamp.unwrap()), "2026-12-01T10:00:00.000Z");
+    }
+
+    #[test]
+    fn escapes_are_read_back() {
+        let mut out = Vec::new();
+        unescape_into(br#"relation \"x\" at C:\\tmp\nnext \u00e9"#, &mut out);
+        assert_eq!(out, br#"relation "x" at C:\tmp next \u00e9"#);
     }
 
     #[test]
