@@ -15,6 +15,9 @@ use ctx::artifact::{Artifact, Exit};
 use ctx::pipeline::{self, Delivery, Options, Output};
 use ctx::store::ArchiveKey;
 
+#[path = "support/markers.rs"]
+mod markers;
+
 const CTX: &str = env!("CARGO_BIN_EXE_ctx");
 
 fn root() -> &'static Path {
@@ -118,15 +121,7 @@ fn every_failing_step_annotation_and_census_identity_survives() {
                 );
                 missing += 1;
             }
-            let counted: usize = text
-                .lines()
-                .filter_map(|l| {
-                    let rest = l.strip_prefix("[ctx] … ")?;
-                    let (n, what) = rest.split_once(' ')?;
-                    (what.starts_with("annotation") && l.ends_with("--items"))
-                        .then(|| n.replace(',', "").parse::<usize>().unwrap())
-                })
-                .sum();
+            let counted = markers::counted_behind_items(&text, "annotation");
             assert!(
                 counted >= missing,
                 "{at}: {missing} annotations neither printed nor counted:\n{text}"

@@ -12,6 +12,9 @@ use ctx::pipeline::{self, Options, Output};
 use ctx::store::ArchiveKey;
 use ctx::{normalize, zoom};
 
+#[path = "support/markers.rs"]
+mod markers;
+
 fn cases() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/table");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
@@ -127,15 +130,7 @@ fn every_anomaly_survives_default_and_squeezed_budgets() {
                     text.lines().any(|l| l == line)
                 })
                 .count();
-            let counted: usize = text
-                .lines()
-                .find_map(|l| {
-                    let rest = l.strip_prefix("[ctx] … ")?;
-                    let (n, what) = rest.split_once(' ')?;
-                    (what.starts_with("more anomalous row") && what.ends_with("--items"))
-                        .then(|| n.replace(',', "").parse().unwrap())
-                })
-                .unwrap_or(0);
+            let counted = markers::counted_behind_items(&text, "more anomalous row");
             if budget.is_none() {
                 assert_eq!(counted, 0, "{at}: every anomalous row shown at the default");
             }

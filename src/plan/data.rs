@@ -159,8 +159,10 @@ pub fn plan(
     } else {
         0
     };
-    let census = census_cost(&p, table, &anomalies, &collections) + lengths + names_floor;
-    let preferred = budget.census.saturating_sub(census);
+    let anomalies_cost = census_cost(&p, table, &anomalies, &collections);
+    let preferred = budget
+        .census
+        .saturating_sub(anomalies_cost + lengths + names_floor);
     identity(&mut p, graph, budget, preferred);
     // Every collection's length is required; its keys while a share of
     // the census allows.
@@ -184,7 +186,7 @@ pub fn plan(
         }
     }
     if let Some(t) = table {
-        rows(&mut p, t, &anomalies, budget);
+        rows(&mut p, t, &anomalies, anomalies_cost, budget);
         if !anomalies.is_empty() {
             p.blocks.push(Block::Next(Address::Items(None)));
         }
@@ -494,8 +496,9 @@ fn reasons(items: &[&EvidenceItem]) -> Vec<(String, usize)> {
 /// the marker each gap it opens costs), then the first and last rows
 /// while the target allows, in table order; each gap one marker with its
 /// `--lines` address. Anomalous rows past the census are grouped by reason
-/// behind `--items`.
-fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &Indexed, budget: Budget) {
+/// behind `--items`. `cost` is what showing every anomalous row costs
+/// (`table_census`), priced once by the plan.
+fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &Indexed, cost: usize, budget: Budget) {
     let rows: Vec<usize> = table.detail.iter().flat_map(|s| s.first..=s.last).collect();
     let pos = |line: usize| rows.binary_search(&line).ok();
     let at: Vec<Option<usize>> = anomalies
@@ -504,7 +507,7 @@ fn rows(p: &mut Planner, table: &EvidenceItem, anomalies: &Indexed, budget: Budg
         .collect();
     // All of them when they fit with the closing lines; else as many as
     // fit with room for the reasons and the `--items` marker.
-    let whole = p.spent + table_census(p, table, anomalies) <= budget.census;
+    let whole = p.spent + cost <= budget.census;
     let mut kept = Kept::new(rows.len());
     let limit = if whole {
         budget.census.saturating_sub(CLOSING_TOKENS)
