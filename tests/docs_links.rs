@@ -123,3 +123,37 @@ fn source_comments_cite_documents_that_exist() {
         "cited but not in the repository: {missing:#?}"
     );
 }
+
+/// The README's opening example is what the built ctx prints for it: the
+/// `$ ctx digest FILE` line of its first code block, run in a private
+/// home (the archive key is the content's, so it reads the same), gives
+/// exactly the block's other lines.
+#[test]
+fn the_readme_example_is_what_ctx_prints() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let block: Vec<&str> = readme
+        .split("```")
+        .nth(1)
+        .expect("a code block")
+        .lines()
+        .skip_while(|l| !l.starts_with("$ ctx digest "))
+        .collect();
+    let file = block[0].trim_start_matches("$ ctx digest ");
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ctx"))
+        .args(["digest", file])
+        .current_dir(root())
+        .env("CTX_HOME", home.path())
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CTX_BUDGET")
+        .env_remove("CTX_CONFIG")
+        .output()
+        .unwrap();
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        printed.lines().collect::<Vec<_>>(),
+        block[1..],
+        "README's example is stale: ctx now prints\n{printed}"
+    );
+}
